@@ -1,0 +1,91 @@
+// mmscope: the desktop app. `--screenshot FILE` runs the scenario, moves the time cursor to --at and writes the
+// main window to FILE, for docs, tests and reviews.
+#include "enginecontroller.h"
+#include "mainwindow.h"
+#include "transportbar.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QDir>
+#include <QTimer>
+
+#include <cstdio>
+
+int main(int argc, char** argv)
+{
+    QApplication app(argc, argv);
+    QApplication::setApplicationName(QStringLiteral("mmscope"));
+    QApplication::setOrganizationName(QStringLiteral("mmscope"));
+    QApplication::setApplicationVersion(QStringLiteral(MMSCOPE_VERSION));
+
+    QCommandLineParser cli;
+    cli.setApplicationDescription(QStringLiteral("A desktop laboratory for Linux memory-management performance"));
+    cli.addHelpOption();
+    cli.addVersionOption();
+    QCommandLineOption scenario(QStringLiteral("scenario"), QStringLiteral("Scenario id or file (default madv-free-swapin)."), QStringLiteral("ID"), QStringLiteral("madv-free-swapin"));
+    QCommandLineOption variant(QStringLiteral("variant"), QStringLiteral("Variant shown in the main views."), QStringLiteral("V"));
+    QCommandLineOption at(QStringLiteral("at"), QStringLiteral("Time cursor as a fraction of the run (0..1)."), QStringLiteral("FRACTION"));
+    QCommandLineOption scale(QStringLiteral("scale"), QStringLiteral("Scale of memory and work (default 0.1)."), QStringLiteral("F"));
+    QCommandLineOption screenshot(QStringLiteral("screenshot"), QStringLiteral("Write the main window to FILE (PNG) after the run and exit."), QStringLiteral("FILE"));
+    cli.addOptions({ scenario, variant, at, scale, screenshot });
+    cli.process(app);
+
+    const bool shot = cli.isSet(screenshot);
+    mms::MainWindow::Options opts;
+    opts.restoreLayout = !shot;
+    opts.dialogs = !shot;
+    mms::MainWindow w(opts);
+    if (cli.isSet(scale)) {
+        bool ok = false;
+        const double s = cli.value(scale).toDouble(&ok);
+        if (!ok || s <= 0) {
+            std::fprintf(stderr, "mmscope: --scale: expected a positive number, got %s\n", qPrintable(cli.value(scale)));
+            return 2;
+        }
+        w.setScale(s);
+    }
+    double fraction = -1;
+    if (cli.isSet(at)) {
+        bool ok = false;
+        fraction = cli.value(at).toDouble(&ok);
+        if (!ok || fraction < 0 || fraction > 1) {
+            std::fprintf(stderr, "mmscope: --at: expected a fraction in [0, 1], got %s\n", qPrintable(cli.value(at)));
+            return 2;
+        }
+    }
+    if (!w.loadScenario(cli.value(scenario))) {
+        std::fprintf(stderr, "mmscope: %s\n", qPrintable(w.lastError()));
+        if (shot)
+            return 2;
+    }
+    if (shot)
+        w.resize(1600, 1000);
+    w.show();
+
+    QObject::connect(w.controller(), &mms::EngineController::runFinished, &w, [&](auto) {
+        if (cli.isSet(variant) && !w.selectVariant(cli.value(variant))) {
+            std::fprintf(stderr, "mmscope: --variant %s: no such variant in the results\n", qPrintable(cli.value(variant)));
+            if (shot)
+                QApplication::exit(2);
+        }
+        if (fraction >= 0)
+            w.goToFraction(fraction);
+        if (shot)
+            QTimer::singleShot(300, &w, [&] {
+                const QString file = cli.value(screenshot);
+                const bool ok = w.grab().save(file, "PNG");
+                if (!ok)
+                    std::fprintf(stderr, "mmscope: cannot write %s\n", qPrintable(file));
+                QApplication::exit(ok ? 0 : 1);
+            });
+    });
+    QObject::connect(w.controller(), &mms::EngineController::runFailed, &w, [&](const QString& msg) {
+        std::fprintf(stderr, "mmscope: run failed: %s\n", qPrintable(msg));
+        if (shot)
+            QApplication::exit(1);
+    });
+    if (!w.lastError().isEmpty() && !shot)
+        return app.exec();
+    w.startRun();
+    return app.exec();
+}

@@ -1,0 +1,114 @@
+#include "comparepanel.h"
+
+#include "pagemapview.h"
+#include "run/format.h"
+
+#include <QComboBox>
+#include <QGridLayout>
+#include <QLabel>
+
+#include <cmath>
+
+namespace mms {
+
+ComparePanel::ComparePanel(QWidget* parent)
+    : QWidget(parent)
+    , m_pickA(new QComboBox(this))
+    , m_pickB(new QComboBox(this))
+    , m_a(new PageMapView(this))
+    , m_b(new PageMapView(this))
+    , m_summary(new QLabel(this))
+{
+    auto* grid = new QGridLayout(this);
+    grid->setContentsMargins(4, 4, 4, 4);
+    grid->addWidget(new QLabel(tr("A:"), this), 0, 0);
+    grid->addWidget(m_pickA, 0, 1);
+    grid->addWidget(new QLabel(tr("B:"), this), 0, 2);
+    grid->addWidget(m_pickB, 0, 3);
+    grid->addWidget(m_a, 1, 0, 1, 2);
+    grid->addWidget(m_b, 1, 2, 1, 2);
+    grid->addWidget(m_summary, 2, 0, 1, 4);
+    grid->setColumnStretch(1, 1);
+    grid->setColumnStretch(3, 1);
+    grid->setRowStretch(1, 1);
+    m_summary->setWordWrap(true);
+    m_summary->setTextFormat(Qt::RichText);
+    connect(m_pickA, &QComboBox::currentIndexChanged, this, [this] { update_(); });
+    connect(m_pickB, &QComboBox::currentIndexChanged, this, [this] { update_(); });
+}
+
+QString ComparePanel::runLabel(const RunResult& r, bool withRep)
+{
+    QString s = QString::fromStdString(r.variant);
+    for (auto& [axis, v] : r.point.items())
+        s += QStringLiteral(" · %1=%2").arg(QString::fromStdString(axis), QString::fromStdString(v.dump()));
+    if (withRep)
+        s += QStringLiteral(" · rep %1").arg(r.rep);
+    return s;
+}
+
+void ComparePanel::setResults(std::shared_ptr<const Scenario> sc, std::shared_ptr<const ResultSet> rs)
+{
+    m_sc = std::move(sc);
+    m_rs = std::move(rs);
+    for (QComboBox* c : { m_pickA, m_pickB }) {
+        c->blockSignals(true);
+        c->clear();
+        if (m_rs)
+            for (std::size_t i = 0; i < m_rs->results.size(); ++i)
+                c->addItem(runLabel(m_rs->results[i], m_sc && m_sc->reps() > 1), int(i));
+        c->blockSignals(false);
+    }
+    // Default pair: the first and the last run (baseline against the patched variant).
+    setPair(0, m_pickB->count() - 1);
+}
+
+void ComparePanel::setPair(int a, int b)
+{
+    m_pickA->blockSignals(true);
+    m_pickA->setCurrentIndex(std::max(0, a));
+    m_pickA->blockSignals(false);
+    m_pickB->blockSignals(true);
+    m_pickB->setCurrentIndex(std::max(0, b));
+    m_pickB->blockSignals(false);
+    update_();
+}
+
+void ComparePanel::setTime(Time t)
+{
+    m_time = t;
+    m_a->setTime(t);
+    m_b->setTime(t);
+}
+
+void ComparePanel::update_()
+{
+    if (!m_rs || m_rs->results.empty() || m_pickA->currentIndex() < 0 || m_pickB->currentIndex() < 0) {
+        m_a->setRecording(nullptr, {});
+        m_b->setRecording(nullptr, {});
+        m_summary->clear();
+        return;
+    }
+    const RunResult& a = m_rs->results[std::size_t(m_pickA->currentData().toInt())];
+    const RunResult& b = m_rs->results[std::size_t(m_pickB->currentData().toInt())];
+    m_a->setRecording(a.recording, QStringLiteral("A: ") + m_pickA->currentText());
+    m_b->setRecording(b.recording, QStringLiteral("B: ") + m_pickB->currentText());
+    setTime(m_time);
+    QStringList parts;
+    if (m_sc)
+        for (const std::string& m : m_sc->metrics()) {
+            auto ia = a.metrics.find(m), ib = b.metrics.find(m);
+            if (ia == a.metrics.end() || ib == b.metrics.end())
+                continue;
+            double va = ia->second, vb = ib->second;
+            QString delta = va != 0 ? QStringLiteral("%1%2%").arg(vb >= va ? QStringLiteral("+") : QString()).arg(100.0 * (vb - va) / std::abs(va), 0, 'f', 1)
+                                    : QStringLiteral("—");
+            const bool better = va != 0 && (lowerIsBetter(m) ? vb < va : vb > va);
+            parts << QStringLiteral("<b>%1</b> %2 → %3 <span style='color:%4'>(%5)</span>")
+                         .arg(QString::fromStdString(m), QString::fromStdString(formatNumber(va, m)), QString::fromStdString(formatNumber(vb, m)),
+                              vb == va ? QStringLiteral("gray") : better ? QStringLiteral("#1a7f2a") : QStringLiteral("#b03010"), delta);
+        }
+    m_summary->setText(parts.join(QStringLiteral(" &nbsp;·&nbsp; ")));
+}
+
+} // namespace mms

@@ -1,0 +1,124 @@
+#include "counterplot.h"
+
+#include "qcp.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QVBoxLayout>
+
+namespace mms {
+
+CounterPlot::CounterPlot(QWidget* parent)
+    : PlotWidget(parent)
+    , m_counter(new QComboBox(this))
+{
+    setWindowTitle(tr("Counters"));
+    auto* bar = new QHBoxLayout;
+    bar->setContentsMargins(4, 2, 4, 0);
+    bar->addWidget(new QLabel(tr("Counter:"), this));
+    bar->addWidget(m_counter, 1);
+    layout()->insertLayout(0, bar);
+    m_counter->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    connect(m_counter, &QComboBox::currentTextChanged, this, [this] { rebuild(); });
+
+    plot()->legend->setVisible(true);
+    plot()->legend->setFont(font());
+    plot()->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+    plot()->xAxis->setLabel(tr("simulated time (s)"));
+    m_cursor = new QCPItemStraightLine(plot());
+    m_cursor->setPen(QPen(QColor(0x20, 0x60, 0xff), 1.5));
+    m_cursor->point1->setCoords(0, 0);
+    m_cursor->point2->setCoords(0, 1);
+    styleAxes();
+}
+
+bool CounterPlot::isLevel(const std::string& counter) { return counter == "free_pages" || counter == "swap_used"; }
+
+QVector<double> CounterPlot::values(const Recording& r, const std::string& counter, QVector<double>* seconds)
+{
+    QVector<double> out;
+    const std::size_t idx = r.counterIndex(counter);
+    if (idx >= r.counterNames().size())
+        return out;
+    const bool level = isLevel(counter);
+    for (std::size_t f = 0; f < r.frameCount(); ++f) {
+        double v;
+        if (level)
+            v = r.counters(f)[idx] * 4096.0 / (1 << 20); // pages -> MiB
+        else if (f == 0)
+            continue;
+        else {
+            double dt = toSec(r.frameTime(f) - r.frameTime(f - 1));
+            v = dt > 0 ? (r.counters(f)[idx] - r.counters(f - 1)[idx]) / dt : 0;
+        }
+        out.push_back(v);
+        if (seconds)
+            seconds->push_back(toSec(r.frameTime(f)));
+    }
+    return out;
+}
+
+void CounterPlot::setSeries(const QVector<Series>& series)
+{
+    m_series = series;
+    const QString keep = m_counter->currentText();
+    QStringList names;
+    for (const Series& s : m_series)
+        if (s.recording)
+            for (const std::string& n : s.recording->counterNames())
+                if (!names.contains(QString::fromStdString(n)))
+                    names << QString::fromStdString(n);
+    m_counter->blockSignals(true);
+    m_counter->clear();
+    m_counter->addItems(names);
+    int i = m_counter->findText(keep.isEmpty() ? QStringLiteral("pswpin") : keep);
+    m_counter->setCurrentIndex(std::max(0, i));
+    m_counter->blockSignals(false);
+    rebuild();
+}
+
+void CounterPlot::setCounter(const QString& name)
+{
+    int i = m_counter->findText(name);
+    if (i >= 0)
+        m_counter->setCurrentIndex(i);
+}
+
+QString CounterPlot::counter() const { return m_counter->currentText(); }
+
+void CounterPlot::rebuild()
+{
+    plot()->clearGraphs();
+    const std::string counter = m_counter->currentText().toStdString();
+    const bool level = isLevel(counter);
+    double maxX = 0;
+    for (int i = 0; i < m_series.size(); ++i) {
+        if (!m_series[i].recording)
+            continue;
+        QVector<double> x;
+        QVector<double> y = values(*m_series[i].recording, counter, &x);
+        QCPGraph* g = plot()->addGraph();
+        g->setName(m_series[i].name);
+        g->setPen(QPen(seriesColour(i), 1.6));
+        g->setData(x, y, true);
+        if (!x.isEmpty())
+            maxX = std::max(maxX, x.last());
+    }
+    plot()->yAxis->setLabel(level ? m_counter->currentText() + tr(" (MiB)") : m_counter->currentText() + tr(" per second"));
+    plot()->rescaleAxes();
+    plot()->xAxis->setRange(0, std::max(maxX, 1e-6));
+    QCPRange yr = plot()->yAxis->range();
+    plot()->yAxis->setRange(std::min(0.0, yr.lower), yr.upper > 0 ? yr.upper * 1.08 : 1.0);
+    requestReplot();
+}
+
+void CounterPlot::setTime(Time t)
+{
+    const double x = toSec(t);
+    m_cursor->point1->setCoords(x, 0);
+    m_cursor->point2->setCoords(x, 1);
+    requestReplot();
+}
+
+} // namespace mms

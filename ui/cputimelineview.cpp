@@ -1,0 +1,221 @@
+#include "cputimelineview.h"
+
+#include "recordingview.h"
+
+#include <QHelpEvent>
+#include <QPainter>
+#include <QToolTip>
+
+#include <cstring>
+#include <map>
+
+namespace mms {
+
+namespace {
+    constexpr int kTitleHeight = 20;
+    constexpr int kLabelWidth = 52;
+    constexpr int kMainRows = 3;
+    constexpr int kRowsPerCpu = kMainRows + 1;
+    const QColor kIdle(0xee, 0xee, 0xea);
+    const QColor kWait(0xd0, 0x1c, 0x1c);
+    const QColor kHold(0xf0, 0xa0, 0x00);
+    const QColor kIo(0x9c, 0xc8, 0xf0);
+} // namespace
+
+CpuTimelineView::CpuTimelineView(QWidget* parent)
+    : QWidget(parent)
+{
+    setMouseTracking(true);
+}
+
+QColor CpuTimelineView::functionColour(const std::string& name)
+{
+    if (name == "user")
+        return QColor(0x4c, 0xa8, 0x5a);
+    if (name == "idle")
+        return kIdle;
+    // FNV-1a: a stable hue per kernel function name (greens/reds are kept for user code and lock waits).
+    std::uint32_t h = 2166136261u;
+    for (char c : name)
+        h = (h ^ std::uint8_t(c)) * 16777619u;
+    int hue = 180 + int(h % 150); // cyan .. violet .. magenta
+    return QColor::fromHsv(hue % 360, 150 + int((h >> 8) % 60), 170 + int((h >> 16) % 50));
+}
+
+QRgb CpuTimelineView::binColour(const CpuBin& b, const std::vector<std::string>& fnNames)
+{
+    // Lock hold is drawn in its own strip under each CPU row (rows overlap: a holder is also running).
+    double wait = std::clamp<double>(b.lockWait, 0, 1);
+    double hold = 0;
+    double run = std::clamp<double>(b.run - wait, 0, 1 - wait);
+    double io = std::clamp<double>(b.ioWait, 0, 1 - wait - hold - run);
+    double idle = 1 - wait - hold - run - io;
+    QColor fn = functionColour(b.topFn < fnNames.size() ? fnNames[b.topFn] : std::string("?"));
+    auto mix = [&](auto channel) {
+        return int(channel(kWait) * wait + channel(kHold) * hold + channel(fn) * run + channel(kIo) * io + channel(kIdle) * idle);
+    };
+    return qRgb(mix([](const QColor& c) { return c.red(); }), mix([](const QColor& c) { return c.green(); }),
+                mix([](const QColor& c) { return c.blue(); }));
+}
+
+void CpuTimelineView::setRecording(std::shared_ptr<const Recording> rec, const QString& title)
+{
+    m_rec = std::move(rec);
+    m_title = title;
+    rebuild();
+    update();
+}
+
+void CpuTimelineView::setTime(Time t)
+{
+    m_time = t;
+    update();
+}
+
+void CpuTimelineView::rebuild()
+{
+    m_image = QImage();
+    m_topFunctions.clear();
+    if (!m_rec || m_rec->cpuCount() == 0 || m_rec->frameCount() == 0)
+        return;
+    const std::size_t bins = m_rec->frameCount() * Recording::kCpuBinsPerFrame;
+    // Per CPU: kMainRows rows of function / wait / I/O / idle, then one row of lock-hold share (amber).
+    m_image = QImage(int(bins), m_rec->cpuCount() * kRowsPerCpu, QImage::Format_RGB32);
+    m_image.fill(kIdle);
+    std::map<std::uint16_t, double> byFn;
+    double waitTotal = 0;
+    for (int cpu = 0; cpu < m_rec->cpuCount(); ++cpu) {
+        const auto& cb = m_rec->cpuBins(cpu);
+        auto* line = reinterpret_cast<QRgb*>(m_image.scanLine(cpu * kRowsPerCpu));
+        auto* holdLine = reinterpret_cast<QRgb*>(m_image.scanLine(cpu * kRowsPerCpu + kMainRows));
+        for (std::size_t i = 0; i < std::min(bins, cb.size()); ++i) {
+            line[i] = binColour(cb[i], m_rec->functionNames());
+            const double h = std::clamp<double>(cb[i].lockHold, 0, 1);
+            holdLine[i] = qRgb(int(kIdle.red() + (kHold.red() - kIdle.red()) * h), int(kIdle.green() + (kHold.green() - kIdle.green()) * h),
+                               int(kIdle.blue() + (kHold.blue() - kIdle.blue()) * h));
+            if (cb[i].topFn)
+                byFn[cb[i].topFn] += cb[i].run - cb[i].lockWait;
+            waitTotal += cb[i].lockWait;
+        }
+        for (int r = 1; r < kMainRows; ++r)
+            std::memcpy(m_image.scanLine(cpu * kRowsPerCpu + r), line, std::size_t(m_image.bytesPerLine()));
+    }
+    for (auto& [fn, share] : byFn)
+        m_topFunctions.emplace_back(m_rec->functionNames()[fn], share);
+    std::sort(m_topFunctions.begin(), m_topFunctions.end(), [](auto& a, auto& b) { return a.second > b.second; });
+    if (m_topFunctions.size() > 8)
+        m_topFunctions.resize(8);
+}
+
+int CpuTimelineView::legendHeight() const
+{
+    const QFontMetrics fm(font());
+    int x = 4, lines = 1;
+    auto add = [&](const QString& s) {
+        int w = 16 + fm.horizontalAdvance(s) + 10;
+        if (x + w > width() - 4 && x > 4) {
+            ++lines;
+            x = 4;
+        }
+        x += w;
+    };
+    for (auto* s : { "lock wait", "lock hold (strip under each CPU)", "I/O wait", "idle" })
+        add(QString::fromLatin1(s));
+    for (auto& f : m_topFunctions)
+        add(QString::fromStdString(f.first));
+    return lines * (fm.height() + 3) + 20;
+}
+
+QRect CpuTimelineView::plotArea() const
+{
+    return QRect(kLabelWidth, kTitleHeight, width() - kLabelWidth - 6, height() - kTitleHeight - legendHeight());
+}
+
+void CpuTimelineView::paintEvent(QPaintEvent*)
+{
+    QPainter p(this);
+    p.fillRect(rect(), palette().color(QPalette::Base));
+    p.setPen(palette().color(QPalette::Text));
+    const QFontMetrics fm(font());
+    if (!m_rec || m_image.isNull()) {
+        p.drawText(rect(), Qt::AlignCenter, tr("no recording yet"));
+        return;
+    }
+    p.drawText(QRect(4, 0, width() - 8, kTitleHeight), Qt::AlignVCenter | Qt::AlignLeft,
+               tr("%1 — what each CPU did (%2 bins per frame)").arg(m_title).arg(Recording::kCpuBinsPerFrame));
+    QRect a = plotArea();
+    p.drawImage(a, m_image);
+    const int cpus = m_rec->cpuCount();
+    const double rowH = double(a.height()) / cpus;
+    int every = std::max(1, int(std::ceil(fm.height() / std::max(1.0, rowH))));
+    for (int c = 0; c < cpus; c += every)
+        p.drawText(QRectF(2, a.top() + c * rowH, kLabelWidth - 6, rowH), Qt::AlignVCenter | Qt::AlignRight,
+                   QStringLiteral("CPU %1").arg(c));
+    if (rowH >= 4) {
+        p.setPen(QPen(palette().color(QPalette::Base), 1));
+        for (int c = 1; c < cpus; ++c)
+            p.drawLine(QPointF(a.left(), a.top() + c * rowH), QPointF(a.right(), a.top() + c * rowH));
+    }
+    Time end = recordingEnd(*m_rec);
+    p.setPen(palette().color(QPalette::Text));
+    p.drawText(QRect(a.left(), a.bottom() + 2, 120, 16), Qt::AlignLeft | Qt::AlignTop, QStringLiteral("0"));
+    p.drawText(QRect(a.right() - 120, a.bottom() + 2, 120, 16), Qt::AlignRight | Qt::AlignTop, formatTime(end));
+    if (end > 0) {
+        double x = a.left() + double(std::clamp<Time>(m_time, 0, end)) / double(end) * a.width();
+        p.setPen(QPen(QColor(0x20, 0x60, 0xff), 2));
+        p.drawLine(QPointF(x, a.top()), QPointF(x, a.bottom()));
+    }
+    // legend
+    int x = 4, y = a.bottom() + 20;
+    auto add = [&](const QString& s, const QColor& c) {
+        int w = 16 + fm.horizontalAdvance(s) + 10;
+        if (x + w > width() - 4 && x > 4) {
+            x = 4;
+            y += fm.height() + 3;
+        }
+        QRect box(x, y + (fm.height() - 10) / 2, 10, 10);
+        p.fillRect(box, c);
+        p.setPen(palette().color(QPalette::Mid));
+        p.drawRect(box);
+        p.setPen(palette().color(QPalette::Text));
+        p.drawText(QRect(x + 14, y, w - 14, fm.height()), Qt::AlignVCenter | Qt::AlignLeft, s);
+        x += w;
+    };
+    add(tr("lock wait"), kWait);
+    add(tr("lock hold (strip under each CPU)"), kHold);
+    add(tr("I/O wait"), kIo);
+    add(tr("idle"), kIdle);
+    for (auto& f : m_topFunctions)
+        add(QString::fromStdString(f.first), functionColour(f.first));
+}
+
+bool CpuTimelineView::event(QEvent* e)
+{
+    if (e->type() == QEvent::ToolTip && !m_image.isNull()) {
+        auto* help = static_cast<QHelpEvent*>(e);
+        QRect a = plotArea();
+        if (!a.contains(help->pos())) {
+            QToolTip::hideText();
+            return true;
+        }
+        auto bin = std::size_t((help->pos().x() - a.left()) * m_image.width() / std::max(1, a.width()));
+        int cpu = std::min(m_rec->cpuCount() - 1, (help->pos().y() - a.top()) * m_rec->cpuCount() / std::max(1, a.height()));
+        const auto& cb = m_rec->cpuBins(cpu);
+        std::size_t frame = std::min(bin / Recording::kCpuBinsPerFrame, m_rec->frameCount() - 1);
+        QString text = tr("CPU %1 at %2\n%3").arg(cpu).arg(formatTime(m_rec->frameTime(frame)), QString::fromStdString(m_rec->explain(cpu, frame)));
+        if (bin < cb.size()) {
+            const CpuBin& b = cb[bin];
+            text += tr("\nbusy %1%, lock wait %2%, lock hold %3%, I/O wait %4%\nlongest: %5")
+                        .arg(int(b.run * 100))
+                        .arg(int(b.lockWait * 100))
+                        .arg(int(b.lockHold * 100))
+                        .arg(int(b.ioWait * 100))
+                        .arg(QString::fromStdString(m_rec->functionNames()[b.topFn]));
+        }
+        QToolTip::showText(help->globalPos(), text, this);
+        return true;
+    }
+    return QWidget::event(e);
+}
+
+} // namespace mms

@@ -1,0 +1,45 @@
+#pragma once
+// Per-CPU timeline: one row per CPU over the whole run, binned by the engine (kCpuBinsPerFrame bins per frame).
+// A bin's colour mixes its shares: the kernel function that ran longest (hashed hue), lock wait (red), lock hold
+// (amber), I/O wait (light blue) and idle (pale grey), like Tracy's lock view.
+
+#include "run/recording.h"
+
+#include <QImage>
+#include <QWidget>
+
+#include <memory>
+
+namespace mms {
+
+class CpuTimelineView : public QWidget {
+    Q_OBJECT
+public:
+    explicit CpuTimelineView(QWidget* parent = nullptr);
+
+    void setRecording(std::shared_ptr<const Recording> rec, const QString& title);
+    void setTime(Time t);
+
+    static QColor functionColour(const std::string& name);
+    static QRgb binColour(const CpuBin& bin, const std::vector<std::string>& fnNames);
+
+    QSize sizeHint() const override { return { 480, 260 }; }
+    QSize minimumSizeHint() const override { return { 200, 100 }; }
+
+protected:
+    void paintEvent(QPaintEvent*) override;
+    bool event(QEvent*) override;
+
+private:
+    void rebuild();
+    QRect plotArea() const;
+    int legendHeight() const;
+
+    std::shared_ptr<const Recording> m_rec;
+    QString m_title;
+    Time m_time = 0;
+    QImage m_image; // bins x cpus
+    std::vector<std::pair<std::string, double>> m_topFunctions; // for the legend
+};
+
+} // namespace mms

@@ -1,0 +1,128 @@
+#include "enginecontroller.h"
+
+#include "run/runner.h"
+
+#include <QElapsedTimer>
+#include <QMetaObject>
+#include <QPointer>
+
+namespace mms {
+
+// Shared between the GUI thread and the worker: the cancellation flag and the progress throttle.
+class EngineController::Job final : public Interrupter {
+public:
+    std::atomic<bool> cancelled { false };
+    std::atomic<bool> done { false };
+    bool wasInterrupted() override { return cancelled.load(std::memory_order_relaxed); }
+};
+
+EngineController::EngineController(QObject* parent)
+    : QObject(parent)
+{
+    qRegisterMetaType<std::shared_ptr<const mms::ResultSet>>();
+}
+
+EngineController::~EngineController()
+{
+    for (auto& [job, thread] : m_workers) {
+        job->cancelled = true;
+        thread.join();
+    }
+}
+
+void EngineController::joinFinished()
+{
+    // A worker whose job is done is about to return: joining it does not block the GUI thread.
+    for (auto it = m_workers.begin(); it != m_workers.end();) {
+        if (it->first->done) {
+            it->second.join();
+            it = m_workers.erase(it);
+        } else
+            ++it;
+    }
+}
+
+quint64 EngineController::start(const Request& request)
+{
+    cancel();
+    const quint64 gen = ++m_generation;
+    auto job = std::make_shared<Job>();
+    m_job = job;
+    m_running = true;
+    m_pendingScenario = request.scenario;
+    Q_EMIT runStarted(gen);
+    Q_EMIT progressChanged(0.0);
+
+    QPointer<EngineController> self(this);
+    Request req = request;
+    std::thread worker([self, job, gen, req] {
+        RunnerOptions opts;
+        opts.threads = req.threads;
+        opts.scale = req.scale;
+        opts.interrupter = job.get();
+        opts.recording.enabled = req.record;
+        // Throttle: at most one queued progress update per 1 % (heaptrack emits every 0.1 %; runs are coarse).
+        auto lastPercent = std::make_shared<std::atomic<int>>(-1);
+        opts.progress = [self, gen, lastPercent](std::size_t done, std::size_t total) {
+            int pct = total ? static_cast<int>(100 * done / total) : 100;
+            if (lastPercent->exchange(pct) == pct)
+                return;
+            QMetaObject::invokeMethod(
+                self.data(), [self, gen, pct] {
+                    if (self && self->m_generation == gen)
+                        Q_EMIT self->progressChanged(pct / 100.0);
+                },
+                Qt::QueuedConnection);
+        };
+        std::shared_ptr<const ResultSet> rs;
+        QString error;
+        try {
+            rs = std::make_shared<const ResultSet>(runScenario(*req.scenario, opts));
+        } catch (const std::exception& e) {
+            error = QString::fromStdString(e.what());
+        }
+        job->done = true;
+        if (!self)
+            return;
+        QMetaObject::invokeMethod(
+            self.data(), [self, gen, rs, error] {
+                if (self)
+                    self->deliver(gen, rs, error);
+            },
+            Qt::QueuedConnection);
+    });
+    m_workers.emplace_back(job, std::move(worker));
+    return gen;
+}
+
+void EngineController::cancel()
+{
+    if (m_job && m_running) {
+        m_job->cancelled = true;
+        m_running = false;
+        ++m_generation; // whatever the cancelled run still delivers is stale
+        Q_EMIT runCancelled();
+    }
+}
+
+void EngineController::deliver(quint64 generation, std::shared_ptr<const ResultSet> rs, const QString& error)
+{
+    joinFinished();
+    if (generation != m_generation)
+        return; // stale: superseded by a newer run
+    m_running = false;
+    if (!error.isEmpty()) {
+        Q_EMIT runFailed(error);
+        return;
+    }
+    if (!rs || rs->cancelled) {
+        Q_EMIT runCancelled();
+        return;
+    }
+    m_results = rs;
+    m_scenario = m_pendingScenario;
+    Q_EMIT progressChanged(1.0);
+    Q_EMIT runFinished(rs);
+}
+
+} // namespace mms

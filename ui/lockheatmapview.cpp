@@ -1,0 +1,186 @@
+#include "lockheatmapview.h"
+
+#include "recordingview.h"
+
+#include <QHelpEvent>
+#include <QPainter>
+#include <QToolTip>
+
+#include <cmath>
+
+namespace mms {
+
+namespace {
+    constexpr int kTitleHeight = 20;
+    constexpr int kScaleHeight = 26;
+} // namespace
+
+QRgb heatColour(double x)
+{
+    x = std::clamp(x, 0.0, 1.0);
+    if (x <= 0)
+        return qRgb(0xf4, 0xf4, 0xf0);
+    // light yellow -> orange -> red -> dark red
+    struct Stop {
+        double at;
+        int r, g, b;
+    };
+    static const Stop stops[] = { { 0.0, 0xff, 0xf5, 0xb0 }, { 0.35, 0xfd, 0xa0, 0x3a }, { 0.7, 0xdd, 0x2a, 0x1e }, { 1.0, 0x5a, 0x00, 0x10 } };
+    for (int i = 1; i < 4; ++i)
+        if (x <= stops[i].at) {
+            double t = (x - stops[i - 1].at) / (stops[i].at - stops[i - 1].at);
+            auto mix = [t](int a, int b) { return int(a + (b - a) * t); };
+            return qRgb(mix(stops[i - 1].r, stops[i].r), mix(stops[i - 1].g, stops[i].g), mix(stops[i - 1].b, stops[i].b));
+        }
+    return qRgb(0x5a, 0, 0x10);
+}
+
+LockHeatmapView::LockHeatmapView(QWidget* parent)
+    : QWidget(parent)
+{
+    setMouseTracking(true);
+}
+
+void LockHeatmapView::setRecording(std::shared_ptr<const Recording> rec, const QString& title)
+{
+    m_rec = std::move(rec);
+    m_title = title;
+    rebuild();
+    update();
+}
+
+void LockHeatmapView::setTime(Time t)
+{
+    m_time = t;
+    update();
+}
+
+double LockHeatmapView::waitShare(std::size_t lock, std::size_t frame) const
+{
+    if (!m_rec || frame >= m_rec->frameCount())
+        return 0;
+    Time span = frame > 0 ? m_rec->frameTime(frame) - m_rec->frameTime(frame - 1) : m_rec->interval();
+    if (span <= 0)
+        return 0;
+    double cap = double(span) * std::max(1, m_rec->cpuCount());
+    return std::min(1.0, double(m_rec->lockFrame(lock, frame).wait) / cap);
+}
+
+void LockHeatmapView::rebuild()
+{
+    m_image = QImage();
+    m_maxShare = 0;
+    if (!m_rec || m_rec->frameCount() == 0 || m_rec->lockNames().empty())
+        return;
+    const std::size_t locks = m_rec->lockNames().size(), frames = m_rec->frameCount();
+    for (std::size_t l = 0; l < locks; ++l)
+        for (std::size_t f = 0; f < frames; ++f)
+            m_maxShare = std::max(m_maxShare, waitShare(l, f));
+    m_image = QImage(int(frames), int(locks), QImage::Format_RGB32);
+    for (std::size_t l = 0; l < locks; ++l) {
+        auto* line = reinterpret_cast<QRgb*>(m_image.scanLine(int(l)));
+        for (std::size_t f = 0; f < frames; ++f) {
+            double s = waitShare(l, f);
+            // sqrt lifts light contention into view next to a saturated lock
+            line[f] = heatColour(m_maxShare > 0 && s > 0 ? std::max(0.04, std::sqrt(s / m_maxShare)) : 0.0);
+        }
+    }
+}
+
+int LockHeatmapView::labelWidth() const
+{
+    int w = 60;
+    if (m_rec)
+        for (auto& n : m_rec->lockNames())
+            w = std::max(w, fontMetrics().horizontalAdvance(QString::fromStdString(n)) + 10);
+    return std::min(w, width() / 3);
+}
+
+QRect LockHeatmapView::plotArea() const
+{
+    return QRect(labelWidth(), kTitleHeight, width() - labelWidth() - 6, height() - kTitleHeight - kScaleHeight);
+}
+
+QPoint LockHeatmapView::cellCentre(std::size_t lock, std::size_t frame) const
+{
+    if (m_image.isNull())
+        return {};
+    QRect a = plotArea();
+    return QPointF(a.left() + (frame + 0.5) * a.width() / m_image.width(), a.top() + (lock + 0.5) * a.height() / m_image.height())
+        .toPoint();
+}
+
+void LockHeatmapView::paintEvent(QPaintEvent*)
+{
+    QPainter p(this);
+    p.fillRect(rect(), palette().color(QPalette::Base));
+    const QFontMetrics fm(font());
+    p.setPen(palette().color(QPalette::Text));
+    if (!m_rec) {
+        p.drawText(rect(), Qt::AlignCenter, tr("no recording yet"));
+        return;
+    }
+    p.drawText(QRect(4, 0, width() - 8, kTitleHeight), Qt::AlignVCenter | Qt::AlignLeft,
+               tr("%1 — lock wait share of all CPUs per frame (peak %2%)").arg(m_title).arg(m_maxShare * 100, 0, 'f', 2));
+    if (m_image.isNull()) {
+        p.drawText(rect(), Qt::AlignCenter, tr("no locks recorded"));
+        return;
+    }
+    QRect a = plotArea();
+    p.drawImage(a, m_image);
+    const int locks = m_image.height();
+    const double rowH = double(a.height()) / locks;
+    for (int l = 0; l < locks; ++l) {
+        QRectF r(2, a.top() + l * rowH, labelWidth() - 6, rowH);
+        if (rowH >= fm.height() * 0.8 || l % std::max(1, int(fm.height() / rowH)) == 0)
+            p.drawText(r, Qt::AlignVCenter | Qt::AlignRight,
+                       fm.elidedText(QString::fromStdString(m_rec->lockNames()[std::size_t(l)]), Qt::ElideMiddle, labelWidth() - 6));
+    }
+    p.setPen(palette().color(QPalette::Mid));
+    p.drawRect(a.adjusted(0, 0, -1, -1));
+    // Time axis ends and the cursor.
+    Time end = recordingEnd(*m_rec);
+    p.setPen(palette().color(QPalette::Text));
+    p.drawText(QRect(a.left(), a.bottom() + 2, 120, kScaleHeight - 4), Qt::AlignLeft | Qt::AlignTop, QStringLiteral("0"));
+    p.drawText(QRect(a.right() - 120, a.bottom() + 2, 120, kScaleHeight - 4), Qt::AlignRight | Qt::AlignTop, formatTime(end));
+    // colour scale
+    QRect scale(a.left() + a.width() / 2 - 60, a.bottom() + 6, 120, 8);
+    for (int i = 0; i < scale.width(); ++i)
+        p.fillRect(QRect(scale.left() + i, scale.top(), 1, scale.height()), QColor(heatColour(double(i) / scale.width())));
+    p.drawText(QRect(scale.left() - 64, a.bottom() + 2, 60, kScaleHeight - 4), Qt::AlignRight | Qt::AlignTop, tr("none"));
+    p.drawText(QRect(scale.right() + 4, a.bottom() + 2, 60, kScaleHeight - 4), Qt::AlignLeft | Qt::AlignTop, tr("peak"));
+    if (end > 0) {
+        double x = a.left() + double(std::clamp<Time>(m_time, 0, end)) / double(end) * a.width();
+        p.setPen(QPen(QColor(0x20, 0x60, 0xff), 2));
+        p.drawLine(QPointF(x, a.top()), QPointF(x, a.bottom()));
+    }
+}
+
+bool LockHeatmapView::event(QEvent* e)
+{
+    if (e->type() == QEvent::ToolTip && !m_image.isNull()) {
+        auto* help = static_cast<QHelpEvent*>(e);
+        QRect a = plotArea();
+        if (!a.contains(help->pos())) {
+            QToolTip::hideText();
+            return true;
+        }
+        auto f = std::size_t((help->pos().x() - a.left()) * m_image.width() / std::max(1, a.width()));
+        auto l = std::size_t((help->pos().y() - a.top()) * m_image.height() / std::max(1, a.height()));
+        f = std::min(f, m_rec->frameCount() - 1);
+        l = std::min(l, m_rec->lockNames().size() - 1);
+        const LockFrame& lf = m_rec->lockFrame(l, f);
+        QToolTip::showText(help->globalPos(),
+                           tr("%1 at %2\nacquisitions %3, contentions %4\nwait %5, hold %6\nwait share %7%")
+                               .arg(QString::fromStdString(m_rec->lockNames()[l]), formatTime(m_rec->frameTime(f)))
+                               .arg(lf.acquisitions)
+                               .arg(lf.contentions)
+                               .arg(formatTime(lf.wait), formatTime(lf.hold))
+                               .arg(waitShare(l, f) * 100, 0, 'f', 3),
+                           this);
+        return true;
+    }
+    return QWidget::event(e);
+}
+
+} // namespace mms

@@ -1,0 +1,513 @@
+#include "mainwindow.h"
+
+#include "comparepanel.h"
+#include "counterplot.h"
+#include "cputimelineview.h"
+#include "enginecontroller.h"
+#include "export.h"
+#include "lockheatmapview.h"
+#include "pagemapview.h"
+#include "parametereditor.h"
+#include "recordingview.h"
+#include "report.h"
+#include "resultschart.h"
+#include "resultsmodel.h"
+#include "run/format.h"
+#include "run/recording.h"
+#include "scenariobrowser.h"
+#include "transportbar.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QClipboard>
+#include <QCloseEvent>
+#include <QComboBox>
+#include <QDockWidget>
+#include <QDoubleSpinBox>
+#include <QFile>
+#include <QFileDialog>
+#include <QHeaderView>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QProgressBar>
+#include <QSettings>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QTableView>
+#include <QToolBar>
+#include <QVBoxLayout>
+
+namespace mms {
+
+namespace {
+    enum TableFormat { Csv, Markdown, Mmtests, Text };
+
+    QDockWidget* dock(QMainWindow* w, const QString& title, const QString& name, QWidget* content)
+    {
+        auto* d = new QDockWidget(title, w);
+        d->setObjectName(name);
+        d->setWidget(content);
+        d->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable | QDockWidget::DockWidgetClosable);
+        return d;
+    }
+} // namespace
+
+MainWindow::MainWindow(const Options& options, QWidget* parent)
+    : QMainWindow(parent)
+    , m_options(options)
+    , m_controller(new EngineController(this))
+    , m_transport(new TransportBar(this))
+{
+    setWindowTitle(tr("mmscope"));
+    setObjectName(QStringLiteral("mmscope-main"));
+    setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowTabbedDocks | QMainWindow::AllowNestedDocks);
+    m_pageMap = new PageMapView(this);
+    setCentralWidget(m_pageMap);
+
+    // Run toolbar: which run the views show, run/cancel, scale, progress.
+    auto* runBar = new QToolBar(tr("Run"), this);
+    runBar->setObjectName(QStringLiteral("run"));
+    m_runAction = runBar->addAction(style()->standardIcon(QStyle::SP_BrowserReload), tr("Run"), this, &MainWindow::startRun);
+    m_runAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
+    m_cancelAction = runBar->addAction(style()->standardIcon(QStyle::SP_BrowserStop), tr("Cancel"), m_controller, &EngineController::cancel);
+    m_cancelAction->setEnabled(false);
+    runBar->addWidget(new QLabel(tr(" scale "), this));
+    m_scale = new QDoubleSpinBox(this);
+    m_scale->setDecimals(3);
+    m_scale->setRange(0.001, 4.0);
+    m_scale->setSingleStep(0.05);
+    m_scale->setValue(0.1);
+    m_scale->setToolTip(tr("Multiplies memory sizes and amounts of work (CPU counts and ratios stay)"));
+    runBar->addWidget(m_scale);
+    m_progress = new QProgressBar(this);
+    m_progress->setRange(0, 1000);
+    m_progress->setMaximumWidth(160);
+    m_progress->setTextVisible(true);
+    runBar->addWidget(m_progress);
+    runBar->addSeparator();
+    runBar->addWidget(new QLabel(tr(" show "), this));
+    m_runPick = new QComboBox(this);
+    m_runPick->setMinimumContentsLength(18);
+    m_runPick->setFocusPolicy(Qt::NoFocus);
+    runBar->addWidget(m_runPick);
+    addToolBar(Qt::TopToolBarArea, runBar);
+    addToolBar(Qt::TopToolBarArea, m_transport);
+
+    buildDocks();
+    buildMenus();
+
+    connect(m_runPick, &QComboBox::currentIndexChanged, this, [this](int i) { showRun(m_runPick->itemData(i).toInt()); });
+    connect(m_transport, &TransportBar::timeChanged, this, &MainWindow::onTime);
+    connect(m_transport, &TransportBar::nextEventRequested, this, &MainWindow::nextEvent);
+    connect(m_controller, &EngineController::runStarted, this, [this] {
+        m_runAction->setEnabled(true);
+        m_cancelAction->setEnabled(true);
+        m_progress->setValue(0);
+        m_progress->setFormat(tr("running %p%"));
+        statusBar()->showMessage(tr("running %1 at scale %2…").arg(QString::fromStdString(m_scenario->id())).arg(scale()));
+    });
+    connect(m_controller, &EngineController::progressChanged, this, [this](double f) { m_progress->setValue(int(f * 1000)); });
+    connect(m_controller, &EngineController::runFinished, this, &MainWindow::showResults);
+    connect(m_controller, &EngineController::runCancelled, this, [this] {
+        m_cancelAction->setEnabled(false);
+        m_progress->setFormat(tr("cancelled"));
+        statusBar()->showMessage(tr("run cancelled; the previous results stay"), 5000);
+    });
+    connect(m_controller, &EngineController::runFailed, this, [this](const QString& msg) {
+        m_cancelAction->setEnabled(false);
+        m_progress->setFormat(tr("failed"));
+        fail(tr("The run failed: %1").arg(msg));
+    });
+    connect(m_params, &ParameterEditor::scenarioEdited, this,
+            [this] { statusBar()->showMessage(tr("parameters changed: press Run (Ctrl+R) to run them"), 4000); });
+    connect(m_browser, &ScenarioBrowser::scenarioRequested, this, [this](const QString& id) {
+        if (loadScenario(id))
+            startRun();
+    });
+
+    resize(1500, 940);
+    if (m_options.restoreLayout) {
+        QSettings s;
+        restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray());
+        restoreState(s.value(QStringLiteral("window/state")).toByteArray());
+        m_scale->setValue(s.value(QStringLiteral("run/scale"), 0.1).toDouble());
+    }
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::buildDocks()
+{
+    m_browser = new ScenarioBrowser(this);
+    m_params = new ParameterEditor(this);
+    auto* dScenario = dock(this, tr("Scenario"), QStringLiteral("scenario"), m_browser);
+    auto* dParams = dock(this, tr("Parameters"), QStringLiteral("parameters"), m_params);
+    addDockWidget(Qt::LeftDockWidgetArea, dScenario);
+    addDockWidget(Qt::LeftDockWidgetArea, dParams);
+    tabifyDockWidget(dScenario, dParams);
+    dScenario->raise();
+
+    m_resultsModel = new ResultsModel(this);
+    m_resultsTable = new QTableView(this);
+    m_resultsTable->setModel(m_resultsModel);
+    m_resultsTable->verticalHeader()->hide();
+    m_resultsTable->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_resultsTable->setAlternatingRowColors(true);
+    m_resultsTable->setWordWrap(false);
+    m_chart = new ResultsChart(this);
+    m_compare = new ComparePanel(this);
+    m_scaleNote = new QLabel(this);
+    m_scaleNote->setWordWrap(true);
+    m_scaleNote->setStyleSheet(QStringLiteral("color: gray;"));
+    auto* resultsBox = new QWidget(this);
+    auto* resultsLay = new QVBoxLayout(resultsBox);
+    resultsLay->setContentsMargins(0, 0, 0, 0);
+    resultsLay->setSpacing(2);
+    resultsLay->addWidget(m_resultsTable, 1);
+    resultsLay->addWidget(m_scaleNote);
+    auto* dResults = dock(this, tr("Results"), QStringLiteral("results"), resultsBox);
+    auto* dChart = dock(this, tr("Results chart"), QStringLiteral("chart"), m_chart);
+    auto* dCompare = dock(this, tr("A/B compare"), QStringLiteral("compare"), m_compare);
+    addDockWidget(Qt::RightDockWidgetArea, dResults);
+    addDockWidget(Qt::RightDockWidgetArea, dChart);
+    tabifyDockWidget(dChart, dCompare);
+    dChart->raise();
+
+    m_timeline = new CpuTimelineView(this);
+    m_explain = new QLabel(this);
+    m_explain->setTextFormat(Qt::RichText);
+    m_explain->setWordWrap(true);
+    m_explain->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+    auto* cpuBox = new QWidget(this);
+    auto* cpuLay = new QVBoxLayout(cpuBox);
+    cpuLay->setContentsMargins(0, 0, 0, 0);
+    cpuLay->addWidget(m_timeline, 1);
+    cpuLay->addWidget(m_explain);
+    m_heatmap = new LockHeatmapView(this);
+    m_lockModel = new LockStatModel(this);
+    m_lockTable = new QTableView(this);
+    m_lockTable->setModel(m_lockModel);
+    m_lockTable->verticalHeader()->hide();
+    m_lockTable->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    auto* lockSplit = new QSplitter(Qt::Vertical, this);
+    lockSplit->addWidget(m_heatmap);
+    lockSplit->addWidget(m_lockTable);
+    lockSplit->setStretchFactor(0, 2);
+    lockSplit->setStretchFactor(1, 1);
+    m_counters = new CounterPlot(this);
+    auto* dCpu = dock(this, tr("CPU timeline"), QStringLiteral("cpus"), cpuBox);
+    auto* dLocks = dock(this, tr("Lock contention"), QStringLiteral("locks"), lockSplit);
+    auto* dCounters = dock(this, tr("Counters"), QStringLiteral("counters"), m_counters);
+    addDockWidget(Qt::BottomDockWidgetArea, dCpu);
+    addDockWidget(Qt::BottomDockWidgetArea, dLocks);
+    addDockWidget(Qt::BottomDockWidgetArea, dCounters);
+    splitDockWidget(dCpu, dLocks, Qt::Horizontal);
+    splitDockWidget(dLocks, dCounters, Qt::Horizontal);
+    resizeDocks({ dScenario }, { 300 }, Qt::Horizontal);
+    resizeDocks({ dResults }, { 560 }, Qt::Horizontal);
+    resizeDocks({ dResults, dChart }, { 200, 300 }, Qt::Vertical);
+    resizeDocks({ dCpu }, { 390 }, Qt::Vertical);
+    resizeDocks({ dCpu, dLocks, dCounters }, { 560, 440, 500 }, Qt::Horizontal);
+}
+
+void MainWindow::buildMenus()
+{
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    file->addAction(tr("Open scenario…"), QKeySequence::Open, this, [this] {
+        const QString path = QFileDialog::getOpenFileName(this, tr("Open scenario"), QString(), tr("Scenario (*.json);;All files (*)"));
+        if (!path.isEmpty() && loadScenario(path))
+            startRun();
+    });
+    file->addAction(tr("Save scenario as…"), this, [this] {
+        const QString path = QFileDialog::getSaveFileName(this, tr("Save scenario"), QString(), tr("Scenario (*.json)"));
+        if (path.isEmpty())
+            return;
+        QFile f(path);
+        if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate))
+            return fail(tr("cannot write %1: %2").arg(path, f.errorString()));
+        f.write(QByteArray::fromStdString(m_params->scenario()->json().dump(2) + "\n"));
+    });
+    file->addSeparator();
+    file->addAction(tr("Report as HTML…"), this, [this] { exportReport(QStringLiteral("html")); });
+    file->addAction(tr("Report as PDF…"), this, [this] { exportReport(QStringLiteral("pdf")); });
+    file->addSeparator();
+    file->addAction(tr("Quit"), QKeySequence::Quit, this, &QWidget::close);
+
+    QMenu* run = menuBar()->addMenu(tr("&Run"));
+    run->addAction(m_runAction);
+    run->addAction(m_cancelAction);
+    run->addSeparator();
+    for (QAction* a : m_transport->actions())
+        run->addAction(a);
+
+    QMenu* exp = menuBar()->addMenu(tr("&Export"));
+    exp->addAction(tr("Page map…"), this, [this] { exportChart(m_pageMap, QStringLiteral("page-map")); });
+    exp->addAction(tr("Lock heatmap…"), this, [this] { exportChart(m_heatmap, QStringLiteral("lock-heatmap")); });
+    exp->addAction(tr("CPU timeline…"), this, [this] { exportChart(m_timeline, QStringLiteral("cpu-timeline")); });
+    exp->addAction(tr("Counters chart…"), this, [this] { exportChart(m_counters, QStringLiteral("counters")); });
+    exp->addAction(tr("Results chart…"), this, [this] { exportChart(m_chart, QStringLiteral("results-chart")); });
+    exp->addAction(tr("A/B compare…"), this, [this] { exportChart(m_compare, QStringLiteral("compare")); });
+    exp->addSeparator();
+    exp->addAction(tr("Results as CSV…"), this, [this] { exportTable(Csv); });
+    exp->addAction(tr("Results as Markdown…"), this, [this] { exportTable(Markdown); });
+    exp->addAction(tr("Results as mmtests text…"), this, [this] { exportTable(Mmtests); });
+    exp->addAction(tr("Results as the post's text table…"), this, [this] { exportTable(Text); });
+    exp->addSeparator();
+    exp->addAction(tr("Copy results as Markdown"), this, [this] { copyTable(Markdown); });
+    exp->addAction(tr("Copy results as mmtests text"), this, [this] { copyTable(Mmtests); });
+    exp->addAction(tr("Copy results as CSV"), this, [this] { copyTable(Csv); });
+    exp->addAction(tr("Copy lockstat as CSV"), this, [this] { QApplication::clipboard()->setText(modelToCsv(*m_lockModel)); });
+
+    QMenu* view = menuBar()->addMenu(tr("&View"));
+    for (QDockWidget* d : findChildren<QDockWidget*>())
+        view->addAction(d->toggleViewAction());
+    view->addSeparator();
+    view->addAction(tr("Reset page map zoom"), this, [this] { m_pageMap->resetZoom(); });
+}
+
+bool MainWindow::loadScenario(const QString& idOrPath)
+{
+    try {
+        m_scenario = std::make_unique<Scenario>(mms::loadScenario(idOrPath.toStdString()));
+    } catch (const std::exception& e) {
+        fail(tr("Cannot open scenario %1:\n%2").arg(idOrPath, QString::fromStdString(e.what())));
+        return false;
+    }
+    m_browser->showScenario(*m_scenario);
+    m_params->setScenario(*m_scenario);
+    setWindowTitle(tr("mmscope — %1").arg(QString::fromStdString(m_scenario->title())));
+    return true;
+}
+
+void MainWindow::startRun()
+{
+    std::shared_ptr<const Scenario> sc = m_params->scenario();
+    if (!sc)
+        return fail(tr("No scenario loaded"));
+    EngineController::Request req;
+    req.scenario = sc;
+    req.scale = scale();
+    m_controller->start(req);
+}
+
+void MainWindow::setScale(double s) { m_scale->setValue(s); }
+double MainWindow::scale() const { return m_scale->value(); }
+
+void MainWindow::showResults(std::shared_ptr<const ResultSet> rs)
+{
+    m_cancelAction->setEnabled(false);
+    m_progress->setFormat(tr("done"));
+    m_results = std::move(rs);
+    m_resultsScenario = m_controller->scenario();
+    m_resultsModel->setResults(m_resultsScenario, m_results);
+    m_chart->setResults(m_resultsScenario, m_results);
+    m_compare->setResults(m_resultsScenario, m_results);
+
+    QVector<CounterPlot::Series> series;
+    const QString keep = m_runPick->currentText();
+    m_runPick->blockSignals(true);
+    m_runPick->clear();
+    for (std::size_t i = 0; i < m_results->results.size(); ++i) {
+        const RunResult& r = m_results->results[i];
+        const QString label = ComparePanel::runLabel(r, m_resultsScenario->reps() > 1);
+        m_runPick->addItem(label, int(i));
+        if (r.recording && r.rep == 0)
+            series.push_back({ label, r.recording });
+    }
+    m_counters->setSeries(series);
+    int pick = std::max(0, m_runPick->findText(keep));
+    m_runPick->setCurrentIndex(pick);
+    m_runPick->blockSignals(false);
+    m_run = -1;
+    showRun(m_runPick->itemData(pick).toInt());
+    m_scaleNote->setText(m_results->scale != 1.0
+                             ? tr("Simulated at scale %1: counts and times of work scale about with it, so compare shapes and ratios with the post.").arg(m_results->scale)
+                             : tr("Simulated at full scale."));
+    statusBar()->showMessage(tr("%1 runs in %2 s (host, %3 threads)").arg(m_results->results.size()).arg(m_results->wallSeconds, 0, 'f', 2).arg(m_results->threads), 8000);
+}
+
+const RunResult* MainWindow::currentRun() const
+{
+    if (!m_results || m_run < 0 || m_run >= int(m_results->results.size()))
+        return nullptr;
+    return &m_results->results[std::size_t(m_run)];
+}
+
+void MainWindow::showRun(int index)
+{
+    if (!m_results || index < 0 || index >= int(m_results->results.size()) || index == m_run)
+        return;
+    m_run = index;
+    const RunResult& r = m_results->results[std::size_t(index)];
+    const QString label = ComparePanel::runLabel(r, m_resultsScenario && m_resultsScenario->reps() > 1);
+    m_pageMap->setRecording(r.recording, label);
+    m_heatmap->setRecording(r.recording, label);
+    m_timeline->setRecording(r.recording, label);
+    m_lockModel->setLocks(r.locks);
+    // The scrubber spans the shown run; other runs (A/B, counters) follow the same simulated time.
+    if (r.recording && r.recording->frameCount() > 0) {
+        const Recording& rec = *r.recording;
+        m_transport->setRange(recordingEnd(rec), rec.frameCount() > 1 ? rec.frameTime(1) - rec.frameTime(0) : rec.interval());
+    }
+    onTime(m_transport->time());
+}
+
+bool MainWindow::selectVariant(const QString& variant)
+{
+    if (!m_results)
+        return false;
+    for (int i = 0; i < m_runPick->count(); ++i)
+        if (m_results->results[std::size_t(m_runPick->itemData(i).toInt())].variant == variant.toStdString()) {
+            m_runPick->setCurrentIndex(i);
+            showRun(m_runPick->itemData(i).toInt());
+            return true;
+        }
+    return false;
+}
+
+void MainWindow::goToFraction(double fraction) { m_transport->setFraction(fraction); }
+
+void MainWindow::onTime(Time t)
+{
+    m_pageMap->setTime(t);
+    m_heatmap->setTime(t);
+    m_timeline->setTime(t);
+    m_counters->setTime(t);
+    m_compare->setTime(t);
+    updateExplain();
+}
+
+void MainWindow::updateExplain()
+{
+    const RunResult* r = currentRun();
+    if (!r || !r->recording) {
+        m_explain->clear();
+        return;
+    }
+    const Recording& rec = *r->recording;
+    const std::size_t f = frameAt(rec, m_transport->time());
+    QString html = QStringLiteral("<table cellspacing=0 cellpadding=1>");
+    const int cpus = rec.cpuCount(), cols = cpus > 8 ? 3 : 2;
+    const int rows = (cpus + cols - 1) / cols;
+    for (int row = 0; row < rows; ++row) {
+        html += QStringLiteral("<tr>");
+        for (int c = 0; c < cols; ++c) {
+            int cpu = c * rows + row;
+            if (cpu < cpus)
+                html += QStringLiteral("<td><b>CPU%1</b>&nbsp;</td><td>%2&nbsp;&nbsp;&nbsp;</td>")
+                            .arg(cpu)
+                            .arg(QString::fromStdString(rec.explain(cpu, f)).toHtmlEscaped());
+        }
+        html += QStringLiteral("</tr>");
+    }
+    m_explain->setText(html + QStringLiteral("</table>"));
+}
+
+void MainWindow::nextEvent()
+{
+    const RunResult* r = currentRun();
+    if (!r || !r->recording)
+        return;
+    const Recording& rec = *r->recording;
+    const std::size_t f = rec.nextEventFrame(frameAt(rec, m_transport->time()));
+    if (f >= rec.frameCount()) {
+        statusBar()->showMessage(tr("no further event of interest"), 3000);
+        return;
+    }
+    m_transport->setTime(rec.frameTime(f));
+    QStringList what;
+    for (const InterestingEvent& e : rec.events())
+        if (e.frame == f)
+            what << QString::fromStdString(e.what);
+    statusBar()->showMessage(tr("%1: %2").arg(formatTime(rec.frameTime(f)), what.join(QStringLiteral("; "))), 6000);
+}
+
+void MainWindow::fail(const QString& message)
+{
+    m_lastError = message;
+    statusBar()->showMessage(message, 10000);
+    if (m_options.dialogs)
+        QMessageBox::warning(this, tr("mmscope"), message);
+}
+
+void MainWindow::exportChart(QWidget* w, const QString& name)
+{
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export chart"), name + QStringLiteral(".png"),
+                                                      tr("PNG image (*.png);;PDF (*.pdf);;SVG (*.svg)"));
+    if (path.isEmpty())
+        return;
+    QString error;
+    bool ok = false;
+    if (auto* e = dynamic_cast<Exportable*>(w))
+        ok = e->exportTo(path, &error);
+    else
+        ok = exportWidget(w, path, &error);
+    if (!ok)
+        fail(error);
+    else
+        statusBar()->showMessage(tr("wrote %1").arg(path), 4000);
+}
+
+namespace {
+    QString tableText(const ResultSet& rs, const Scenario& sc, int format)
+    {
+        switch (format) {
+        case Csv: return QString::fromStdString(formatResults(rs, sc, Format::Csv));
+        case Markdown: return QString::fromStdString(formatResults(rs, sc, Format::Markdown));
+        case Mmtests: return QString::fromStdString(formatResults(rs, sc, Format::Mmtests));
+        default: return QString::fromStdString(formatResults(rs, sc, Format::Text));
+        }
+    }
+} // namespace
+
+void MainWindow::exportTable(int format)
+{
+    if (!m_results)
+        return fail(tr("Nothing to export yet: run the scenario first"));
+    static const char* ext[] = { "csv", "md", "txt", "txt" };
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export results"), QStringLiteral("results.") + QLatin1String(ext[format]));
+    if (path.isEmpty())
+        return;
+    QString error;
+    QFile f(path);
+    if (!checkWritable(path, &error))
+        return fail(error);
+    if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate))
+        return fail(tr("cannot write %1: %2").arg(path, f.errorString()));
+    f.write(tableText(*m_results, *m_resultsScenario, format).toUtf8());
+}
+
+void MainWindow::copyTable(int format)
+{
+    if (m_results)
+        QApplication::clipboard()->setText(tableText(*m_results, *m_resultsScenario, format));
+}
+
+void MainWindow::exportReport(const QString& suffix)
+{
+    if (!m_results)
+        return fail(tr("Nothing to report yet: run the scenario first"));
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export report"), QStringLiteral("%1-report.%2").arg(QString::fromStdString(m_resultsScenario->id()), suffix));
+    if (path.isEmpty())
+        return;
+    std::string error;
+    if (!writeReport(*m_resultsScenario, *m_results, path.toStdString(), error))
+        fail(QString::fromStdString(error));
+    else
+        statusBar()->showMessage(tr("wrote %1").arg(path), 4000);
+}
+
+void MainWindow::closeEvent(QCloseEvent* e)
+{
+    m_controller->cancel();
+    if (m_options.restoreLayout) {
+        QSettings s;
+        s.setValue(QStringLiteral("window/geometry"), saveGeometry());
+        s.setValue(QStringLiteral("window/state"), saveState());
+        s.setValue(QStringLiteral("run/scale"), scale());
+    }
+    QMainWindow::closeEvent(e);
+}
+
+} // namespace mms

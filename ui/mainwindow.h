@@ -1,0 +1,110 @@
+#pragma once
+// The main window: scenario browser and parameter editor, run/cancel with progress, the transport, and the views
+// (page map, lock heatmap, CPU timeline with the explain lines, counters, results table and chart, A/B compare),
+// all following the transport's time cursor. Docks and their layout are saved with QSettings.
+
+#include "run/result.h"
+
+#include <QMainWindow>
+
+#include <memory>
+
+class QComboBox;
+class QDoubleSpinBox;
+class QLabel;
+class QProgressBar;
+class QTableView;
+
+namespace mms {
+
+class ComparePanel;
+class CounterPlot;
+class CpuTimelineView;
+class EngineController;
+class LockHeatmapView;
+class LockStatModel;
+class PageMapView;
+class ParameterEditor;
+class ResultsChart;
+class ResultsModel;
+class ScenarioBrowser;
+class TransportBar;
+
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    struct Options {
+        bool restoreLayout = true; // from QSettings (off for screenshots and tests)
+        bool dialogs = true; // errors as message boxes (off: status bar only)
+    };
+    explicit MainWindow(const Options& options, QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    bool loadScenario(const QString& idOrPath);
+    void startRun();
+    void setScale(double scale);
+    double scale() const;
+    // Selects the run shown in the main views by its variant name (first point and repetition).
+    bool selectVariant(const QString& variant);
+    void goToFraction(double fraction);
+    QString lastError() const { return m_lastError; }
+
+    EngineController* controller() const { return m_controller; }
+    TransportBar* transport() const { return m_transport; }
+    PageMapView* pageMap() const { return m_pageMap; }
+    LockHeatmapView* lockHeatmap() const { return m_heatmap; }
+    CpuTimelineView* cpuTimeline() const { return m_timeline; }
+    ParameterEditor* parameters() const { return m_params; }
+    ResultsModel* resultsModel() const { return m_resultsModel; }
+    std::shared_ptr<const ResultSet> results() const { return m_results; }
+    std::shared_ptr<const Scenario> resultsScenario() const { return m_resultsScenario; }
+
+protected:
+    void closeEvent(QCloseEvent* e) override;
+
+private:
+    void buildDocks();
+    void buildMenus();
+    void showResults(std::shared_ptr<const ResultSet> rs);
+    void showRun(int index);
+    void onTime(Time t);
+    void nextEvent();
+    void updateExplain();
+    void fail(const QString& message);
+    void exportChart(QWidget* w, const QString& name);
+    void exportTable(int format);
+    void copyTable(int format);
+    void exportReport(const QString& suffix);
+    const RunResult* currentRun() const;
+
+    Options m_options;
+    EngineController* m_controller;
+    TransportBar* m_transport;
+    ScenarioBrowser* m_browser;
+    ParameterEditor* m_params;
+    PageMapView* m_pageMap;
+    LockHeatmapView* m_heatmap;
+    QTableView* m_lockTable;
+    LockStatModel* m_lockModel;
+    CpuTimelineView* m_timeline;
+    QLabel* m_explain;
+    CounterPlot* m_counters;
+    QTableView* m_resultsTable;
+    ResultsModel* m_resultsModel;
+    QLabel* m_scaleNote;
+    ResultsChart* m_chart;
+    ComparePanel* m_compare;
+    QComboBox* m_runPick;
+    QDoubleSpinBox* m_scale;
+    QProgressBar* m_progress;
+    QAction* m_runAction;
+    QAction* m_cancelAction;
+
+    std::unique_ptr<Scenario> m_scenario;
+    std::shared_ptr<const ResultSet> m_results;
+    std::shared_ptr<const Scenario> m_resultsScenario;
+    int m_run = -1;
+    QString m_lastError;
+};
+
+} // namespace mms

@@ -1,0 +1,285 @@
+#include "pagemapview.h"
+
+#include "recordingview.h"
+
+#include <QEvent>
+#include <QHelpEvent>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QToolTip>
+#include <QWheelEvent>
+
+#include <cmath>
+#include <cstring>
+
+namespace mms {
+
+namespace {
+    constexpr int kTitleHeight = 20;
+    constexpr uchar kNoPageIndex = 255; // image cells past the last page
+    constexpr int kStates = static_cast<int>(PageState::Count);
+
+    QString impliedList(PageState s)
+    {
+        switch (s) {
+        case PageState::AnonActive: return QStringLiteral("active_anon LRU; PG_lru PG_active PG_swapbacked");
+        case PageState::AnonInactive: return QStringLiteral("inactive_anon LRU; PG_lru PG_swapbacked");
+        case PageState::FileActive: return QStringLiteral("active_file LRU; PG_lru PG_active");
+        case PageState::FileInactive: return QStringLiteral("inactive_file LRU; PG_lru");
+        case PageState::Lazyfree: return QStringLiteral("LRU, lazily freed; PG_lru PG_lazyfree");
+        case PageState::SwapCache: return QStringLiteral("swap cache; PG_swapcache");
+        case PageState::UnderIo: return QStringLiteral("under I/O; PG_locked PG_writeback");
+        case PageState::Isolated: return QStringLiteral("isolated from its LRU (migration/reclaim)");
+        case PageState::Pagevec: return QStringLiteral("in a per-CPU pagevec, not yet on an LRU");
+        case PageState::Unevictable: return QStringLiteral("unevictable LRU; PG_unevictable");
+        case PageState::Free: return QStringLiteral("buddy free list; PG_buddy");
+        default: return QStringLiteral("on no list");
+        }
+    }
+} // namespace
+
+PageMapView::PageMapView(QWidget* parent)
+    : QWidget(parent)
+{
+    setMouseTracking(true);
+    setAttribute(Qt::WA_OpaquePaintEvent);
+}
+
+void PageMapView::setRecording(std::shared_ptr<const Recording> rec, const QString& title)
+{
+    m_rec = std::move(rec);
+    m_title = title;
+    m_frame = 0;
+    relayout();
+    setTime(m_time);
+}
+
+void PageMapView::setTime(Time t)
+{
+    m_time = t;
+    if (!m_rec || m_rec->frameCount() == 0) {
+        update();
+        return;
+    }
+    std::size_t f = frameAt(*m_rec, t);
+    if (f != m_frame || m_image.isNull()) {
+        m_frame = f;
+        render();
+    }
+    update();
+}
+
+void PageMapView::relayout()
+{
+    const int n = m_rec ? static_cast<int>(m_rec->pageCount()) : 0;
+    QRect area = mapArea();
+    if (n <= 0 || area.width() <= 0 || area.height() <= 0) {
+        m_image = QImage();
+        return;
+    }
+    int cols = std::max(1, static_cast<int>(std::ceil(std::sqrt(double(n) * area.width() / area.height()))));
+    cols = std::min(cols, n);
+    if (cols != m_cols || m_image.isNull()) {
+        m_cols = cols;
+        m_rows = (n + cols - 1) / cols;
+        m_image = QImage();
+        render();
+    }
+}
+
+void PageMapView::render()
+{
+    if (!m_rec || m_rec->frameCount() == 0 || m_rec->pageCount() == 0)
+        return;
+    std::vector<std::uint8_t> map = m_rec->pageMap(m_frame);
+    if (m_image.isNull() || m_image.width() != m_cols || m_image.height() != m_rows) {
+        m_image = QImage(m_cols, m_rows, QImage::Format_Indexed8);
+        QVector<QRgb> table = pageStatePalette();
+        table[kNoPageIndex] = palette().color(QPalette::Window).rgb();
+        m_image.setColorTable(table);
+        m_image.fill(kNoPageIndex);
+    }
+    const std::size_t n = map.size();
+    for (int y = 0; y < m_rows; ++y) {
+        std::size_t from = static_cast<std::size_t>(y) * static_cast<std::size_t>(m_cols);
+        if (from >= n)
+            break;
+        std::size_t len = std::min<std::size_t>(static_cast<std::size_t>(m_cols), n - from);
+        std::memcpy(m_image.scanLine(y), map.data() + from, len);
+    }
+    m_counts = m_rec->stateCounts(m_frame);
+}
+
+int PageMapView::legendHeight() const
+{
+    const QFontMetrics fm(font());
+    int x = 4, lines = 1;
+    for (int s = 0; s < kStates; ++s) {
+        int w = 14 + fm.horizontalAdvance(pageStateLabel(PageState(s)) + QStringLiteral(" 100.0%")) + 12;
+        if (x + w > width() - 4 && x > 4) {
+            ++lines;
+            x = 4;
+        }
+        x += w;
+    }
+    return lines * (fm.height() + 4) + 4;
+}
+
+QRect PageMapView::mapArea() const
+{
+    return QRect(0, kTitleHeight, width(), height() - kTitleHeight - legendHeight());
+}
+
+QRectF PageMapView::imageRect() const
+{
+    QRect area = mapArea();
+    double s = std::min(double(area.width()) / m_cols, double(area.height()) / m_rows) * m_zoom;
+    QSizeF size(m_cols * s, m_rows * s);
+    QPointF topLeft(area.left() + (area.width() - m_cols * s * (1.0 / m_zoom)) / 2, area.top());
+    return QRectF(topLeft + m_pan, size);
+}
+
+qint64 PageMapView::pfnAt(QPoint pos) const
+{
+    if (m_image.isNull() || !mapArea().contains(pos))
+        return -1;
+    QRectF r = imageRect();
+    if (!r.contains(pos))
+        return -1;
+    int col = static_cast<int>((pos.x() - r.left()) / r.width() * m_cols);
+    int row = static_cast<int>((pos.y() - r.top()) / r.height() * m_rows);
+    qint64 pfn = qint64(row) * m_cols + col;
+    return pfn < qint64(m_rec->pageCount()) ? pfn : -1;
+}
+
+QPoint PageMapView::cellCentre(quint32 pfn) const
+{
+    QRectF r = imageRect();
+    int row = int(pfn / quint32(m_cols)), col = int(pfn % quint32(m_cols));
+    return QPointF(r.left() + (col + 0.5) * r.width() / m_cols, r.top() + (row + 0.5) * r.height() / m_rows).toPoint();
+}
+
+void PageMapView::resetZoom()
+{
+    m_zoom = 1.0;
+    m_pan = {};
+    update();
+}
+
+void PageMapView::paintEvent(QPaintEvent*)
+{
+    QPainter p(this);
+    p.fillRect(rect(), palette().color(QPalette::Window));
+    const QFontMetrics fm(font());
+    if (!m_rec) {
+        p.setPen(palette().color(QPalette::PlaceholderText));
+        p.drawText(rect(), Qt::AlignCenter, tr("no recording yet: run the scenario"));
+        return;
+    }
+    p.setPen(palette().color(QPalette::WindowText));
+    QString head = QStringLiteral("%1   t = %2   frame %3/%4   %5 pages")
+                       .arg(m_title, formatTime(m_rec->frameTime(m_frame)))
+                       .arg(m_frame + 1)
+                       .arg(m_rec->frameCount())
+                       .arg(m_rec->pageCount());
+    p.drawText(QRect(4, 0, width() - 8, kTitleHeight), Qt::AlignVCenter | Qt::AlignLeft,
+               fm.elidedText(head, Qt::ElideRight, width() - 8));
+
+    QRect area = mapArea();
+    p.save();
+    p.setClipRect(area);
+    if (!m_image.isNull())
+        p.drawImage(imageRect(), m_image); // nearest-neighbour: no SmoothPixmapTransform
+    p.restore();
+
+    // Legend with each state's share of memory.
+    double total = 0;
+    for (auto c : m_counts)
+        total += double(c);
+    int x = 4, y = area.bottom() + 5;
+    for (int s = 0; s < kStates; ++s) {
+        double share = total > 0 && s < int(m_counts.size()) ? 100.0 * double(m_counts[s]) / total : 0;
+        QString label = pageStateLabel(PageState(s)) + QStringLiteral(" %1%").arg(share, 0, 'f', 1);
+        int w = 14 + fm.horizontalAdvance(pageStateLabel(PageState(s)) + QStringLiteral(" 100.0%")) + 12;
+        if (x + w > width() - 4 && x > 4) {
+            x = 4;
+            y += fm.height() + 4;
+        }
+        QRect box(x, y + (fm.height() - 10) / 2, 10, 10);
+        p.fillRect(box, QColor(pageStatePalette()[s]));
+        p.setPen(palette().color(QPalette::Mid));
+        p.drawRect(box);
+        p.setPen(share > 0 ? palette().color(QPalette::WindowText) : palette().color(QPalette::PlaceholderText));
+        p.drawText(QRect(x + 14, y, w - 14, fm.height()), Qt::AlignVCenter | Qt::AlignLeft, label);
+        x += w;
+    }
+}
+
+void PageMapView::resizeEvent(QResizeEvent*) { relayout(); }
+
+void PageMapView::wheelEvent(QWheelEvent* e)
+{
+    const double steps = e->angleDelta().y() / 120.0;
+    const double old = m_zoom;
+    m_zoom = std::clamp(m_zoom * std::pow(1.25, steps), 1.0, 256.0);
+    // Keep the point under the mouse where it is.
+    QPointF pos = e->position();
+    QRectF r = imageRect();
+    QPointF rel = (pos - r.topLeft());
+    m_pan += rel - rel * (m_zoom / old);
+    if (m_zoom == 1.0)
+        m_pan = {};
+    update();
+    e->accept();
+}
+
+void PageMapView::mousePressEvent(QMouseEvent* e)
+{
+    if (e->button() == Qt::LeftButton) {
+        m_dragging = true;
+        m_dragFrom = e->position().toPoint();
+        setCursor(Qt::ClosedHandCursor);
+    }
+}
+
+void PageMapView::mouseMoveEvent(QMouseEvent* e)
+{
+    if (m_dragging) {
+        QPoint p = e->position().toPoint();
+        m_pan += p - m_dragFrom;
+        m_dragFrom = p;
+        update();
+    }
+}
+
+void PageMapView::mouseReleaseEvent(QMouseEvent*)
+{
+    m_dragging = false;
+    unsetCursor();
+}
+
+void PageMapView::mouseDoubleClickEvent(QMouseEvent*) { resetZoom(); }
+
+bool PageMapView::event(QEvent* e)
+{
+    if (e->type() == QEvent::ToolTip) {
+        auto* help = static_cast<QHelpEvent*>(e);
+        qint64 pfn = pfnAt(help->pos());
+        if (pfn < 0) {
+            QToolTip::hideText();
+            e->ignore();
+            return true;
+        }
+        auto s = PageState(m_image.pixelIndex(int(pfn % m_cols), int(pfn / m_cols)));
+        QToolTip::showText(help->globalPos(),
+                           tr("pfn %1 (0x%2)\nstate: %3\n%4")
+                               .arg(pfn)
+                               .arg(pfn, 0, 16)
+                               .arg(pageStateLabel(s), impliedList(s)),
+                           this);
+        return true;
+    }
+    return QWidget::event(e);
+}
+
+} // namespace mms

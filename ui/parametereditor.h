@@ -1,0 +1,48 @@
+#pragma once
+// The parameter editor: machine, workload, run and sweep fields and each variant's toggles, validated as you type
+// through the engine (Scenario::set / Scenario::fromJson); an invalid field turns red and the engine's message
+// shows below, and the last valid scenario stays in force.
+
+#include "scenario/scenario.h"
+
+#include <QWidget>
+
+#include <memory>
+
+class QCheckBox;
+class QFormLayout;
+class QLabel;
+class QLineEdit;
+
+namespace mms {
+
+class ParameterEditor : public QWidget {
+    Q_OBJECT
+public:
+    explicit ParameterEditor(QWidget* parent = nullptr);
+
+    void setScenario(const Scenario& sc);
+    // The edited scenario, narrowed to the checked variants.
+    std::shared_ptr<const Scenario> scenario() const;
+    QString lastError() const;
+    // Applies one edit as if typed (tests); returns false (and shows the error) if the engine rejects it.
+    bool edit(const QString& path, const QString& value);
+    QLineEdit* field(const QString& path) const;
+
+Q_SIGNALS:
+    void scenarioEdited();
+
+private:
+    void rebuild();
+    bool apply(const QString& path, const QString& value);
+    void addField(QFormLayout* form, const QString& path, const OJson& value, const QString& label);
+
+    std::unique_ptr<Scenario> m_original;
+    std::unique_ptr<Scenario> m_current;
+    QWidget* m_form = nullptr;
+    QLabel* m_error;
+    std::vector<std::pair<QString, QLineEdit*>> m_fields;
+    std::vector<std::pair<std::string, QCheckBox*>> m_variants;
+};
+
+} // namespace mms

@@ -1,0 +1,176 @@
+#include "resultschart.h"
+
+#include "qcp.h"
+#include "run/format.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QVBoxLayout>
+
+namespace mms {
+
+ResultsChart::ResultsChart(QWidget* parent)
+    : PlotWidget(parent)
+    , m_metric(new QComboBox(this))
+{
+    setWindowTitle(tr("Results chart"));
+    auto* bar = new QHBoxLayout;
+    bar->setContentsMargins(4, 2, 4, 0);
+    bar->addWidget(new QLabel(tr("Metric:"), this));
+    bar->addWidget(m_metric, 1);
+    layout()->insertLayout(0, bar);
+    connect(m_metric, &QComboBox::currentTextChanged, this, [this] { rebuild(); });
+    plot()->legend->setVisible(true);
+    plot()->legend->setFont(font());
+    styleAxes();
+}
+
+void ResultsChart::setResults(std::shared_ptr<const Scenario> sc, std::shared_ptr<const ResultSet> rs)
+{
+    m_sc = std::move(sc);
+    m_rs = std::move(rs);
+    const QString keep = m_metric->currentText();
+    m_metric->blockSignals(true);
+    m_metric->clear();
+    if (m_sc)
+        for (const std::string& m : m_sc->metrics())
+            m_metric->addItem(QString::fromStdString(m));
+    int i = m_metric->findText(keep);
+    m_metric->setCurrentIndex(std::max(0, i));
+    m_metric->blockSignals(false);
+    rebuild();
+}
+
+void ResultsChart::setMetric(const QString& metric)
+{
+    int i = m_metric->findText(metric);
+    if (i >= 0)
+        m_metric->setCurrentIndex(i);
+}
+
+QString ResultsChart::metric() const { return m_metric->currentText(); }
+
+int ResultsChart::seriesCount() const { return plot()->plottableCount(); }
+
+void ResultsChart::rebuild()
+{
+    plot()->clearPlottables();
+    plot()->clearItems();
+    if (!m_sc || !m_rs || m_metric->currentText().isEmpty()) {
+        requestReplot();
+        return;
+    }
+    const std::string metric = m_metric->currentText().toStdString();
+    if (m_sc->axes().empty())
+        buildBars(metric);
+    else
+        buildSweep(metric);
+    plot()->yAxis->setLabel(m_metric->currentText() + (lowerIsBetter(metric) ? tr("  (lower is better)") : tr("  (higher is better)")));
+    styleAxes();
+    requestReplot();
+}
+
+void ResultsChart::buildBars(const std::string& metric)
+{
+    const std::vector<std::string> variants = m_sc->variantNames();
+    QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
+    auto* group = new QCPBarsGroup(plot());
+    group->setSpacing(2);
+    auto* sim = new QCPBars(plot()->xAxis, plot()->yAxis);
+    auto* pub = new QCPBars(plot()->xAxis, plot()->yAxis);
+    sim->setName(tr("simulated"));
+    pub->setName(tr("published (post)"));
+    sim->setPen(QPen(seriesColour(0).darker(130)));
+    sim->setBrush(seriesColour(0));
+    pub->setPen(QPen(QColor(0x80, 0x80, 0x80)));
+    pub->setBrush(QColor(0xc8, 0xc8, 0xc8));
+    for (auto* b : { sim, pub }) {
+        b->setWidth(0.35);
+        b->setBarsGroup(group);
+    }
+    double top = 0;
+    bool anyPublished = false;
+    for (std::size_t i = 0; i < variants.size(); ++i) {
+        Cell c = tableCell(*m_rs, *m_sc, variants[i], OJson::object(), metric);
+        ticker->addTick(double(i + 1), QString::fromStdString(variants[i]));
+        if (c.n > 0) {
+            sim->addData(double(i + 1), c.mean);
+            top = std::max(top, c.mean);
+            auto* label = new QCPItemText(plot());
+            label->position->setCoords(double(i + 1) - 0.18, c.mean);
+            label->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
+            label->setText(QString::fromStdString(formatNumber(c.mean, metric)));
+            label->setColor(palette().color(QPalette::Text));
+            label->setFont(font());
+        }
+        if (c.published) {
+            anyPublished = true;
+            pub->addData(double(i + 1), *c.published);
+            top = std::max(top, *c.published);
+            auto* label = new QCPItemText(plot());
+            label->position->setCoords(double(i + 1) + 0.18, *c.published);
+            label->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
+            label->setText(QString::fromStdString(formatNumber(*c.published, metric)));
+            label->setColor(QColor(0x70, 0x70, 0x70));
+            label->setFont(font());
+        }
+    }
+    if (!anyPublished)
+        plot()->removePlottable(pub);
+    plot()->xAxis->setTicker(ticker);
+    plot()->xAxis->setSubTicks(false);
+    plot()->xAxis->setTickLength(0, 4);
+    plot()->xAxis->setLabel(QString());
+    plot()->xAxis->setRange(0.4, double(variants.size()) + 0.6);
+    plot()->yAxis->setRange(0, top > 0 ? top * 1.15 : 1.0);
+    plot()->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
+}
+
+void ResultsChart::buildSweep(const std::string& metric)
+{
+    const std::string axis = m_sc->axes().front();
+    const std::vector<OJson> points = m_sc->points();
+    const std::vector<std::string> variants = m_sc->variantNames();
+    plot()->xAxis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+    plot()->xAxis->setLabel(QString::fromStdString(axis));
+    for (std::size_t v = 0; v < variants.size(); ++v) {
+        QVector<double> x, y, px, py;
+        for (const OJson& p : points) {
+            const OJson& a = p.value(axis, OJson());
+            if (!a.is_number())
+                continue;
+            Cell c = tableCell(*m_rs, *m_sc, variants[v], p, metric);
+            if (c.n > 0) {
+                x << a.get<double>();
+                y << c.mean;
+            }
+            if (c.published) {
+                px << a.get<double>();
+                py << *c.published;
+            }
+        }
+        const QColor colour = seriesColour(int(v));
+        QCPGraph* g = plot()->addGraph();
+        g->setName(QString::fromStdString(variants[v]));
+        g->setPen(QPen(colour, 2));
+        g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, colour, colour, 7));
+        g->setData(x, y);
+        if (!px.isEmpty()) {
+            QCPGraph* pg = plot()->addGraph();
+            pg->setName(QString::fromStdString(variants[v]) + tr(" (post)"));
+            pg->setPen(QPen(colour, 1.2, Qt::DashLine));
+            pg->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, colour, Qt::white, 8));
+            pg->setData(px, py);
+        }
+    }
+    plot()->rescaleAxes();
+    QCPRange xr = plot()->xAxis->range();
+    double pad = std::max(xr.size() * 0.05, 0.5);
+    plot()->xAxis->setRange(xr.lower - pad, xr.upper + pad);
+    QCPRange yr = plot()->yAxis->range();
+    plot()->yAxis->setRange(std::min(0.0, yr.lower), yr.upper > 0 ? yr.upper * 1.1 : 1.0);
+    plot()->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignRight);
+}
+
+} // namespace mms
