@@ -98,17 +98,12 @@ namespace {
 QString modelToCsv(const QAbstractItemModel& m)
 {
     QString out;
-    const bool rowHeaders = m.headerData(0, Qt::Vertical).isValid();
     QStringList h;
-    if (rowHeaders)
-        h << QString();
     for (int c = 0; c < m.columnCount(); ++c)
         h << csvField(header(m, c));
     out += h.join(QLatin1Char(',')) + QLatin1Char('\n');
     for (int r = 0; r < m.rowCount(); ++r) {
         QStringList row;
-        if (rowHeaders)
-            row << csvField(m.headerData(r, Qt::Vertical).toString());
         for (int c = 0; c < m.columnCount(); ++c)
             row << csvField(cell(m, r, c));
         out += row.join(QLatin1Char(',')) + QLatin1Char('\n');

@@ -1,0 +1,165 @@
+// Export: every chart writes a valid PNG, PDF and SVG; tables and the report carry the results; an unwritable
+// folder is reported, not crashed on; the item models pass QAbstractItemModelTester.
+#include "counterplot.h"
+#include "export.h"
+#include "pagemapview.h"
+#include "report.h"
+#include "resultschart.h"
+#include "resultsmodel.h"
+
+#include "run/recording.h"
+#include "run/runner.h"
+
+#include <QAbstractItemModelTester>
+#include <QFile>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QXmlStreamReader>
+
+using namespace mms;
+
+class TestExport : public QObject {
+    Q_OBJECT
+    std::shared_ptr<const Scenario> m_sc;
+    std::shared_ptr<const ResultSet> m_rs;
+    QTemporaryDir m_dir;
+
+    static QByteArray head(const QString& path, int n)
+    {
+        QFile f(path);
+        return f.open(QIODevice::ReadOnly) ? f.read(n) : QByteArray();
+    }
+    static void verifyFile(const QString& path)
+    {
+        const QString kind = exportKind(path);
+        if (kind == QLatin1String("png"))
+            QCOMPARE(head(path, 8), QByteArray("\x89PNG\r\n\x1a\n", 8));
+        else if (kind == QLatin1String("pdf"))
+            QCOMPARE(head(path, 5), QByteArray("%PDF-"));
+        else {
+            QFile f(path);
+            QVERIFY(f.open(QIODevice::ReadOnly));
+            QXmlStreamReader xml(&f);
+            bool sawSvg = false;
+            while (!xml.atEnd())
+                if (xml.readNext() == QXmlStreamReader::StartElement && xml.name() == QLatin1String("svg"))
+                    sawSvg = true;
+            QVERIFY2(!xml.hasError(), qPrintable(xml.errorString()));
+            QVERIFY(sawSvg);
+        }
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY(m_dir.isValid());
+        m_sc = std::make_shared<const Scenario>(loadScenario("madv-free-swapin"));
+        RunnerOptions opts;
+        opts.scale = 0.01;
+        opts.threads = 2;
+        opts.recording.enabled = true;
+        m_rs = std::make_shared<const ResultSet>(runScenario(*m_sc, opts));
+        QCOMPARE(m_rs->results.size(), std::size_t(3));
+    }
+
+    void chartsExport_data()
+    {
+        QTest::addColumn<QString>("chart");
+        QTest::addColumn<QString>("ext");
+        for (const char* chart : { "results", "counters", "pagemap" })
+            for (const char* ext : { "png", "pdf", "svg" })
+                QTest::addRow("%s.%s", chart, ext) << QString::fromLatin1(chart) << QString::fromLatin1(ext);
+    }
+    void chartsExport()
+    {
+        QFETCH(QString, chart);
+        QFETCH(QString, ext);
+        const QString path = m_dir.filePath(chart + QLatin1Char('.') + ext);
+        QString error;
+        bool ok = false;
+        if (chart == QLatin1String("results")) {
+            ResultsChart c;
+            c.resize(700, 400);
+            c.setResults(m_sc, m_rs);
+            QCOMPARE(c.seriesCount(), 2); // simulated and published bars
+            ok = c.exportTo(path, &error);
+        } else if (chart == QLatin1String("counters")) {
+            CounterPlot c;
+            c.resize(700, 400);
+            c.setSeries({ { QStringLiteral("madvfree"), m_rs->results[1].recording } });
+            ok = c.exportTo(path, &error);
+        } else {
+            PageMapView v;
+            v.resize(500, 400);
+            v.setRecording(m_rs->results[1].recording, QStringLiteral("madvfree"));
+            v.setTime(m_rs->results[1].recording->frameTime(m_rs->results[1].recording->frameCount() / 3));
+            ok = exportWidget(&v, path, &error);
+        }
+        QVERIFY2(ok, qPrintable(error));
+        verifyFile(path);
+    }
+
+    void unwritableFolderIsReported()
+    {
+        ResultsChart c;
+        c.setResults(m_sc, m_rs);
+        QString error;
+        QVERIFY(!c.exportTo(QStringLiteral("/proc/no-such-dir/chart.png"), &error));
+        QVERIFY2(error.contains(QLatin1String("/proc/no-such-dir")), qPrintable(error));
+        std::string err;
+        QVERIFY(!writeReport(*m_sc, *m_rs, "/proc/no-such-dir/report.html", err));
+        QVERIFY2(err.find("/proc/no-such-dir") != std::string::npos, err.c_str());
+        QVERIFY(!writeReport(*m_sc, *m_rs, m_dir.filePath(QStringLiteral("report.doc")).toStdString(), err));
+    }
+
+    void htmlReportHasTablesAndCharts()
+    {
+        const QString path = m_dir.filePath(QStringLiteral("report.html"));
+        std::string error;
+        QVERIFY2(writeReport(*m_sc, *m_rs, path.toStdString(), error), error.c_str());
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QString html = QString::fromUtf8(f.readAll());
+        QVERIFY(html.contains(QLatin1String("<table")));
+        for (const char* v : { "dontneed", "madvfree", "madvfree-patched", "swapins", "elapsed_s" })
+            QVERIFY2(html.contains(QLatin1String(v)), v);
+        QVERIFY(html.contains(QLatin1String("data:image/png;base64,")));
+        QVERIFY(html.contains(QString::fromStdString(m_sc->json()["source"]["seed"].get<std::string>())));
+    }
+
+    void pdfReport()
+    {
+        const QString path = m_dir.filePath(QStringLiteral("report.pdf"));
+        std::string error;
+        QVERIFY2(writeReport(*m_sc, *m_rs, path.toStdString(), error), error.c_str());
+        QCOMPARE(head(path, 5), QByteArray("%PDF-"));
+        QVERIFY(QFileInfo(path).size() > 20000); // the charts are in it
+    }
+
+    void tablesAsText()
+    {
+        ResultsModel m;
+        m.setResults(m_sc, m_rs);
+        QCOMPARE(m.rowCount(), 3);
+        const QString csv = modelToCsv(m);
+        QVERIFY(csv.startsWith(QLatin1String("variant,swapins simulated,swapins published")));
+        const QString md = modelToMarkdown(m);
+        QVERIFY(md.contains(QLatin1String("| madvfree-patched |")));
+    }
+
+    void modelsPassTheTester()
+    {
+        ResultsModel results;
+        QAbstractItemModelTester t1(&results, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        results.setResults(m_sc, m_rs);
+        results.setResults(nullptr, nullptr);
+        results.setResults(m_sc, m_rs);
+        LockStatModel locks;
+        QAbstractItemModelTester t2(&locks, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        locks.setLocks(m_rs->results[1].locks);
+        QVERIFY(locks.rowCount() > 0);
+    }
+};
+
+QTEST_MAIN(TestExport)
+#include "tst_export.moc"

@@ -1,0 +1,143 @@
+// Views that look at pixels: the page map shows the engine's page states, stepping back and forth gives the same
+// image, the lock heatmap is hot where lockstat has contention.
+#include "cputimelineview.h"
+#include "lockheatmapview.h"
+#include "pagemapview.h"
+#include "recordingview.h"
+
+#include "run/recording.h"
+#include "run/run.h"
+
+#include <QTest>
+
+using namespace mms;
+
+namespace {
+std::shared_ptr<const Recording> recordingOf(const std::string& variant)
+{
+    static Scenario sc = loadScenario("madv-free-swapin");
+    RunSpec spec;
+    spec.scenario = &sc;
+    spec.variant = variant;
+    spec.scale = 0.01;
+    spec.seed = runSeed(sc.seed(), variant, spec.point, 0);
+    spec.recording.enabled = true;
+    return executeRun(spec).recording;
+}
+} // namespace
+
+class TestViews : public QObject {
+    Q_OBJECT
+    std::shared_ptr<const Recording> m_rec;
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        m_rec = recordingOf("madvfree");
+        QVERIFY(m_rec && m_rec->frameCount() > 10);
+        QVERIFY2(QFontMetrics(QFont()).inFont(QChar('A')), "no usable font: install fonts-dejavu-core");
+    }
+
+    void pageMapMatchesEngineStates_data()
+    {
+        QTest::addColumn<double>("fraction");
+        QTest::addRow("start") << 0.0;
+        QTest::addRow("quarter") << 0.25;
+        QTest::addRow("middle") << 0.5;
+        QTest::addRow("end") << 1.0;
+    }
+    void pageMapMatchesEngineStates()
+    {
+        QFETCH(double, fraction);
+        PageMapView v;
+        v.resize(420, 320);
+        v.setRecording(m_rec, QStringLiteral("madvfree"));
+        const std::size_t f = std::min(m_rec->frameCount() - 1, std::size_t(fraction * double(m_rec->frameCount())));
+        v.setTime(m_rec->frameTime(f));
+        QCOMPARE(v.frame(), f);
+        const QImage shot = v.grab().toImage();
+        const std::vector<std::uint8_t> states = m_rec->pageMap(f);
+        const auto& pal = pageStatePalette();
+        int checked = 0;
+        for (std::size_t pfn = 0; pfn < states.size(); pfn += states.size() / 97 + 1) {
+            const QPoint p = v.cellCentre(quint32(pfn));
+            QCOMPARE(v.pfnAt(p), qint64(pfn));
+            const QRgb got = shot.pixel(p * shot.devicePixelRatio()) & 0xffffff;
+            QCOMPARE(got, pal[states[pfn]] & 0xffffff);
+            ++checked;
+        }
+        QVERIFY(checked > 50);
+    }
+
+    void framesDifferAndStepBackIsExact()
+    {
+        PageMapView v;
+        v.resize(420, 320);
+        v.setRecording(m_rec, QStringLiteral("madvfree"));
+        const std::size_t n = m_rec->frameCount();
+        v.setTime(m_rec->frameTime(n / 4));
+        const QImage a = v.frameImage().copy();
+        v.setTime(m_rec->frameTime(n / 2));
+        const QImage b = v.frameImage().copy();
+        QVERIFY(a != b);
+        // step back one frame at a time, then forward again
+        const std::size_t at = n / 2 + 3;
+        v.setTime(m_rec->frameTime(at));
+        const QImage before = v.grab().toImage();
+        for (std::size_t f = at; f-- > at - 20;)
+            v.setTime(m_rec->frameTime(f));
+        for (std::size_t f = at - 20; f <= at; ++f)
+            v.setTime(m_rec->frameTime(f));
+        QCOMPARE(v.grab().toImage(), before);
+    }
+
+    void heatmapIsHotWhereLockstatHasContention()
+    {
+        LockHeatmapView v;
+        v.resize(600, 300);
+        v.setRecording(m_rec, QStringLiteral("madvfree"));
+        const QImage shot = v.grab().toImage();
+        // the (lock, frame) with the most wait, and a lock/frame with none
+        std::size_t bestL = 0, bestF = 0, idleL = 0, idleF = 0;
+        Time best = -1;
+        bool haveIdle = false;
+        for (std::size_t l = 0; l < m_rec->lockNames().size(); ++l)
+            for (std::size_t f = 0; f < m_rec->frameCount(); ++f) {
+                const LockFrame& lf = m_rec->lockFrame(l, f);
+                if (lf.wait > best) {
+                    best = lf.wait;
+                    bestL = l;
+                    bestF = f;
+                }
+                bool quiet = lf.wait == 0 && (f == 0 || m_rec->lockFrame(l, f - 1).wait == 0)
+                    && (f + 1 >= m_rec->frameCount() || m_rec->lockFrame(l, f + 1).wait == 0);
+                if (quiet && !haveIdle) {
+                    haveIdle = true;
+                    idleL = l;
+                    idleF = f;
+                }
+            }
+        QVERIFY2(best > 0, "the madvfree run has lock contention");
+        const QRgb none = heatColour(0) & 0xffffff;
+        const QPoint hot = v.cellCentre(bestL, bestF) * shot.devicePixelRatio();
+        QVERIFY(qGray(shot.pixel(hot)) < qGray(none) - 40);
+        if (haveIdle)
+            QCOMPARE(shot.pixel(v.cellCentre(idleL, idleF) * shot.devicePixelRatio()) & 0xffffff, none);
+    }
+
+    void cpuTimelineIsNotBlank()
+    {
+        CpuTimelineView v;
+        v.resize(600, 300);
+        v.setRecording(m_rec, QStringLiteral("madvfree"));
+        const QImage shot = v.grab().toImage();
+        QSet<QRgb> colours;
+        for (int y = 30; y < shot.height() / 2; y += 3)
+            for (int x = 60; x < shot.width() - 10; x += 3)
+                colours.insert(shot.pixel(x, y));
+        QVERIFY2(colours.size() > 10, qPrintable(QString::number(colours.size())));
+    }
+};
+
+QTEST_MAIN(TestViews)
+#include "tst_views.moc"
