@@ -7,6 +7,7 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDir>
+#include <QDockWidget>
 #include <QTimer>
 
 #include <cstdio>
@@ -27,7 +28,8 @@ int main(int argc, char** argv)
     QCommandLineOption at(QStringLiteral("at"), QStringLiteral("Time cursor as a fraction of the run (0..1)."), QStringLiteral("FRACTION"));
     QCommandLineOption scale(QStringLiteral("scale"), QStringLiteral("Scale of memory and work (default 0.1)."), QStringLiteral("F"));
     QCommandLineOption screenshot(QStringLiteral("screenshot"), QStringLiteral("Write the main window to FILE (PNG) after the run and exit."), QStringLiteral("FILE"));
-    cli.addOptions({ scenario, variant, at, scale, screenshot });
+    QCommandLineOption raise(QStringLiteral("raise"), QStringLiteral("Bring these docks to the front (comma-separated: scenario, parameters, results, chart, compare, cpus, locks, counters)."), QStringLiteral("DOCKS"));
+    cli.addOptions({ scenario, variant, at, scale, screenshot, raise });
     cli.process(app);
 
     const bool shot = cli.isSet(screenshot);
@@ -61,6 +63,9 @@ int main(int argc, char** argv)
     if (shot)
         w.resize(1600, 1000);
     w.show();
+    for (const QString& name : cli.value(raise).split(QLatin1Char(','), Qt::SkipEmptyParts))
+        if (auto* d = w.findChild<QDockWidget*>(name.trimmed()))
+            d->raise();
 
     QObject::connect(w.controller(), &mms::EngineController::runFinished, &w, [&](auto) {
         if (cli.isSet(variant) && !w.selectVariant(cli.value(variant))) {

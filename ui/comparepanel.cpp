@@ -32,6 +32,8 @@ ComparePanel::ComparePanel(QWidget* parent)
     grid->setColumnStretch(3, 1);
     grid->setRowStretch(1, 1);
     m_summary->setWordWrap(true);
+    m_a->setLegendVisible(false); // the main page map carries the legend
+    m_b->setLegendVisible(false);
     m_summary->setTextFormat(Qt::RichText);
     connect(m_pickA, &QComboBox::currentIndexChanged, this, [this] { update_(); });
     connect(m_pickB, &QComboBox::currentIndexChanged, this, [this] { update_(); });

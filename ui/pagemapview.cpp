@@ -50,6 +50,14 @@ void PageMapView::setRecording(std::shared_ptr<const Recording> rec, const QStri
     m_rec = std::move(rec);
     m_title = title;
     m_frame = 0;
+    m_seen.assign(std::size_t(kStates), false);
+    if (m_rec)
+        for (std::size_t f = 0; f < m_rec->frameCount(); ++f) {
+            const auto counts = m_rec->stateCounts(f);
+            for (std::size_t s = 0; s < counts.size() && s < m_seen.size(); ++s)
+                m_seen[s] = m_seen[s] || counts[s] > 0;
+        }
+    m_image = QImage();
     relayout();
     setTime(m_time);
 }
@@ -110,11 +118,21 @@ void PageMapView::render()
     m_counts = m_rec->stateCounts(m_frame);
 }
 
+bool PageMapView::inLegend(int s) const
+{
+    // States no page is in at any frame of the run are left out (so the legend does not reflow during playback).
+    return m_seen.empty() || (s < int(m_seen.size()) && m_seen[std::size_t(s)]);
+}
+
 int PageMapView::legendHeight() const
 {
+    if (!m_legend)
+        return 0;
     const QFontMetrics fm(font());
     int x = 4, lines = 1;
     for (int s = 0; s < kStates; ++s) {
+        if (!inLegend(s))
+            continue;
         int w = 14 + fm.horizontalAdvance(pageStateLabel(PageState(s)) + QStringLiteral(" 100.0%")) + 12;
         if (x + w > width() - 4 && x > 4) {
             ++lines;
@@ -159,6 +177,13 @@ QPoint PageMapView::cellCentre(quint32 pfn) const
     return QPointF(r.left() + (col + 0.5) * r.width() / m_cols, r.top() + (row + 0.5) * r.height() / m_rows).toPoint();
 }
 
+void PageMapView::setLegendVisible(bool on)
+{
+    m_legend = on;
+    relayout();
+    update();
+}
+
 void PageMapView::resetZoom()
 {
     m_zoom = 1.0;
@@ -197,7 +222,9 @@ void PageMapView::paintEvent(QPaintEvent*)
     for (auto c : m_counts)
         total += double(c);
     int x = 4, y = area.bottom() + 5;
-    for (int s = 0; s < kStates; ++s) {
+    for (int s = 0; s < kStates && m_legend; ++s) {
+        if (!inLegend(s))
+            continue;
         double share = total > 0 && s < int(m_counts.size()) ? 100.0 * double(m_counts[s]) / total : 0;
         QString label = pageStateLabel(PageState(s)) + QStringLiteral(" %1%").arg(share, 0, 'f', 1);
         int w = 14 + fm.horizontalAdvance(pageStateLabel(PageState(s)) + QStringLiteral(" 100.0%")) + 12;

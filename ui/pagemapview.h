@@ -29,6 +29,7 @@ public:
     // Where page pfn is drawn (the centre of its cell), for tests.
     QPoint cellCentre(quint32 pfn) const;
     void resetZoom();
+    void setLegendVisible(bool on);
 
     QSize sizeHint() const override { return { 480, 360 }; }
     QSize minimumSizeHint() const override { return { 160, 120 }; }
@@ -49,6 +50,7 @@ private:
     QRect mapArea() const;
     QRectF imageRect() const;
     int legendHeight() const;
+    bool inLegend(int state) const;
 
     std::shared_ptr<const Recording> m_rec;
     QString m_title;
@@ -58,10 +60,12 @@ private:
     int m_rows = 1;
     QImage m_image;
     std::vector<std::uint64_t> m_counts;
+    std::vector<bool> m_seen; // per PageState: some page is in it at some frame
     double m_zoom = 1.0;
     QPointF m_pan; // in widget pixels
     QPoint m_dragFrom;
     bool m_dragging = false;
+    bool m_legend = true;
 };
 
 } // namespace mms

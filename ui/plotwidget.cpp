@@ -55,6 +55,7 @@ void PlotWidget::styleAxes()
             ax->setTickLabelColor(fg);
             ax->setLabelColor(fg);
             ax->grid()->setPen(QPen(grid, 0, Qt::DotLine));
+            ax->grid()->setZeroLinePen(Qt::NoPen);
         }
     if (m_plot->legend) {
         m_plot->legend->setBrush(bg);

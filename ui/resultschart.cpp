@@ -23,6 +23,14 @@ ResultsChart::ResultsChart(QWidget* parent)
     connect(m_metric, &QComboBox::currentTextChanged, this, [this] { rebuild(); });
     plot()->legend->setVisible(true);
     plot()->legend->setFont(font());
+    // The legend sits in its own row under the axes, so it never hides a bar or a label.
+    auto* legendRow = new QCPLayoutGrid;
+    plot()->plotLayout()->addElement(1, 0, legendRow);
+    plot()->axisRect()->insetLayout()->take(plot()->legend);
+    legendRow->addElement(0, 0, plot()->legend);
+    legendRow->setMargins(QMargins(0, 0, 0, 4));
+    plot()->legend->setFillOrder(QCPLegend::foColumnsFirst);
+    plot()->plotLayout()->setRowStretchFactor(1, 0.001);
     styleAxes();
 }
 
@@ -77,8 +85,11 @@ void ResultsChart::buildBars(const std::string& metric)
     QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
     auto* group = new QCPBarsGroup(plot());
     group->setSpacing(2);
+    // At a reduced --scale the simulated figures are ~scale x the post's: the post's bars get their own axis (right)
+    // so the two sets compare by shape and ratio; at scale 1 both share the left axis.
+    const bool ownAxis = m_rs->scale != 1.0;
     auto* sim = new QCPBars(plot()->xAxis, plot()->yAxis);
-    auto* pub = new QCPBars(plot()->xAxis, plot()->yAxis);
+    auto* pub = new QCPBars(plot()->xAxis, ownAxis ? plot()->yAxis2 : plot()->yAxis);
     sim->setName(tr("simulated"));
     pub->setName(tr("published (post)"));
     sim->setPen(QPen(seriesColour(0).darker(130)));
@@ -89,7 +100,7 @@ void ResultsChart::buildBars(const std::string& metric)
         b->setWidth(0.35);
         b->setBarsGroup(group);
     }
-    double top = 0;
+    double top = 0, pubTop = 0;
     bool anyPublished = false;
     for (std::size_t i = 0; i < variants.size(); ++i) {
         Cell c = tableCell(*m_rs, *m_sc, variants[i], OJson::object(), metric);
@@ -107,8 +118,9 @@ void ResultsChart::buildBars(const std::string& metric)
         if (c.published) {
             anyPublished = true;
             pub->addData(double(i + 1), *c.published);
-            top = std::max(top, *c.published);
+            (ownAxis ? pubTop : top) = std::max(ownAxis ? pubTop : top, *c.published);
             auto* label = new QCPItemText(plot());
+            label->position->setAxes(plot()->xAxis, pub->valueAxis());
             label->position->setCoords(double(i + 1) + 0.18, *c.published);
             label->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
             label->setText(QString::fromStdString(formatNumber(*c.published, metric)));
@@ -118,17 +130,26 @@ void ResultsChart::buildBars(const std::string& metric)
     }
     if (!anyPublished)
         plot()->removePlottable(pub);
+    plot()->yAxis2->setVisible(ownAxis && anyPublished);
+    if (ownAxis && anyPublished) {
+        plot()->yAxis2->setRange(0, pubTop > 0 ? pubTop * 1.15 : 1.0);
+        plot()->yAxis2->setLabel(tr("published (post, full scale)"));
+        sim->setName(tr("simulated (scale %1, left axis)").arg(m_rs->scale));
+        pub->setName(tr("published (post, right axis)"));
+    }
     plot()->xAxis->setTicker(ticker);
     plot()->xAxis->setSubTicks(false);
     plot()->xAxis->setTickLength(0, 4);
     plot()->xAxis->setLabel(QString());
     plot()->xAxis->setRange(0.4, double(variants.size()) + 0.6);
     plot()->yAxis->setRange(0, top > 0 ? top * 1.15 : 1.0);
-    plot()->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
 }
 
 void ResultsChart::buildSweep(const std::string& metric)
 {
+    const bool ownAxis = m_rs->scale != 1.0; // see buildBars
+    plot()->yAxis2->setVisible(ownAxis);
+    plot()->yAxis2->setLabel(tr("published (post, full scale)"));
     const std::string axis = m_sc->axes().front();
     const std::vector<OJson> points = m_sc->points();
     const std::vector<std::string> variants = m_sc->variantNames();
@@ -157,7 +178,7 @@ void ResultsChart::buildSweep(const std::string& metric)
         g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, colour, colour, 7));
         g->setData(x, y);
         if (!px.isEmpty()) {
-            QCPGraph* pg = plot()->addGraph();
+            QCPGraph* pg = plot()->addGraph(plot()->xAxis, ownAxis ? plot()->yAxis2 : plot()->yAxis);
             pg->setName(QString::fromStdString(variants[v]) + tr(" (post)"));
             pg->setPen(QPen(colour, 1.2, Qt::DashLine));
             pg->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, colour, Qt::white, 8));
@@ -168,9 +189,10 @@ void ResultsChart::buildSweep(const std::string& metric)
     QCPRange xr = plot()->xAxis->range();
     double pad = std::max(xr.size() * 0.05, 0.5);
     plot()->xAxis->setRange(xr.lower - pad, xr.upper + pad);
-    QCPRange yr = plot()->yAxis->range();
-    plot()->yAxis->setRange(std::min(0.0, yr.lower), yr.upper > 0 ? yr.upper * 1.1 : 1.0);
-    plot()->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignRight);
+    for (QCPAxis* ax : { plot()->yAxis, plot()->yAxis2 }) {
+        QCPRange yr = ax->range();
+        ax->setRange(std::min(0.0, yr.lower), yr.upper > 0 ? yr.upper * 1.1 : 1.0);
+    }
 }
 
 } // namespace mms
