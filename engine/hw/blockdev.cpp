@@ -1,0 +1,94 @@
+#include "hw/blockdev.h"
+
+#include <algorithm>
+
+namespace mms {
+
+BlockDevice::BlockDevice(Sched& s, DeviceSpec spec, int index)
+    : m_s(s)
+    , m_spec(std::move(spec))
+    , m_index(index)
+{
+}
+
+Co<> BlockDevice::waitForSlot(Task& t)
+{
+    while (m_outstanding >= m_spec.queueDepth) {
+        co_await m_s.flush(t);
+        m_throttled.emplace_back(&t, t.sleepGen + 1);
+        co_await m_s.sleep(t);
+    }
+}
+
+std::uint64_t BlockDevice::submit(bool write, std::vector<Pfn> pages)
+{
+    std::uint32_t id;
+    if (!m_freeIds.empty()) {
+        id = m_freeIds.back();
+        m_freeIds.pop_back();
+    } else {
+        id = static_cast<std::uint32_t>(m_requests.size());
+        m_requests.emplace_back();
+        m_live.push_back(false);
+        m_serial.push_back(0);
+    }
+    m_serial[id] = m_nextSerial++;
+    IoRequest& r = m_requests[id];
+    r.write = write;
+    r.pages = std::move(pages);
+    r.waiters.clear();
+    r.submitted = m_s.sim().now();
+    m_live[id] = true;
+    ++m_outstanding;
+
+    double bytes = static_cast<double>(r.pages.size() * kPageSize);
+    Time transfer = ns(m_spec.requestOverheadNs + bytes / (m_spec.bandwidthMBps * 1e6) * 1e9);
+    Time begin = std::max(m_s.sim().now(), m_busyUntil);
+    m_busyUntil = begin + transfer;
+    m_busyTotal += transfer;
+    r.completes = m_busyUntil + ns(write ? m_spec.writeLatencyNs : m_spec.readLatencyNs);
+    (write ? m_writes : m_reads) += 1;
+    (write ? m_pagesWritten : m_pagesRead) += r.pages.size();
+
+    // Device events are keyed after every CPU so that same-time CPU events run first.
+    m_s.sim().callAt(
+        r.completes, static_cast<std::uint32_t>(m_s.cpuCount() + m_index),
+        [](void* ctx, std::uint64_t rid) { static_cast<BlockDevice*>(ctx)->complete(static_cast<std::uint32_t>(rid)); },
+        this, id);
+    return (static_cast<std::uint64_t>(m_serial[id]) << 32) | id;
+}
+
+Co<> BlockDevice::waitFor(Task& t, std::uint64_t handle)
+{
+    if (!inFlight(handle))
+        co_return;
+    co_await m_s.flush(t);
+    if (!inFlight(handle))
+        co_return;
+    auto id = static_cast<std::uint32_t>(handle);
+    m_requests[id].waiters.emplace_back(&t, t.sleepGen + 1);
+    if (m_s.trace())
+        m_s.trace()->span(t.cpu, m_s.sim().now(), m_requests[id].completes, SpanKind::IoWait, "io_schedule");
+    co_await m_s.sleep(t);
+}
+
+void BlockDevice::complete(std::uint32_t id)
+{
+    IoRequest& r = m_requests[id];
+    --m_outstanding;
+    m_live[id] = false;
+    if (m_completion)
+        m_completion(*this, r);
+    for (auto [t, gen] : r.waiters)
+        m_s.wakeIf(*t, gen);
+    r.waiters.clear();
+    r.pages.clear();
+    m_freeIds.push_back(id);
+    if (!m_throttled.empty()) {
+        auto [t, gen] = m_throttled.front();
+        m_throttled.pop_front();
+        m_s.wakeIf(*t, gen);
+    }
+}
+
+} // namespace mms

@@ -1,0 +1,72 @@
+#pragma once
+// A block device under swap: requests pass one FIFO transfer stage (per-request overhead + bytes / bandwidth) and
+// then a fixed latency that overlaps with other requests. At most queueDepth requests are in flight; a submitter
+// beyond that sleeps until one completes (the block layer's nr_requests throttling). Reads therefore queue behind
+// a backlog of reclaim writes, as they do on real devices.
+
+#include "hw/machine.h"
+#include "mm/page.h"
+#include "sched/sched.h"
+
+#include <deque>
+#include <functional>
+#include <vector>
+
+namespace mms {
+
+struct IoRequest {
+    bool write = false;
+    std::vector<Pfn> pages;
+    std::vector<std::pair<Task*, std::uint32_t>> waiters; // tasks sleeping until this request completes (+ sleep gen)
+    Time submitted = 0;
+    Time completes = 0;
+};
+
+class BlockDevice {
+public:
+    using Completion = std::function<void(BlockDevice&, IoRequest&)>;
+    BlockDevice(Sched& s, DeviceSpec spec, int index);
+
+    // Waits (sleeping) while the queue is full.
+    Co<> waitForSlot(Task& t);
+    // Submits a request for `pages` now; returns its handle (slot and serial, never reused while the request
+    // lives). Completion runs the device's completion handler.
+    std::uint64_t submit(bool write, std::vector<Pfn> pages);
+    // The caller sleeps until the request completes (wait_on_page_locked / wait_on_page_writeback).
+    Co<> waitFor(Task& t, std::uint64_t handle);
+    bool inFlight(std::uint64_t handle) const
+    {
+        auto slot = static_cast<std::uint32_t>(handle);
+        return slot < m_live.size() && m_live[slot] && m_serial[slot] == (handle >> 32);
+    }
+
+    void setCompletion(Completion c) { m_completion = std::move(c); }
+    const DeviceSpec& spec() const { return m_spec; }
+    int index() const { return m_index; }
+    int outstanding() const { return m_outstanding; }
+    std::uint64_t reads() const { return m_reads; }
+    std::uint64_t writes() const { return m_writes; }
+    std::uint64_t pagesRead() const { return m_pagesRead; }
+    std::uint64_t pagesWritten() const { return m_pagesWritten; }
+    Time busyTime() const { return m_busyTotal; }
+
+private:
+    void complete(std::uint32_t id);
+
+    Sched& m_s;
+    DeviceSpec m_spec;
+    int m_index;
+    Time m_busyUntil = 0;
+    Time m_busyTotal = 0;
+    int m_outstanding = 0;
+    std::vector<IoRequest> m_requests;
+    std::vector<bool> m_live;
+    std::vector<std::uint32_t> m_serial;
+    std::uint32_t m_nextSerial = 1;
+    std::vector<std::uint32_t> m_freeIds;
+    std::deque<std::pair<Task*, std::uint32_t>> m_throttled;
+    Completion m_completion;
+    std::uint64_t m_reads = 0, m_writes = 0, m_pagesRead = 0, m_pagesWritten = 0;
+};
+
+} // namespace mms

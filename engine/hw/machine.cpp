@@ -1,0 +1,130 @@
+#include "hw/machine.h"
+
+#include <sstream>
+
+namespace mms {
+
+namespace {
+    constexpr std::uint64_t GiB = 1ULL << 30;
+
+    std::vector<DeviceSpec> devices()
+    {
+        std::vector<DeviceSpec> d;
+        // SATA SSD of 2015 (e.g. Samsung 850-class): ~90 us 4 KiB random read, ~480 MB/s sequential write.
+        // Latencies from typical datasheets (kernel-mm.md cost table: 80-120 us read). Calibrated within range.
+        d.push_back({ "ssd-2015", 90'000, 40'000, 330, 8'000, 128 });
+        // 7200 rpm disk: random 4 KiB ~8 ms, sequential ~100 MB/s (kernel-mm.md: 5-10 ms random).
+        d.push_back({ "hdd-2007", 8'000'000, 8'000'000, 100, 50'000, 128 });
+        // RAM-simulated persistent memory (seed 003's swap): ~1-3 us per 4 KiB (kernel-mm.md).
+        d.push_back({ "pmem-ram", 1'000, 1'000, 8'000, 300, 1024 });
+        // NVMe of 2020: 10-20 us read (kernel-mm.md).
+        d.push_back({ "nvme-2020", 15'000, 15'000, 2'500, 1'000, 1024 });
+        return d;
+    }
+
+    std::vector<MachineSpec> presets()
+    {
+        std::vector<MachineSpec> p;
+        {
+            MachineSpec m;
+            m.preset = "generic-12cpu-2015";
+            m.description = "Minchan Kim's test box of seed 000: 12 CPUs, 3 GB RAM, 8 GB swap (2015)";
+            m.sockets = 1;
+            m.cpus = 12;
+            m.memoryBytes = 3 * GiB;
+            m.swap.push_back({ 8 * GiB, *devicePreset("ssd-2015") });
+            m.cost.clockGHz = 2.5;
+            p.push_back(m);
+        }
+        {
+            MachineSpec m;
+            m.preset = "quad-core-2007";
+            m.description = "Rik van Riel's quad-core of seed 001 (Core 2 era, 2007, one socket)";
+            m.sockets = 1;
+            m.cpus = 4;
+            m.memoryBytes = 4 * GiB;
+            m.swap.push_back({ 4 * GiB, *devicePreset("hdd-2007") });
+            m.cost.clockGHz = 2.4;
+            m.cost.lockedRmwNs = 10.0; // Core 2: ~25 cycles locked op (Agner Fog)
+            m.cost.lineSameSocketNs = 50.0; // shared L2 / FSB snoop (GUESS)
+            m.cost.smpMbNs = 14.0; // mfence ~33 cycles (kernel-mm.md, <=4.14 kernels)
+            m.cost.contextSwitchNs = 4000.0;
+            p.push_back(m);
+        }
+        {
+            MachineSpec m;
+            m.preset = "xeon-32cpu-2020";
+            m.description = "Yang Shi's bench of seed 002: 32 CPUs, 256 GB, NUMA off (one lru_lock), 2020";
+            m.sockets = 1;
+            m.cpus = 32;
+            m.memoryBytes = 256 * GiB;
+            m.cost.clockGHz = 2.5;
+            p.push_back(m);
+        }
+        {
+            MachineSpec m;
+            m.preset = "xeon-e5v3-144cpu-2017";
+            m.description = "Huang Ying's Xeon E5 v3 of seed 003: 144 CPUs in 4 sockets, 32 GB RAM, RAM-simulated PMEM swap";
+            m.sockets = 4;
+            m.cpus = 144;
+            m.memoryBytes = 32 * GiB;
+            for (int i = 0; i < 2; ++i)
+                m.swap.push_back({ 48 * GiB, *devicePreset("pmem-ram") });
+            m.cost.clockGHz = 2.5;
+            p.push_back(m);
+        }
+        {
+            MachineSpec m;
+            m.preset = "ivybridge-ex-60core-2014";
+            m.description = "Davidlohr Bueso's 4-socket 60-core / 120-thread IvyBridge-EX of seed 004, 130 GB";
+            m.sockets = 4;
+            m.cpus = 120;
+            m.memoryBytes = 130 * GiB;
+            m.cost.clockGHz = 2.8;
+            p.push_back(m);
+        }
+        return p;
+    }
+} // namespace
+
+std::optional<DeviceSpec> devicePreset(const std::string& kind)
+{
+    for (auto& d : devices())
+        if (d.kind == kind)
+            return d;
+    return std::nullopt;
+}
+
+std::vector<std::string> devicePresetNames()
+{
+    std::vector<std::string> names;
+    for (auto& d : devices())
+        names.push_back(d.kind);
+    return names;
+}
+
+std::optional<MachineSpec> machinePreset(const std::string& name)
+{
+    for (auto& m : presets())
+        if (m.preset == name)
+            return m;
+    return std::nullopt;
+}
+
+std::vector<std::string> machinePresetNames()
+{
+    std::vector<std::string> names;
+    for (auto& m : presets())
+        names.push_back(m.preset);
+    return names;
+}
+
+std::string CostModel::describe() const
+{
+    std::ostringstream o;
+    o << "clock " << clockGHz << " GHz, locked RMW " << lockedRmwNs << " ns, line " << lineSameSocketNs << "/"
+      << lineCrossSocketNs << " ns, IPI " << ipiSendNs << " ns, zero page " << zeroPageNs << " ns";
+    return o.str();
+}
+
+} // namespace mms

@@ -1,0 +1,279 @@
+#include "mm/kernel.h"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+namespace mms {
+
+Kernel::Kernel(Sched& sched, const Toggles& toggles, std::uint64_t reservedPages)
+    : s(sched)
+    , cost(sched.cost())
+    , tg(toggles)
+{
+    const MachineSpec& m = s.machine();
+    auto nr = static_cast<std::uint32_t>(m.memoryPages());
+    pages.resize(nr);
+    pcpu.resize(static_cast<std::size_t>(s.cpuCount()));
+    reservedPages = std::min<std::uint64_t>(reservedPages, nr / 2);
+    // Reserved pages (kernel text, page tables, slab) are allocated and on no list.
+    zone.freeList.reserve(nr);
+    for (std::uint32_t p = nr; p-- > reservedPages;) {
+        pages.setFlags(p, PG_buddy);
+        zone.freeList.push_back(p);
+    }
+    // init_per_zone_wmark_min(): min_free_kbytes = sqrt(lowmem_kbytes * 16), clamped to [128, 65536].
+    double kbytes = static_cast<double>(m.memoryBytes) / 1024.0;
+    double minKb = std::clamp(std::sqrt(kbytes * 16.0), 128.0, 65536.0);
+    zone.watermarkMin = static_cast<std::uint64_t>(minKb / 4.0);
+    zone.watermarkLow = zone.watermarkMin * 5 / 4;
+    zone.watermarkHigh = zone.watermarkMin * 3 / 2;
+
+    for (std::size_t i = 0; i < m.swap.size(); ++i) {
+        auto si = std::make_unique<SwapInfo>();
+        si->type = static_cast<int>(i);
+        si->lock.setName("swap_info[" + std::to_string(i) + "].lock");
+        si->treeLock.setName("swapper_spaces[" + std::to_string(i) + "].tree_lock");
+        auto slots = static_cast<std::uint32_t>(std::min<std::uint64_t>(m.swap[i].sizeBytes / kPageSize, pte::kOffsetMask));
+        si->swapMap.assign(slots, 0);
+        si->cache.assign(slots, kNoPage);
+        si->dev = std::make_unique<BlockDevice>(s, m.swap[i].device, static_cast<int>(i));
+        si->dev->setCompletion([this](BlockDevice& d, IoRequest& r) { endIo(d, r); });
+        swap.push_back(std::move(si));
+    }
+}
+
+Kernel::~Kernel() = default;
+
+MmStruct& Kernel::mm_alloc()
+{
+    auto mm = std::make_unique<MmStruct>();
+    mm->id = static_cast<std::uint16_t>(mms.size());
+    mm->cpuVmMask.assign(static_cast<std::size_t>(s.cpuCount()), false);
+    mm->mmap_sem.setImpl(tg.rwsemImpl == RwsemImplToggle::Spinlock ? RwsemImpl::Spinlock : RwsemImpl::Xadd);
+    mms.push_back(std::move(mm));
+    return *mms.back();
+}
+
+std::uint32_t Kernel::do_mmap(MmStruct& mm, std::uint32_t nrPages)
+{
+    auto start = static_cast<std::uint32_t>(mm.pte.size());
+    // Keep VMAs page-table aligned, like a 2 MiB-aligned mmap of a large region.
+    start = (start + PTRS_PER_PTE - 1) / PTRS_PER_PTE * PTRS_PER_PTE;
+    mm.pte.resize(start + nrPages, 0);
+    while (mm.ptl.size() * PTRS_PER_PTE < mm.pte.size())
+        mm.ptl.push_back(std::make_unique<SpinLock>("ptl"));
+    mm.vmas.push_back(Vma { start, nrPages });
+    return start;
+}
+
+void Kernel::startKswapd(int cpu)
+{
+    m_kswapd = &s.spawn("kswapd0", cpu, true, nullptr, 0);
+    s.start(*m_kswapd, kswapd_main(*this, *m_kswapd));
+}
+
+void Kernel::wakeup_kswapd()
+{
+    if (!m_kswapd || m_kswapdWoken)
+        return;
+    m_kswapdWoken = true;
+    vm.inc(Vm::KswapdWakeup);
+    s.wake(*m_kswapd);
+}
+
+Co<> Kernel::congestion_wait(Task& t, Time timeout)
+{
+    co_await s.flush(t);
+    m_congested.emplace_back(&t, t.sleepGen + 1);
+    co_await s.sleepTimeout(t, timeout);
+}
+
+LruList Kernel::page_lru(std::uint16_t flags)
+{
+    if (flags & PG_unevictable)
+        return LRU_UNEVICTABLE;
+    bool file = !(flags & PG_swapbacked);
+    bool active = flags & PG_active;
+    return static_cast<LruList>((file ? LRU_INACTIVE_FILE : LRU_INACTIVE_ANON) + (active ? 1 : 0));
+}
+
+void Kernel::add_page_to_lru_list(Pfn p, LruList l, bool tail)
+{
+    pages.set(p, PG_lru);
+    if (tail)
+        pages.listAddTail(lruHead(l), p);
+    else
+        pages.listAdd(lruHead(l), p);
+    ++lruvec.nr[l];
+}
+
+void Kernel::del_page_from_lru_list(Pfn p)
+{
+    LruList l = page_lru(pages.flags(p));
+    pages.listDel(p);
+    pages.clear(p, PG_lru);
+    --lruvec.nr[l];
+}
+
+void Kernel::endIo(BlockDevice& dev, IoRequest& r)
+{
+    // end_swap_bio_read / end_swap_bio_write run in the device's interrupt on one CPU.
+    s.interrupt(dev.index() % s.cpuCount(), cost.ioCompleteNs * static_cast<double>(r.pages.size()));
+    for (Pfn p : r.pages) {
+        if (!r.write) {
+            pages.clear(p, PG_locked);
+            pageReadIo.erase(p);
+            continue;
+        }
+        pages.clear(p, PG_writeback);
+        // rotate_reclaimable_page(): a page written for reclaim goes to the tail, to be freed by the next scan.
+        if (pages.test(p, PG_reclaim) && pages.test(p, PG_lru) && !pages.test(p, PG_active)) {
+            pages.clear(p, PG_reclaim);
+            LruList l = page_lru(pages.flags(p));
+            pages.listDel(p);
+            pages.listAddTail(lruHead(l), p);
+            vm.inc(Vm::PgRotated);
+        }
+    }
+    if (r.write) {
+        for (auto [t, gen] : m_congested)
+            s.wakeIf(*t, gen);
+        m_congested.clear();
+    }
+}
+
+std::vector<int> Kernel::tlbTargets(const MmStruct& mm, int self) const
+{
+    std::vector<int> targets;
+    for (int c = 0; c < s.cpuCount(); ++c) {
+        Task* cur = s.cpu(c).current;
+        if (c != self && cur && cur->mm == &mm)
+            targets.push_back(c);
+    }
+    return targets;
+}
+
+std::vector<const LockStat*> Kernel::lockStats() const
+{
+    std::vector<const LockStat*> v { &zone.lock.stat(), &lruvec.lru_lock.stat() };
+    for (auto& si : swap) {
+        v.push_back(&si->lock.stat());
+        v.push_back(&si->treeLock.stat());
+    }
+    for (auto& mm : mms) {
+        v.push_back(&mm->mmap_sem.stat());
+        if (mm->mmap_sem.impl() == RwsemImpl::Spinlock)
+            v.push_back(&mm->mmap_sem.waitLock().stat());
+        for (auto& l : mm->ptl)
+            v.push_back(&l->stat());
+    }
+    return v;
+}
+
+std::string Kernel::checkInvariants() const
+{
+    std::ostringstream err;
+    std::uint32_t n = pages.size();
+    // LRU lists: walk each, check flags and counts.
+    std::vector<std::uint8_t> onList(n, 0);
+    for (int l = 0; l < NR_LRU_LISTS; ++l) {
+        std::uint64_t count = 0;
+        for (Pfn p = pages.first(lruHead(static_cast<LruList>(l))); p != kNoPage && p < n; p = pages.next(p)) {
+            if (onList[p]++)
+                return "page " + std::to_string(p) + " is on two LRU lists";
+            if (!pages.test(p, PG_lru) || page_lru(pages.flags(p)) != l)
+                return "page " + std::to_string(p) + " on list " + lruListName(static_cast<LruList>(l)) + " has flags that say otherwise";
+            ++count;
+        }
+        if (count != lruvec.nr[l])
+            return std::string("list ") + lruListName(static_cast<LruList>(l)) + " holds " + std::to_string(count)
+                + " pages but its counter says " + std::to_string(lruvec.nr[l]);
+    }
+    std::uint64_t buddy = 0;
+    for (Pfn p = 0; p < n; ++p) {
+        bool lru = pages.test(p, PG_lru);
+        if (lru != (onList[p] != 0))
+            return "page " + std::to_string(p) + " has PG_lru " + (lru ? "set" : "clear") + " but is " + (onList[p] ? "" : "not ") + "on a list";
+        if (pages.test(p, PG_buddy)) {
+            ++buddy;
+            if (pages.flags(p) != PG_buddy || pages.owner(p) != 0)
+                return "free page " + std::to_string(p) + " has other flags or an owner";
+        }
+    }
+    std::uint64_t pcpPages = 0;
+    for (auto& c : pcpu)
+        pcpPages += c.pcp.size();
+    if (buddy != zone.nrFree() + pcpPages)
+        return "PG_buddy pages " + std::to_string(buddy) + " != free list " + std::to_string(zone.nrFree()) + " + per-cpu lists " + std::to_string(pcpPages);
+    // PTEs against pages and swap_map.
+    std::vector<std::vector<std::uint32_t>> refs(swap.size());
+    for (std::size_t i = 0; i < swap.size(); ++i)
+        refs[i].assign(swap[i]->nrSlots(), 0);
+    for (auto& mm : mms) {
+        std::uint64_t rss = 0, swapents = 0;
+        for (std::uint32_t vpn = 0; vpn < mm->pte.size(); ++vpn) {
+            Pte e = mm->pte[vpn];
+            if (pte::present(e)) {
+                ++rss;
+                Pfn p = pte::pfn(e);
+                if (pages.owner(p) != mm->id + 1u || pages.index(p) != vpn || pages.test(p, PG_buddy))
+                    return "PTE of mm " + std::to_string(mm->id) + " vpn " + std::to_string(vpn) + " maps page " + std::to_string(p) + " owned by someone else";
+            } else if (pte::isSwap(e)) {
+                ++swapents;
+                auto entry = pte::toSwpEntry(e);
+                auto type = pte::swpType(entry);
+                if (type >= swap.size() || pte::swpOffset(entry) >= swap[type]->nrSlots())
+                    return "swap PTE out of range";
+                ++refs[type][pte::swpOffset(entry)];
+            }
+        }
+        if (rss != mm->rss)
+            return "mm " + std::to_string(mm->id) + " rss counter " + std::to_string(mm->rss) + " != present PTEs " + std::to_string(rss);
+        if (swapents != mm->swapents)
+            return "mm " + std::to_string(mm->id) + " swapents counter " + std::to_string(mm->swapents) + " != swap PTEs " + std::to_string(swapents);
+    }
+    for (std::size_t i = 0; i < swap.size(); ++i) {
+        std::uint32_t inuse = 0;
+        for (std::uint32_t off = 0; off < swap[i]->nrSlots(); ++off) {
+            if (swap[i]->swapMap[off] != refs[i][off])
+                return "swap_map[" + std::to_string(i) + "][" + std::to_string(off) + "] = " + std::to_string(swap[i]->swapMap[off]) + " but " + std::to_string(refs[i][off]) + " PTEs refer to it";
+            Pfn c = swap[i]->cache[off];
+            if (c != kNoPage && (!pages.test(c, PG_swapcache) || pages.priv(c) != pte::swpEntry(static_cast<unsigned>(i), off)))
+                return "swap cache slot " + std::to_string(off) + " points to a page that does not point back";
+            inuse += swap[i]->slotUsed(off);
+        }
+        if (inuse != swap[i]->inuse)
+            return "swap device " + std::to_string(i) + " inuse " + std::to_string(swap[i]->inuse) + " != used slots " + std::to_string(inuse);
+    }
+    return err.str();
+}
+
+const char* vmName(Vm v)
+{
+    switch (v) {
+    case Vm::PgFault: return "pgfault";
+    case Vm::PgMajFault: return "pgmajfault";
+    case Vm::PgAlloc: return "pgalloc";
+    case Vm::PgFree: return "pgfree";
+    case Vm::PswpIn: return "pswpin";
+    case Vm::PswpOut: return "pswpout";
+    case Vm::SwapRa: return "swap_ra";
+    case Vm::PgScanKswapd: return "pgscan_kswapd";
+    case Vm::PgScanDirect: return "pgscan_direct";
+    case Vm::PgSteal: return "pgsteal";
+    case Vm::PgLazyFreed: return "pglazyfreed";
+    case Vm::PgActivate: return "pgactivate";
+    case Vm::PgDeactivate: return "pgdeactivate";
+    case Vm::PgRotated: return "pgrotated";
+    case Vm::AllocStall: return "allocstall";
+    case Vm::KswapdWakeup: return "kswapd_wakeup";
+    case Vm::TlbLocalFlush: return "tlb_local_flush";
+    case Vm::TlbRemoteIpi: return "tlb_remote_ipi";
+    case Vm::ZapSwapEntries: return "zap_swap_entries";
+    case Vm::Count: break;
+    }
+    return "?";
+}
+
+} // namespace mms

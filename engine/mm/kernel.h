@@ -1,0 +1,197 @@
+#pragma once
+// The simulated kernel's memory-management state and the functions that act on it. The functions are spread over
+// files named after the kernel's own (page_alloc.cpp, swap.cpp, swapfile.cpp, vmscan.cpp, memory.cpp, madvise.cpp,
+// tlb.cpp) and keep the kernel's snake_case names so they can be read beside the source.
+//
+// Era: the defaults model a 4.0-4.5 kernel (zone lru_lock, PAGEVEC_SIZE 14, no swap slots cache); toggles
+// (mm/toggles.h) switch the posts' patches and later changes on and off.
+
+#include "hw/blockdev.h"
+#include "mm/page.h"
+#include "mm/pte.h"
+#include "mm/toggles.h"
+#include "mm/vmstat.h"
+#include "sched/sched.h"
+#include "sync/rwsem.h"
+#include "sync/spinlock.h"
+
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+namespace mms {
+
+constexpr int SWAP_CLUSTER_MAX = 32; // pages reclaimed per batch (include/linux/swap.h)
+constexpr int MMU_GATHER_BATCH = 510; // pages per mmu_gather batch: (PAGE_SIZE - header) / sizeof(void*)
+constexpr int PTRS_PER_PTE = 512; // PTEs per page-table page, i.e. per split ptl
+constexpr int PCP_BATCH = 31; // per-cpu page list batch (zone_batchsize for a large zone)
+constexpr int PCP_HIGH = 6 * PCP_BATCH; // per-cpu list high mark (pageset high = 6 * batch)
+
+struct Pagevec {
+    std::vector<Pfn> pages;
+};
+
+struct PerCpuState {
+    std::vector<Pfn> pcp; // per_cpu_pages: order-0 free pages of this CPU
+    Pagevec lruAdd; // lru_add_pvec
+    Pagevec deactivate; // lru_deactivate_pvecs (MADV_FREE, 4.5)
+    Pagevec activate; // activate_page_pvecs
+};
+
+struct Zone {
+    SpinLock lock { "zone->lock" };
+    std::vector<Pfn> freeList; // the buddy free list, order 0
+    std::uint64_t watermarkMin = 0, watermarkLow = 0, watermarkHigh = 0; // pages
+    std::uint64_t nrFree() const { return freeList.size(); }
+};
+
+struct Lruvec {
+    SpinLock lru_lock { "zone->lru_lock" };
+    std::uint64_t nr[NR_LRU_LISTS] = {};
+};
+
+struct Vma {
+    std::uint32_t start = 0; // first virtual page number
+    std::uint32_t pages = 0;
+};
+
+struct MmStruct {
+    std::uint16_t id = 0; // page owner id is id + 1
+    std::vector<Pte> pte; // one entry per virtual page, from vpn 0
+    std::vector<std::unique_ptr<SpinLock>> ptl; // split page-table locks, one per PTRS_PER_PTE entries
+    RwSem mmap_sem { "mm->mmap_sem" };
+    std::vector<Vma> vmas;
+    std::vector<bool> cpuVmMask; // mm_cpumask: CPUs that may hold TLB entries of this mm
+    std::uint64_t rss = 0; // MM_ANONPAGES
+    std::uint64_t swapents = 0; // MM_SWAPENTS
+
+    SpinLock& ptlFor(std::uint32_t vpn) { return *ptl[vpn / PTRS_PER_PTE]; }
+};
+
+struct SwapInfo {
+    int type = 0;
+    SpinLock lock; // swap_info_struct->lock
+    SpinLock treeLock; // swapper_spaces[type].tree_lock (the swap cache radix tree)
+    std::vector<std::uint8_t> swapMap; // references from PTEs (SWAP_HAS_CACHE kept in `cache`)
+    std::vector<Pfn> cache; // swap cache: offset -> page, kNoPage if none
+    std::uint32_t inuse = 0; // slots with a PTE reference or a cached page
+    std::uint32_t clusterNext = 1; // next offset to try (slot 0 is the header)
+    std::unique_ptr<BlockDevice> dev;
+
+    std::uint32_t nrSlots() const { return static_cast<std::uint32_t>(swapMap.size()); }
+    bool slotUsed(std::uint32_t off) const { return swapMap[off] != 0 || cache[off] != kNoPage; }
+};
+
+class Kernel {
+public:
+    Kernel(Sched& s, const Toggles& toggles, std::uint64_t reservedPages = 0);
+    ~Kernel();
+    Kernel(const Kernel&) = delete;
+    Kernel& operator=(const Kernel&) = delete;
+
+    Sched& s;
+    const CostModel& cost;
+    Toggles tg;
+    PageArray pages;
+    Zone zone;
+    Lruvec lruvec;
+    std::vector<PerCpuState> pcpu;
+    std::vector<std::unique_ptr<SwapInfo>> swap;
+    std::vector<std::unique_ptr<MmStruct>> mms;
+    VmStat vm;
+    std::size_t swapRotor = 0; // next equal-priority swap device to allocate from
+
+    MmStruct& mm_alloc();
+    // mmap of anonymous memory: returns the first vpn of the new VMA.
+    std::uint32_t do_mmap(MmStruct& mm, std::uint32_t nrPages);
+    MmStruct* mmOf(Pfn p) { return pages.owner(p) ? mms[pages.owner(p) - 1u].get() : nullptr; }
+
+    void startKswapd(int cpu);
+    void wakeup_kswapd();
+    Task* kswapd() const { return m_kswapd; }
+    // congestion_wait(): sleep until some swap write completes, at most `timeout`.
+    Co<> congestion_wait(Task& t, Time timeout);
+
+    // LRU list helpers (the caller holds lru_lock).
+    void add_page_to_lru_list(Pfn p, LruList l, bool tail = false);
+    void del_page_from_lru_list(Pfn p);
+    static LruList page_lru(std::uint16_t flags);
+    Pfn lruHead(LruList l) const { return pages.listHead(l); }
+
+    // Pages under read I/O: the device and request a fault must wait for.
+    std::unordered_map<Pfn, std::pair<int, std::uint64_t>> pageReadIo;
+    // Extra references held by a fault in progress (get_page): reclaim leaves such pages alone.
+    std::unordered_map<Pfn, int> pinned;
+    void pin(Pfn p) { ++pinned[p]; }
+    void unpin(Pfn p)
+    {
+        auto it = pinned.find(p);
+        if (it != pinned.end() && --it->second == 0)
+            pinned.erase(it);
+    }
+    bool isPinned(Pfn p) const { return pinned.count(p) != 0; }
+    // A page that lost every reference while reclaim or a pagevec held it.
+    bool orphan(Pfn p) const
+    {
+        return pages.owner(p) == 0 && !pages.test(p, PG_swapcache) && pages.mapcount(p) == 0 && !pages.test(p, PG_buddy);
+    }
+    // CPUs other than `self` on which `mm` is live (its TLB entries may be cached there): the IPI targets.
+    std::vector<int> tlbTargets(const MmStruct& mm, int self) const;
+
+    // Every lock, for lockstat (instances with the same name are summed by the reports).
+    std::vector<const LockStat*> lockStats() const;
+    // Checks the invariants (every page in one state, list lengths match flags, swap_map matches PTEs).
+    // Returns an empty string when they hold, else the first violation.
+    std::string checkInvariants() const;
+
+private:
+    void endIo(BlockDevice& dev, IoRequest& r);
+    Task* m_kswapd = nullptr;
+    std::uint32_t m_kswapdGen = 0;
+    bool m_kswapdWoken = false;
+    std::vector<std::pair<Task*, std::uint32_t>> m_congested;
+    friend Co<> kswapd_main(Kernel& k, Task& t);
+};
+
+// --- the kernel paths (one line each here; the bodies sit in files named after the kernel's) ---
+// page_alloc.cpp
+Co<Pfn> alloc_page(Kernel& k, Task& t);
+Co<> free_hot_cold_page(Kernel& k, Task& t, Pfn p);
+// swap.cpp
+Co<> lru_cache_add(Kernel& k, Task& t, Pfn p, bool active);
+Co<> lru_add_drain(Kernel& k, Task& t);
+Co<> deactivate_page(Kernel& k, Task& t, Pfn p);
+Co<> release_pages(Kernel& k, Task& t, std::vector<Pfn>& pages);
+// swapfile.cpp
+Co<std::uint32_t> get_swap_page(Kernel& k, Task& t);
+Co<> swap_free(Kernel& k, Task& t, std::uint32_t entry);
+Co<> free_swap_and_cache(Kernel& k, Task& t, std::uint32_t entry);
+Co<> swapcache_free(Kernel& k, Task& t, std::uint32_t entry);
+Co<bool> add_to_swap(Kernel& k, Task& t, Pfn p);
+Co<> delete_from_swap_cache(Kernel& k, Task& t, Pfn p);
+Co<bool> try_to_free_swap(Kernel& k, Task& t, Pfn p);
+// vmscan.cpp
+Co<> kswapd_main(Kernel& k, Task& t);
+Co<std::uint64_t> try_to_free_pages(Kernel& k, Task& t);
+Co<std::uint64_t> shrink_zone(Kernel& k, Task& t, bool kswapd);
+// memory.cpp
+Co<> handle_mm_fault(Kernel& k, Task& t, MmStruct& mm, std::uint32_t vpn, bool write);
+Co<> do_anonymous_page(Kernel& k, Task& t, MmStruct& mm, std::uint32_t vpn);
+Co<> do_swap_page(Kernel& k, Task& t, MmStruct& mm, std::uint32_t vpn, Pte orig);
+Co<> zap_page_range(Kernel& k, Task& t, MmStruct& mm, std::uint32_t start, std::uint32_t pages);
+Co<> exit_mmap(Kernel& k, Task& t, MmStruct& mm);
+// madvise.cpp
+Co<> sys_madvise(Kernel& k, Task& t, MmStruct& mm, std::uint32_t start, std::uint32_t pages, Advice advice);
+// tlb.cpp
+struct MmuGather {
+    MmStruct* mm = nullptr;
+    std::vector<Pfn> pages; // pages to free after the flush
+    bool needFlush = false;
+    std::uint32_t flushes = 0;
+};
+Co<> flush_tlb_mm_range(Kernel& k, Task& t, MmStruct& mm);
+Co<> flush_tlb_page(Kernel& k, Task& t, MmStruct& mm);
+Co<> tlb_flush_mmu(Kernel& k, Task& t, MmuGather& tlb);
+Co<> tlb_finish_mmu(Kernel& k, Task& t, MmuGather& tlb);
+
+} // namespace mms

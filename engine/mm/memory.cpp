@@ -1,0 +1,218 @@
+// mm/memory.c (4.0): page faults (do_anonymous_page, do_swap_page with swapin readahead), zap_pte_range with
+// mmu_gather batching, exit_mmap.
+#include "mm/kernel.h"
+
+namespace mms {
+
+namespace {
+    constexpr std::uint32_t kZapBatchPages = 10000; // MAX_GATHER_BATCH_COUNT * MAX_GATHER_BATCH: force a flush
+
+    // swapin_readahead(): read the aligned cluster of 2^page_cluster slots around `entry` that are in use and not
+    // cached yet, as one request. Returns the page for `entry` (locked, under I/O) or kNoPage.
+    Co<Pfn> swapin_readahead(Kernel& k, Task& t, std::uint32_t entry)
+    {
+        FnScope fn(t, "swapin_readahead");
+        SwapInfo& si = *k.swap[pte::swpType(entry)];
+        std::uint32_t off = pte::swpOffset(entry);
+        std::uint32_t n = 1u << k.tg.swapPageCluster;
+        std::uint32_t first = off & ~(n - 1);
+        std::vector<Pfn> batch;
+        Pfn target = kNoPage;
+        for (std::uint32_t o = std::max(first, 1u); o < std::min(first + n, si.nrSlots()); ++o) {
+            if (si.swapMap[o] == 0 || si.cache[o] != kNoPage)
+                continue;
+            Pfn p = co_await alloc_page(k, t);
+            // read_swap_cache_async(): the allocation and the tree_lock may have slept; someone may have read the
+            // slot or freed the entry meanwhile (add_to_swap_cache() fails with -EEXIST).
+            co_await spin_lock(k.s, t, si.treeLock);
+            if (si.swapMap[o] == 0 || si.cache[o] != kNoPage) {
+                spin_unlock(k.s, t, si.treeLock);
+                co_await free_hot_cold_page(k, t, p);
+                continue;
+            }
+            Sched::burn(t, k.cost.swapCacheOpNs);
+            si.cache[o] = p; // the slot is in use already (swap_map > 0): inuse does not change
+            spin_unlock(k.s, t, si.treeLock);
+            k.pages.setFlags(p, PG_swapcache | PG_swapbacked | PG_anon | PG_locked);
+            k.pages.setPriv(p, pte::swpEntry(static_cast<unsigned>(si.type), o));
+            k.pages.setOwner(p, 0);
+            batch.push_back(p);
+            if (o == off)
+                target = p;
+            co_await lru_cache_add(k, t, p, false); // lru_cache_add_anon: inactive
+        }
+        if (batch.empty())
+            co_return si.cache[off];
+        co_await si.dev->waitForSlot(t);
+        Sched::burn(t, k.cost.bioSubmitNs);
+        k.vm.inc(Vm::PswpIn, batch.size());
+        k.vm.inc(Vm::SwapRa, batch.size() - (target != kNoPage ? 1 : 0));
+        std::uint64_t handle = si.dev->submit(false, batch);
+        for (Pfn p : batch)
+            k.pageReadIo[p] = { si.type, handle };
+        co_return target != kNoPage ? target : si.cache[off];
+    }
+
+    Co<> zap_pte_range(Kernel& k, Task& t, MmuGather& tlb, MmStruct& mm, std::uint32_t vpn, std::uint32_t end)
+    {
+        FnScope fn(t, "zap_pte_range");
+        while (vpn < end) {
+            SpinLock& ptl = mm.ptlFor(vpn);
+            co_await spin_lock(k.s, t, ptl);
+            bool forceFlush = false;
+            for (; vpn < end; ++vpn) {
+                Pte e = mm.pte[vpn];
+                Sched::burn(t, k.cost.pteOpNs);
+                if (pte::none(e))
+                    continue;
+                if (pte::present(e)) {
+                    Pfn p = pte::pfn(e);
+                    mm.pte[vpn] = 0; // ptep_get_and_clear_full
+                    --mm.rss;
+                    k.pages.setMapcount(p, 0); // page_remove_rmap
+                    k.pages.clear(p, PG_lazyfree);
+                    Sched::burn(t, k.cost.rmapOpNs);
+                    tlb.needFlush = true;
+                    k.pin(p); // the gather holds a reference until tlb_flush_mmu() frees it
+                    tlb.pages.push_back(p); // tlb_remove_page
+                    if (tlb.pages.size() >= kZapBatchPages) {
+                        forceFlush = true;
+                        ++vpn;
+                        break;
+                    }
+                    continue;
+                }
+                if (pte::isSwap(e)) {
+                    mm.pte[vpn] = 0;
+                    --mm.swapents;
+                    k.vm.inc(Vm::ZapSwapEntries);
+                    co_await free_swap_and_cache(k, t, pte::toSwpEntry(e));
+                }
+            }
+            spin_unlock(k.s, t, ptl);
+            if (forceFlush)
+                co_await tlb_flush_mmu(k, t, tlb);
+            co_await k.s.cond_resched(t);
+        }
+    }
+} // namespace
+
+Co<> do_anonymous_page(Kernel& k, Task& t, MmStruct& mm, std::uint32_t vpn)
+{
+    FnScope fn(t, "do_anonymous_page");
+    Pfn p = co_await alloc_page(k, t);
+    Sched::burn(t, k.cost.zeroPageNs); // clear_user_highpage
+    SpinLock& ptl = mm.ptlFor(vpn);
+    co_await spin_lock(k.s, t, ptl);
+    if (!pte::none(mm.pte[vpn])) { // raced with another fault
+        spin_unlock(k.s, t, ptl);
+        co_await free_hot_cold_page(k, t, p);
+        co_return;
+    }
+    k.pages.setFlags(p, PG_anon | PG_swapbacked);
+    k.pages.setOwner(p, static_cast<std::uint16_t>(mm.id + 1));
+    k.pages.setIndex(p, vpn);
+    k.pages.setMapcount(p, 1); // page_add_new_anon_rmap
+    mm.pte[vpn] = pte::mkPresent(p, true, true);
+    ++mm.rss;
+    Sched::burn(t, k.cost.rmapOpNs + k.cost.pteOpNs);
+    spin_unlock(k.s, t, ptl);
+    co_await lru_cache_add(k, t, p, true); // lru_cache_add_active_or_unevictable
+}
+
+Co<> do_swap_page(Kernel& k, Task& t, MmStruct& mm, std::uint32_t vpn, Pte orig)
+{
+    FnScope fn(t, "do_swap_page");
+    std::uint32_t entry = pte::toSwpEntry(orig);
+    SwapInfo& si = *k.swap[pte::swpType(entry)];
+    std::uint32_t off = pte::swpOffset(entry);
+    for (;;) {
+        // lookup_swap_cache()
+        Pfn p = si.cache[off];
+        Sched::burn(t, k.cost.swapCacheOpNs);
+        if (p == kNoPage) {
+            k.vm.inc(Vm::PgMajFault);
+            p = co_await swapin_readahead(k, t, entry);
+            if (mm.pte[vpn] != orig) // someone else resolved the fault while we allocated
+                co_return;
+            if (p == kNoPage)
+                continue;
+        }
+        k.pin(p);
+        // lock_page_or_retry(): wait for the read to complete, or for whoever holds the page lock.
+        while (k.pages.test(p, PG_locked)) {
+            auto it = k.pageReadIo.find(p);
+            if (it != k.pageReadIo.end())
+                co_await k.swap[static_cast<std::size_t>(it->second.first)]->dev->waitFor(t, it->second.second);
+            else
+                co_await k.s.sleepFor(t, us(2)); // the lock holder (reclaim) is short; poll like a wait_on_page_bit
+        }
+        SpinLock& ptl = mm.ptlFor(vpn);
+        co_await spin_lock(k.s, t, ptl);
+        if (mm.pte[vpn] != orig) {
+            spin_unlock(k.s, t, ptl);
+            k.unpin(p);
+            co_return;
+        }
+        if (si.cache[off] != p) { // reclaimed before we got here: look up again
+            spin_unlock(k.s, t, ptl);
+            k.unpin(p);
+            continue;
+        }
+        k.pages.set(p, PG_anon | PG_swapbacked);
+        k.pages.setOwner(p, static_cast<std::uint16_t>(mm.id + 1));
+        k.pages.setIndex(p, vpn);
+        k.pages.setMapcount(p, 1); // do_page_add_anon_rmap
+        mm.pte[vpn] = pte::mkPresent(p, true, true); // write fault: reuse_swap_page + pte_mkdirty
+        ++mm.rss;
+        --mm.swapents;
+        Sched::burn(t, k.cost.rmapOpNs + k.cost.pteOpNs);
+        spin_unlock(k.s, t, ptl);
+        co_await swap_free(k, t, entry);
+        // reuse_swap_page() on the write fault: the only user takes the page out of the swap cache.
+        co_await try_to_free_swap(k, t, p);
+        k.unpin(p);
+        co_return;
+    }
+}
+
+Co<> handle_mm_fault(Kernel& k, Task& t, MmStruct& mm, std::uint32_t vpn, bool write)
+{
+    FnScope fn(t, "__do_page_fault");
+    Sched::burn(t, k.cost.faultEntryNs);
+    k.vm.inc(Vm::PgFault);
+    co_await mm.mmap_sem.down_read(k.s, t);
+    Pte e = mm.pte[vpn];
+    if (pte::none(e))
+        co_await do_anonymous_page(k, t, mm, vpn);
+    else if (pte::isSwap(e))
+        co_await do_swap_page(k, t, mm, vpn, e);
+    else if (pte::present(e))
+        mm.pte[vpn] = e | pte::kYoung | (write ? pte::kDirty : 0);
+    co_await mm.mmap_sem.up_read(k.s, t);
+}
+
+Co<> zap_page_range(Kernel& k, Task& t, MmStruct& mm, std::uint32_t start, std::uint32_t pages)
+{
+    FnScope fn(t, "zap_page_range");
+    co_await lru_add_drain(k, t);
+    MmuGather tlb;
+    tlb.mm = &mm;
+    std::uint32_t end = start + pages;
+    for (std::uint32_t pmd = start; pmd < end;) {
+        std::uint32_t next = std::min(end, (pmd / PTRS_PER_PTE + 1) * PTRS_PER_PTE);
+        co_await zap_pte_range(k, t, tlb, mm, pmd, next);
+        pmd = next;
+    }
+    co_await tlb_finish_mmu(k, t, tlb);
+}
+
+Co<> exit_mmap(Kernel& k, Task& t, MmStruct& mm)
+{
+    FnScope fn(t, "exit_mmap");
+    for (const Vma& v : mm.vmas)
+        co_await zap_page_range(k, t, mm, v.start, v.pages);
+    mm.vmas.clear();
+}
+
+} // namespace mms

@@ -1,0 +1,115 @@
+#include "mm/page.h"
+
+namespace mms {
+
+const char* pageStateName(PageState s)
+{
+    switch (s) {
+    case PageState::Free: return "free";
+    case PageState::AnonActive: return "anon active";
+    case PageState::AnonInactive: return "anon inactive";
+    case PageState::FileActive: return "file active";
+    case PageState::FileInactive: return "file inactive";
+    case PageState::Lazyfree: return "lazyfree";
+    case PageState::SwapCache: return "swap cache";
+    case PageState::UnderIo: return "under I/O";
+    case PageState::Isolated: return "isolated";
+    case PageState::Pagevec: return "in pagevec";
+    case PageState::Unevictable: return "unevictable";
+    case PageState::Kernel: return "unlisted";
+    case PageState::Count: break;
+    }
+    return "?";
+}
+
+const char* lruListName(LruList l)
+{
+    switch (l) {
+    case LRU_INACTIVE_ANON: return "inactive_anon";
+    case LRU_ACTIVE_ANON: return "active_anon";
+    case LRU_INACTIVE_FILE: return "inactive_file";
+    case LRU_ACTIVE_FILE: return "active_file";
+    case LRU_UNEVICTABLE: return "unevictable";
+    case NR_LRU_LISTS: break;
+    }
+    return "?";
+}
+
+void PageArray::resize(std::uint32_t nrPages)
+{
+    m_nr = nrPages;
+    std::size_t n = nrPages;
+    m_flags.assign(n, 0);
+    m_owner.assign(n, 0);
+    m_index.assign(n, 0);
+    m_private.assign(n, 0);
+    m_mapcount.assign(n, 0);
+    m_next.assign(n + kListHeads, kNoPage);
+    m_prev.assign(n + kListHeads, kNoPage);
+    for (std::uint32_t i = 0; i < kListHeads; ++i)
+        listInit(i);
+}
+
+PageState PageArray::state(Pfn p) const
+{
+    std::uint16_t f = m_flags[p];
+    if (f & PG_buddy)
+        return PageState::Free;
+    if (f & (PG_writeback | PG_locked))
+        return PageState::UnderIo;
+    if (f & PG_isolated)
+        return PageState::Isolated;
+    if (f & PG_pagevec)
+        return PageState::Pagevec;
+    if (f & PG_unevictable)
+        return PageState::Unevictable;
+    if (f & PG_lazyfree)
+        return PageState::Lazyfree;
+    if ((f & PG_swapcache) && m_mapcount[p] == 0)
+        return PageState::SwapCache;
+    if (f & PG_lru) {
+        bool anon = f & PG_swapbacked;
+        bool active = f & PG_active;
+        if (anon)
+            return active ? PageState::AnonActive : PageState::AnonInactive;
+        return active ? PageState::FileActive : PageState::FileInactive;
+    }
+    return PageState::Kernel;
+}
+
+void PageArray::listInit(std::uint32_t listId)
+{
+    Pfn h = listHead(listId);
+    m_next[h] = h;
+    m_prev[h] = h;
+}
+
+void PageArray::listAdd(Pfn head, Pfn p)
+{
+    Pfn n = m_next[head];
+    m_next[p] = n;
+    m_prev[p] = head;
+    m_prev[n] = p;
+    m_next[head] = p;
+}
+
+void PageArray::listAddTail(Pfn head, Pfn p)
+{
+    Pfn l = m_prev[head];
+    m_next[p] = head;
+    m_prev[p] = l;
+    m_next[l] = p;
+    m_prev[head] = p;
+}
+
+void PageArray::listDel(Pfn p)
+{
+    Pfn n = m_next[p];
+    Pfn l = m_prev[p];
+    m_next[l] = n;
+    m_prev[n] = l;
+    m_next[p] = kNoPage;
+    m_prev[p] = kNoPage;
+}
+
+} // namespace mms

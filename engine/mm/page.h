@@ -1,0 +1,115 @@
+#pragma once
+// struct page, struct-of-arrays: every simulated page frame is 16 bytes of flags, owner, index and LRU links,
+// plus the swap entry of a swap-cache page. Page frame numbers (Pfn) index these arrays; the last few indices
+// beyond the real frames are the list heads of the LRU lists (intrusive, like struct list_head).
+
+#include <cstdint>
+#include <vector>
+
+namespace mms {
+
+using Pfn = std::uint32_t;
+constexpr Pfn kNoPage = 0xffffffffu;
+
+// Page flags, named after include/linux/page-flags.h. PG_pagevec (the page sits in a per-CPU pagevec) and PG_buddy
+// (free) are bookkeeping the kernel expresses otherwise; PG_lazyfree follows the 2007 patch's bit (in 4.5+ it is
+// "anon and clean"), kept here so the page map can show lazily freed pages in every era.
+enum PageFlag : std::uint16_t {
+    PG_lru = 1u << 0,
+    PG_active = 1u << 1,
+    PG_referenced = 1u << 2,
+    PG_swapbacked = 1u << 3,
+    PG_swapcache = 1u << 4,
+    PG_dirty = 1u << 5,
+    PG_locked = 1u << 6,
+    PG_mlocked = 1u << 7,
+    PG_lazyfree = 1u << 8,
+    PG_writeback = 1u << 9,
+    PG_unevictable = 1u << 10,
+    PG_isolated = 1u << 11,
+    PG_buddy = 1u << 12,
+    PG_pagevec = 1u << 13,
+    PG_anon = 1u << 14,
+    PG_reclaim = 1u << 15,
+};
+
+// What the page map shows: one byte per page.
+enum class PageState : std::uint8_t {
+    Free = 0,
+    AnonActive,
+    AnonInactive,
+    FileActive,
+    FileInactive,
+    Lazyfree,
+    SwapCache,
+    UnderIo,
+    Isolated,
+    Pagevec,
+    Unevictable,
+    Kernel, // allocated, on no list (e.g. just faulted in, or a kernel page)
+    Count
+};
+const char* pageStateName(PageState s);
+
+enum LruList : std::uint8_t {
+    LRU_INACTIVE_ANON = 0,
+    LRU_ACTIVE_ANON,
+    LRU_INACTIVE_FILE,
+    LRU_ACTIVE_FILE,
+    LRU_UNEVICTABLE,
+    NR_LRU_LISTS
+};
+const char* lruListName(LruList l);
+
+class PageArray {
+public:
+    explicit PageArray(std::uint32_t nrPages = 0) { resize(nrPages); }
+    void resize(std::uint32_t nrPages);
+    std::uint32_t size() const { return m_nr; }
+
+    std::uint16_t flags(Pfn p) const { return m_flags[p]; }
+    bool test(Pfn p, std::uint16_t f) const { return (m_flags[p] & f) != 0; }
+    void set(Pfn p, std::uint16_t f) { m_flags[p] = static_cast<std::uint16_t>(m_flags[p] | f); }
+    void clear(Pfn p, std::uint16_t f) { m_flags[p] = static_cast<std::uint16_t>(m_flags[p] & ~f); }
+    void setFlags(Pfn p, std::uint16_t f) { m_flags[p] = f; }
+
+    // Owner: the mm (anon) or address space (file) id + 1; 0 = none.
+    std::uint16_t owner(Pfn p) const { return m_owner[p]; }
+    void setOwner(Pfn p, std::uint16_t o) { m_owner[p] = o; }
+    // Index: the virtual page number in the owner mm (anon) or the page offset in the file.
+    std::uint32_t index(Pfn p) const { return m_index[p]; }
+    void setIndex(Pfn p, std::uint32_t i) { m_index[p] = i; }
+    // page_private: the swap entry of a swap-cache page.
+    std::uint32_t priv(Pfn p) const { return m_private[p]; }
+    void setPriv(Pfn p, std::uint32_t v) { m_private[p] = v; }
+    std::uint8_t mapcount(Pfn p) const { return m_mapcount[p]; }
+    void setMapcount(Pfn p, std::uint8_t c) { m_mapcount[p] = c; }
+
+    PageState state(Pfn p) const;
+
+    // Intrusive doubly-linked lists. A list is identified by its head index (>= size()).
+    Pfn listHead(std::uint32_t listId) const { return m_nr + listId; }
+    void listInit(std::uint32_t listId);
+    void listAdd(Pfn head, Pfn p); // at the head (list_add)
+    void listAddTail(Pfn head, Pfn p);
+    void listDel(Pfn p);
+    Pfn first(Pfn head) const { return m_next[head] == head ? kNoPage : m_next[head]; }
+    Pfn last(Pfn head) const { return m_prev[head] == head ? kNoPage : m_prev[head]; }
+    Pfn next(Pfn p) const { return m_next[p]; }
+    Pfn prev(Pfn p) const { return m_prev[p]; }
+    bool listEmpty(Pfn head) const { return m_next[head] == head; }
+
+    static constexpr std::uint32_t kListHeads = 16;
+
+private:
+    std::uint32_t m_nr = 0;
+    std::vector<std::uint16_t> m_flags;
+    std::vector<std::uint16_t> m_owner;
+    std::vector<std::uint32_t> m_index;
+    std::vector<std::uint32_t> m_private;
+    std::vector<std::uint8_t> m_mapcount;
+    std::vector<Pfn> m_next;
+    std::vector<Pfn> m_prev;
+};
+
+} // namespace mms

@@ -1,0 +1,145 @@
+// mm/swap.c: the per-CPU pagevecs in front of lru_lock (lru_cache_add, deactivate, drain) and release_pages.
+#include "mm/kernel.h"
+
+namespace mms {
+
+namespace {
+    // A page freed while it sits in a pagevec keeps the pagevec's reference: it is marked (PG_reclaim doubles as
+    // "free on drain" while PG_pagevec is set) and freed when the pagevec drains.
+    bool orphaned(const Kernel& k, Pfn p) { return k.pages.test(p, PG_reclaim); }
+
+    // __pagevec_lru_add_fn(), costed step by step: the variants of seed 002 differ only in here.
+    void pagevec_lru_add_fn(Kernel& k, Task& t, Pfn p)
+    {
+        const CostModel& c = k.cost;
+        Sched::burn(t, c.lockedRmwNs); // SetPageLRU (lock or)
+        switch (k.tg.lruBarrier) {
+        case LruBarrier::SmpMb:
+            Sched::burn(t, c.lockedRmwNs); // TestClearPageUnevictable (lock btr), before the barrier since 9c4e6b1a7027
+            Sched::burn(t, c.smpMbNs);
+            break;
+        case LruBarrier::AfterAtomic: // smp_mb__after_atomic(): a compiler barrier on x86
+            Sched::burn(t, c.lockedRmwNs);
+            break;
+        case LruBarrier::None:
+            break;
+        }
+        switch (k.tg.pageEvictable) {
+        case EvictableCall::OutOfLine: // page_evictable() and page_mapping() out of line in vmscan.c / util.c
+            Sched::burn(t, 2 * c.functionCallNs + 4 * c.pteOpNs);
+            break;
+        case EvictableCall::Inline:
+            Sched::burn(t, 4 * c.pteOpNs);
+            break;
+        case EvictableCall::None:
+            break;
+        }
+        k.pages.clear(p, PG_pagevec);
+        k.add_page_to_lru_list(p, Kernel::page_lru(k.pages.flags(p)));
+        Sched::burn(t, c.listOpNs); // add_page_to_lru_list + update_page_reclaim_stat
+    }
+
+    Co<> pagevec_lru_add(Kernel& k, Task& t, Pagevec& pv)
+    {
+        FnScope fn(t, "__pagevec_lru_add");
+        std::vector<Pfn> orphans;
+        co_await spin_lock(k.s, t, k.lruvec.lru_lock);
+        for (Pfn p : pv.pages) {
+            if (orphaned(k, p)) {
+                k.pages.clear(p, PG_pagevec | PG_reclaim);
+                orphans.push_back(p);
+                continue;
+            }
+            pagevec_lru_add_fn(k, t, p);
+        }
+        spin_unlock(k.s, t, k.lruvec.lru_lock);
+        pv.pages.clear();
+        for (Pfn p : orphans)
+            co_await free_hot_cold_page(k, t, p);
+    }
+
+    Co<> pagevec_deactivate(Kernel& k, Task& t, Pagevec& pv)
+    {
+        FnScope fn(t, "lru_deactivate_fn");
+        co_await spin_lock(k.s, t, k.lruvec.lru_lock);
+        for (Pfn p : pv.pages) {
+            if (k.pages.test(p, PG_lru) && k.pages.test(p, PG_active) && !k.pages.test(p, PG_isolated)) {
+                k.del_page_from_lru_list(p);
+                k.pages.clear(p, PG_active | PG_referenced);
+                k.add_page_to_lru_list(p, Kernel::page_lru(k.pages.flags(p)));
+                k.vm.inc(Vm::PgDeactivate);
+                Sched::burn(t, 2 * k.cost.listOpNs);
+            }
+        }
+        spin_unlock(k.s, t, k.lruvec.lru_lock);
+        pv.pages.clear();
+    }
+} // namespace
+
+Co<> lru_cache_add(Kernel& k, Task& t, Pfn p, bool active)
+{
+    FnScope fn(t, "__lru_cache_add");
+    Sched::burn(t, k.cost.lockedRmwNs); // get_page()
+    k.pages.set(p, PG_pagevec | (active ? PG_active : 0));
+    Pagevec& pv = k.pcpu[static_cast<std::size_t>(t.cpu)].lruAdd;
+    pv.pages.push_back(p);
+    if (pv.pages.size() >= static_cast<std::size_t>(k.tg.pagevecSize))
+        co_await pagevec_lru_add(k, t, pv);
+}
+
+Co<> lru_add_drain(Kernel& k, Task& t)
+{
+    PerCpuState& pc = k.pcpu[static_cast<std::size_t>(t.cpu)];
+    if (!pc.lruAdd.pages.empty())
+        co_await pagevec_lru_add(k, t, pc.lruAdd);
+    if (!pc.deactivate.pages.empty())
+        co_await pagevec_deactivate(k, t, pc.deactivate);
+}
+
+Co<> deactivate_page(Kernel& k, Task& t, Pfn p)
+{
+    if (!k.pages.test(p, PG_lru) || !k.pages.test(p, PG_active))
+        co_return;
+    Sched::burn(t, k.cost.lockedRmwNs); // get_page()
+    Pagevec& pv = k.pcpu[static_cast<std::size_t>(t.cpu)].deactivate;
+    pv.pages.push_back(p);
+    if (pv.pages.size() >= static_cast<std::size_t>(k.tg.pagevecSize))
+        co_await pagevec_deactivate(k, t, pv);
+}
+
+Co<> release_pages(Kernel& k, Task& t, std::vector<Pfn>& pages)
+{
+    FnScope fn(t, "release_pages");
+    std::vector<Pfn> toFree;
+    toFree.reserve(pages.size());
+    // lru_lock is held across a batch of SWAP_CLUSTER_MAX pages; every page's state is read under it.
+    for (std::size_t i = 0; i < pages.size(); i += SWAP_CLUSTER_MAX) {
+        co_await spin_lock(k.s, t, k.lruvec.lru_lock);
+        for (std::size_t j = i; j < std::min(pages.size(), i + SWAP_CLUSTER_MAX); ++j) {
+            Pfn p = pages[j];
+            Sched::burn(t, k.cost.lockedRmwNs); // put_page_testzero
+            if (k.pages.test(p, PG_swapcache) || k.pages.mapcount(p) > 0 || k.pages.test(p, PG_locked))
+                continue; // still referenced by the swap cache, a mapping or a lock holder
+            if (k.pages.test(p, PG_pagevec)) {
+                k.pages.set(p, PG_reclaim); // freed when its pagevec drains
+                k.pages.setOwner(p, 0);
+                continue;
+            }
+            if (k.pages.test(p, PG_isolated)) {
+                k.pages.setOwner(p, 0); // reclaim holds it and frees it
+                continue;
+            }
+            if (k.pages.test(p, PG_lru)) {
+                k.del_page_from_lru_list(p);
+                Sched::burn(t, k.cost.listOpNs);
+            }
+            toFree.push_back(p);
+        }
+        spin_unlock(k.s, t, k.lruvec.lru_lock);
+    }
+    for (Pfn p : toFree)
+        co_await free_hot_cold_page(k, t, p);
+    pages.clear();
+}
+
+} // namespace mms

@@ -1,0 +1,166 @@
+// mm/swapfile.c and mm/swap_state.c (4.0): slot allocation under swap_info_struct->lock, the swap cache under the
+// swapper space tree_lock, and freeing of entries.
+#include "mm/kernel.h"
+
+#include <cassert>
+
+namespace mms {
+
+namespace {
+    SwapInfo& swapInfo(Kernel& k, std::uint32_t entry) { return *k.swap[pte::swpType(entry)]; }
+
+    void maybeReleaseSlot(SwapInfo& si, std::uint32_t off)
+    {
+        if (!si.slotUsed(off))
+            --si.inuse;
+    }
+
+    // Frees a page nobody references any more: off the LRU (under lru_lock) and back to the allocator. Its state
+    // is read under the lock: reclaim may have isolated it, or a pagevec may still hold it.
+    Co<> put_page_last(Kernel& k, Task& t, Pfn p)
+    {
+        co_await spin_lock(k.s, t, k.lruvec.lru_lock);
+        if (k.pages.test(p, PG_pagevec) || k.pages.test(p, PG_isolated)) {
+            if (k.pages.test(p, PG_pagevec))
+                k.pages.set(p, PG_reclaim);
+            k.pages.setOwner(p, 0);
+            spin_unlock(k.s, t, k.lruvec.lru_lock);
+            co_return;
+        }
+        if (k.pages.test(p, PG_lru))
+            k.del_page_from_lru_list(p);
+        spin_unlock(k.s, t, k.lruvec.lru_lock);
+        co_await free_hot_cold_page(k, t, p);
+    }
+} // namespace
+
+// get_swap_page() + scan_swap_map(): round-robin over equal-priority devices, first free slot from cluster_next.
+// The slot is reserved for `p` at once (SWAP_HAS_CACHE).
+static Co<std::uint32_t> get_swap_page_for(Kernel& k, Task& t, Pfn p)
+{
+    FnScope fn(t, "get_swap_page");
+    static constexpr std::uint32_t kNone = 0xffffffffu;
+    std::size_t n = k.swap.size();
+    for (std::size_t tries = 0; tries < n; ++tries) {
+        std::size_t idx = (k.swapRotor + tries) % n;
+        SwapInfo& si = *k.swap[idx];
+        if (si.inuse + 1 >= si.nrSlots())
+            continue;
+        co_await spin_lock(k.s, t, si.lock);
+        std::uint32_t off = si.clusterNext;
+        std::uint32_t scanned = 0;
+        while (si.slotUsed(off) || off == 0) {
+            off = off + 1 >= si.nrSlots() ? 1 : off + 1;
+            if (++scanned > si.nrSlots())
+                break;
+        }
+        Sched::burn(t, k.cost.swapAllocNs + scanned * k.cost.swapScanPerSlotNs);
+        if (scanned > si.nrSlots()) {
+            spin_unlock(k.s, t, si.lock);
+            continue;
+        }
+        si.cache[off] = p;
+        ++si.inuse;
+        si.clusterNext = off + 1 >= si.nrSlots() ? 1 : off + 1;
+        spin_unlock(k.s, t, si.lock);
+        k.swapRotor = idx + 1; // plist_requeue(): equal-priority devices take turns
+        co_return pte::swpEntry(static_cast<unsigned>(si.type), off);
+    }
+    co_return kNone;
+}
+
+Co<std::uint32_t> get_swap_page(Kernel& k, Task& t) { return get_swap_page_for(k, t, kNoPage); }
+
+Co<bool> add_to_swap(Kernel& k, Task& t, Pfn p)
+{
+    FnScope fn(t, "add_to_swap");
+    std::uint32_t entry = co_await get_swap_page_for(k, t, p);
+    if (entry == 0xffffffffu)
+        co_return false;
+    SwapInfo& si = swapInfo(k, entry);
+    co_await spin_lock(k.s, t, si.treeLock); // __add_to_swap_cache: radix_tree_insert
+    Sched::burn(t, k.cost.swapCacheOpNs);
+    k.pages.set(p, PG_swapcache);
+    k.pages.setPriv(p, entry);
+    spin_unlock(k.s, t, si.treeLock);
+    co_return true;
+}
+
+Co<> swapcache_free(Kernel& k, Task& t, std::uint32_t entry)
+{
+    FnScope fn(t, "swapcache_free");
+    SwapInfo& si = swapInfo(k, entry);
+    std::uint32_t off = pte::swpOffset(entry);
+    co_await spin_lock(k.s, t, si.lock);
+    Sched::burn(t, k.cost.swapFreeNs);
+    si.cache[off] = kNoPage;
+    maybeReleaseSlot(si, off);
+    spin_unlock(k.s, t, si.lock);
+}
+
+Co<> delete_from_swap_cache(Kernel& k, Task& t, Pfn p)
+{
+    FnScope fn(t, "delete_from_swap_cache");
+    std::uint32_t entry = k.pages.priv(p);
+    SwapInfo& si = swapInfo(k, entry);
+    co_await spin_lock(k.s, t, si.treeLock);
+    assert(k.pages.test(p, PG_swapcache) && si.cache[pte::swpOffset(entry)] == p);
+    Sched::burn(t, k.cost.swapCacheOpNs);
+    k.pages.clear(p, PG_swapcache);
+    k.pages.setPriv(p, 0);
+    spin_unlock(k.s, t, si.treeLock);
+    co_await swapcache_free(k, t, entry);
+}
+
+// The caller holds the page lock (PG_locked), so nobody else can take the page out of the swap cache meanwhile.
+Co<bool> try_to_free_swap(Kernel& k, Task& t, Pfn p)
+{
+    if (!k.pages.test(p, PG_swapcache) || k.pages.test(p, PG_writeback))
+        co_return false;
+    std::uint32_t entry = k.pages.priv(p);
+    if (swapInfo(k, entry).swapMap[pte::swpOffset(entry)] > 0) // page_swapcount(): other PTEs still use the slot
+        co_return false;
+    co_await delete_from_swap_cache(k, t, p);
+    k.pages.set(p, PG_dirty); // the only copy is in memory now
+    co_return true;
+}
+
+Co<> swap_free(Kernel& k, Task& t, std::uint32_t entry)
+{
+    FnScope fn(t, "swap_free");
+    SwapInfo& si = swapInfo(k, entry);
+    std::uint32_t off = pte::swpOffset(entry);
+    co_await spin_lock(k.s, t, si.lock);
+    Sched::burn(t, k.cost.swapFreeNs);
+    assert(si.swapMap[off] > 0);
+    --si.swapMap[off];
+    maybeReleaseSlot(si, off);
+    spin_unlock(k.s, t, si.lock);
+}
+
+Co<> free_swap_and_cache(Kernel& k, Task& t, std::uint32_t entry)
+{
+    FnScope fn(t, "free_swap_and_cache");
+    SwapInfo& si = swapInfo(k, entry);
+    std::uint32_t off = pte::swpOffset(entry);
+    co_await spin_lock(k.s, t, si.lock); // swap_info_get()
+    Sched::burn(t, k.cost.swapFreeNs); // swap_entry_free()
+    assert(si.swapMap[off] > 0);
+    --si.swapMap[off];
+    Pfn page = si.swapMap[off] == 0 ? si.cache[off] : kNoPage;
+    maybeReleaseSlot(si, off);
+    // find_get_page() + trylock_page(): a page under read I/O is locked and stays in the cache.
+    if (page != kNoPage && k.pages.test(page, PG_locked))
+        page = kNoPage;
+    spin_unlock(k.s, t, si.lock);
+    if (page == kNoPage)
+        co_return;
+    if (k.pages.test(page, PG_swapcache) && !k.pages.test(page, PG_writeback) && k.pages.mapcount(page) == 0) {
+        k.pages.set(page, PG_locked); // trylock_page() succeeded
+        co_await delete_from_swap_cache(k, t, page);
+        k.pages.clear(page, PG_locked);
+        co_await put_page_last(k, t, page);
+    }
+}
+
+} // namespace mms

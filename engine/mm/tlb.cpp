@@ -1,0 +1,63 @@
+// arch/x86/mm/tlb.c and mm/memory.c's mmu_gather: a local flush, and a synchronous IPI round to every other CPU
+// on which the mm is live; the initiator spins until all have acknowledged.
+#include "mm/kernel.h"
+
+namespace mms {
+
+namespace {
+    Co<> flush_tlb_others(Kernel& k, Task& t, MmStruct& mm)
+    {
+        std::vector<int> targets = k.tlbTargets(mm, t.cpu);
+        if (targets.empty())
+            co_return;
+        FnScope fn(t, "flush_tlb_others");
+        for (int c : targets)
+            k.s.interrupt(c, k.cost.ipiHandleNs);
+        k.vm.inc(Vm::TlbRemoteIpi, targets.size());
+        // The initiator waits for every ack: it spins, so the CPU stays busy (sys time).
+        Sched::burn(t, k.cost.ipiSendNs + static_cast<double>(targets.size() - 1) * k.cost.ipiPerExtraTargetNs);
+        co_await k.s.flush(t);
+    }
+} // namespace
+
+Co<> flush_tlb_mm_range(Kernel& k, Task& t, MmStruct& mm)
+{
+    FnScope fn(t, "flush_tlb_mm_range");
+    Sched::burn(t, k.cost.tlbFlushLocalNs);
+    k.vm.inc(Vm::TlbLocalFlush);
+    co_await flush_tlb_others(k, t, mm);
+}
+
+Co<> flush_tlb_page(Kernel& k, Task& t, MmStruct& mm)
+{
+    FnScope fn(t, "flush_tlb_page");
+    Sched::burn(t, k.cost.tlbFlushLocalNs);
+    k.vm.inc(Vm::TlbLocalFlush);
+    co_await flush_tlb_others(k, t, mm);
+}
+
+Co<> tlb_flush_mmu(Kernel& k, Task& t, MmuGather& tlb)
+{
+    if (tlb.needFlush) {
+        co_await flush_tlb_mm_range(k, t, *tlb.mm);
+        tlb.needFlush = false;
+        ++tlb.flushes;
+    }
+    if (tlb.pages.empty())
+        co_return;
+    // free_pages_and_swap_cache(): drop the swap cache of pages nobody maps, then release_pages().
+    FnScope fn(t, "free_pages_and_swap_cache");
+    for (Pfn p : tlb.pages)
+        if (k.pages.test(p, PG_swapcache) && k.pages.mapcount(p) == 0 && !k.pages.test(p, PG_locked)) {
+            k.pages.set(p, PG_locked); // trylock_page()
+            co_await try_to_free_swap(k, t, p);
+            k.pages.clear(p, PG_locked);
+        }
+    for (Pfn p : tlb.pages)
+        k.unpin(p);
+    co_await release_pages(k, t, tlb.pages);
+}
+
+Co<> tlb_finish_mmu(Kernel& k, Task& t, MmuGather& tlb) { co_await tlb_flush_mmu(k, t, tlb); }
+
+} // namespace mms

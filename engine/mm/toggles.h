@@ -1,0 +1,50 @@
+#pragma once
+// The named toggles a variant sets (DESIGN.md "Variants"): the posts' patches and what came later. Every toggle has
+// a default (the kernel of the scenario's era) and is set by name from a scenario's variant or from --set.
+
+#include <nlohmann/json_fwd.hpp>
+
+#include <string>
+#include <vector>
+
+namespace mms {
+
+enum class Advice : std::uint8_t { DontNeed, Free };
+enum class MmapSemMode : std::uint8_t { Write, Read };
+enum class GlibcTrim : std::uint8_t { Mprotect, Madvise };
+enum class RwsemImplToggle : std::uint8_t { Spinlock, Xadd };
+enum class EvictableCall : std::uint8_t { None, OutOfLine, Inline };
+enum class LruBarrier : std::uint8_t { None, SmpMb, AfterAtomic };
+enum class SlotsCache : std::uint8_t { Off, PerCpu, PerCpuPerDevice };
+enum class IMmapLock : std::uint8_t { Mutex, Rwsem };
+
+struct Toggles {
+    // madvise (seeds 000, 001)
+    Advice advice = Advice::DontNeed; // madvise.advice: dontneed|free
+    bool freeSwapEntries = false; // madvise.free_swap_entries: MADV_FREE frees swap PTEs (seed 000's patch)
+    bool tlbBatch = true; // madvise.tlb_batch: MADV_FREE flushes once per mmu_gather batch (seed 001's patch)
+    MmapSemMode madviseMmapSem = MmapSemMode::Read; // madvise.mmap_sem: write (<2.6.22) | read
+    std::string madviseEra = "4.5"; // madvise.era: "2007" (Rik's v1: per-page flushes, PG_lazyfree) | "4.5"
+    GlibcTrim glibcTrim = GlibcTrim::Madvise; // glibc.trim: mprotect|madvise (seed 001)
+    RwsemImplToggle rwsemImpl = RwsemImplToggle::Xadd; // rwsem.impl: spinlock|xadd
+    // LRU (seed 002)
+    EvictableCall pageEvictable = EvictableCall::None; // lru.page_evictable: none (pre-5.6: checked outside lru_lock)|outofline|inline
+    LruBarrier lruBarrier = LruBarrier::None; // lru.barrier: none (pre-9c4e6b1a7027)|smp_mb|after_atomic
+    int pagevecSize = 14; // lru.pagevec_size: PAGEVEC_SIZE (14 until 4.15, 15, 31 in 6.9)
+    int lruvecs = 1; // lru.lruvecs: what-if, per-memcg lruvec locks (5.11)
+    // swap (seed 003)
+    SlotsCache slotsCache = SlotsCache::Off; // swap.slots_cache: off|per_cpu|per_cpu_per_device
+    bool sortBeforeFree = false; // swap.sort_before_free
+    int swapPageCluster = 3; // swap.page_cluster: readahead 2^n pages
+    // migration (seed 004)
+    bool skipUnmapped = false; // migrate.skip_unmapped
+    IMmapLock immapLock = IMmapLock::Mutex; // i_mmap.lock: mutex|rwsem
+
+    // Sets one toggle by its dotted name. Returns an empty string on success, else what was expected.
+    std::string set(const std::string& name, const nlohmann::json& value);
+    static bool isToggle(const std::string& name);
+    static std::vector<std::string> names();
+    nlohmann::json toJson() const;
+};
+
+} // namespace mms

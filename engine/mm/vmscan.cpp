@@ -1,0 +1,296 @@
+// mm/vmscan.c and mm/rmap.c (4.0-4.5, anonymous pages): kswapd and direct reclaim share shrink_zone(), which ages
+// the active list and reclaims from the tail of the inactive list in batches of SWAP_CLUSTER_MAX under lru_lock.
+// shrink_page_list() adds anonymous pages to swap, unmaps them (try_to_unmap: PTE -> swap entry, TLB flush with
+// IPIs to CPUs running the owner), writes dirty ones out and frees clean ones. A page MADV_FREE'd and not
+// redirtied is discarded without I/O (TTU_LZFREE).
+#include "mm/kernel.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace mms {
+
+namespace {
+    enum class Unmap : std::uint8_t { Done, Discarded, Referenced };
+
+    // inactive_anon_is_low(): keep inactive * ratio >= active, ratio = sqrt(10 * zone GB) (1 below 1 GB).
+    bool inactive_anon_is_low(const Kernel& k)
+    {
+        auto gb = static_cast<double>(k.s.machine().memoryBytes >> 30);
+        double ratio = gb >= 1.0 ? std::floor(std::sqrt(10.0 * gb)) : 1.0;
+        return static_cast<double>(k.lruvec.nr[LRU_INACTIVE_ANON]) * ratio < static_cast<double>(k.lruvec.nr[LRU_ACTIVE_ANON]);
+    }
+
+    // isolate_lru_pages() from the tail of list `l` (caller holds lru_lock).
+    std::vector<Pfn> isolate_lru_pages(Kernel& k, Task& t, LruList l, int nr)
+    {
+        std::vector<Pfn> out;
+        for (int i = 0; i < nr; ++i) {
+            Pfn p = k.pages.last(k.lruHead(l));
+            if (p == kNoPage)
+                break;
+            k.del_page_from_lru_list(p);
+            k.pages.set(p, PG_isolated);
+            out.push_back(p);
+            Sched::burn(t, k.cost.listOpNs);
+        }
+        return out;
+    }
+
+    // page_referenced() for an anonymous page: test and clear the young bit of its PTE under the owner's ptl.
+    Co<bool> page_referenced(Kernel& k, Task& t, Pfn p)
+    {
+        MmStruct* mm = k.mmOf(p);
+        if (!mm || k.pages.mapcount(p) == 0)
+            co_return false;
+        FnScope fn(t, "page_referenced");
+        std::uint32_t vpn = k.pages.index(p);
+        SpinLock& ptl = mm->ptlFor(vpn);
+        co_await spin_lock(k.s, t, ptl);
+        Pte e = mm->pte[vpn];
+        bool young = pte::present(e) && pte::pfn(e) == p && pte::young(e);
+        if (young)
+            mm->pte[vpn] = e & ~pte::kYoung; // ptep_clear_flush_young: no flush on x86 since 3.18
+        Sched::burn(t, k.cost.rmapOpNs + k.cost.pteOpNs);
+        spin_unlock(k.s, t, ptl);
+        co_return young;
+    }
+
+    // try_to_unmap_one() for an anonymous page mapped once.
+    Co<Unmap> try_to_unmap(Kernel& k, Task& t, Pfn p)
+    {
+        MmStruct* mm = k.mmOf(p);
+        if (!mm || k.pages.mapcount(p) == 0)
+            co_return Unmap::Done;
+        FnScope fn(t, "try_to_unmap_one");
+        std::uint32_t vpn = k.pages.index(p);
+        SpinLock& ptl = mm->ptlFor(vpn);
+        co_await spin_lock(k.s, t, ptl);
+        Pte e = mm->pte[vpn];
+        if (!pte::present(e) || pte::pfn(e) != p) {
+            spin_unlock(k.s, t, ptl);
+            co_return Unmap::Done;
+        }
+        if (pte::young(e)) { // touched since page_referenced(): keep it
+            mm->pte[vpn] = e & ~pte::kYoung;
+            spin_unlock(k.s, t, ptl);
+            co_return Unmap::Referenced;
+        }
+        mm->pte[vpn] = 0; // ptep_clear_flush
+        co_await flush_tlb_page(k, t, *mm);
+        if (pte::dirty(e))
+            k.pages.set(p, PG_dirty);
+        k.pages.setMapcount(p, 0); // page_remove_rmap
+        k.pages.clear(p, PG_lazyfree);
+        --mm->rss;
+        Sched::burn(t, k.cost.rmapOpNs + k.cost.pteOpNs);
+        if (!k.pages.test(p, PG_dirty)) {
+            // TTU_LZFREE: a clean anonymous page (MADV_FREE'd, not written since) is dropped; the PTE stays none
+            spin_unlock(k.s, t, ptl);
+            co_return Unmap::Discarded;
+        }
+        std::uint32_t entry = k.pages.priv(p);
+        SwapInfo& si = *k.swap[pte::swpType(entry)];
+        co_await spin_lock(k.s, t, si.lock); // swap_duplicate()
+        ++si.swapMap[pte::swpOffset(entry)];
+        Sched::burn(t, k.cost.lockedRmwNs);
+        spin_unlock(k.s, t, si.lock);
+        mm->pte[vpn] = pte::mkSwap(entry);
+        ++mm->swapents;
+        spin_unlock(k.s, t, ptl);
+        co_return Unmap::Done;
+    }
+
+    // pageout() of a batch: contiguous swap slots of one device are merged into one request (the block plug).
+    Co<> submit_writes(Kernel& k, Task& t, std::vector<Pfn>& writes)
+    {
+        if (writes.empty())
+            co_return;
+        FnScope fn(t, "swap_writepage");
+        std::sort(writes.begin(), writes.end(), [&](Pfn a, Pfn b) { return k.pages.priv(a) < k.pages.priv(b); });
+        std::size_t i = 0;
+        while (i < writes.size()) {
+            std::size_t j = i + 1;
+            while (j < writes.size() && k.pages.priv(writes[j]) == k.pages.priv(writes[j - 1]) + 1)
+                ++j;
+            SwapInfo& si = *k.swap[pte::swpType(k.pages.priv(writes[i]))];
+            co_await si.dev->waitForSlot(t);
+            Sched::burn(t, k.cost.bioSubmitNs);
+            si.dev->submit(true, std::vector<Pfn>(writes.begin() + static_cast<std::ptrdiff_t>(i), writes.begin() + static_cast<std::ptrdiff_t>(j)));
+            i = j;
+        }
+        writes.clear();
+    }
+
+    enum class Verdict : std::uint8_t { Keep, Free, Write };
+
+    // The body of shrink_page_list() for one page, which the caller has locked (trylock_page).
+    Co<Verdict> shrink_one(Kernel& k, Task& t, Pfn p)
+    {
+        if (k.pages.test(p, PG_writeback)) {
+            k.pages.set(p, PG_reclaim);
+            co_return Verdict::Keep;
+        }
+        bool referenced = co_await page_referenced(k, t, p);
+        if (referenced) { // PAGEREF_ACTIVATE for a swap-backed page
+            k.pages.set(p, PG_active);
+            k.vm.inc(Vm::PgActivate);
+            co_return Verdict::Keep;
+        }
+        if (k.pages.test(p, PG_anon) && !k.pages.test(p, PG_swapcache)) {
+            bool added = co_await add_to_swap(k, t, p);
+            if (!added) { // swap full
+                k.pages.set(p, PG_active);
+                co_return Verdict::Keep;
+            }
+        }
+        Unmap r = co_await try_to_unmap(k, t, p);
+        if (r == Unmap::Referenced) {
+            k.pages.set(p, PG_active);
+            k.vm.inc(Vm::PgActivate);
+            co_return Verdict::Keep;
+        }
+        if (r == Unmap::Discarded) {
+            co_await delete_from_swap_cache(k, t, p); // __remove_mapping + swapcache_free of the new slot
+            k.vm.inc(Vm::PgLazyFreed);
+            k.pages.setOwner(p, 0);
+            co_return Verdict::Free;
+        }
+        if (k.pages.test(p, PG_dirty)) { // pageout()
+            k.pages.clear(p, PG_dirty);
+            k.pages.set(p, PG_writeback | PG_reclaim);
+            k.vm.inc(Vm::PswpOut);
+            co_return Verdict::Write;
+        }
+        // Clean and unmapped: __remove_mapping() drops it from the swap cache, unless someone else holds a
+        // reference (page_ref_freeze fails): an mmu_gather about to free it, or a fault about to map it.
+        if (k.isPinned(p))
+            co_return Verdict::Keep;
+        if (k.pages.test(p, PG_swapcache))
+            co_await delete_from_swap_cache(k, t, p);
+        k.pages.setOwner(p, 0);
+        co_return Verdict::Free;
+    }
+
+    // shrink_page_list(): returns the number of pages freed; `list` keeps the pages to put back.
+    Co<std::uint64_t> shrink_page_list(Kernel& k, Task& t, std::vector<Pfn>& list)
+    {
+        FnScope fn(t, "shrink_page_list");
+        std::vector<Pfn> keep, toFree, writes;
+        for (Pfn p : list) {
+            Sched::burn(t, k.cost.reclaimPerPageNs);
+            if (k.orphan(p)) {
+                toFree.push_back(p);
+                continue;
+            }
+            if (k.isPinned(p) || k.pages.test(p, PG_locked)) { // an extra reference, or trylock_page() failed
+                keep.push_back(p);
+                continue;
+            }
+            k.pages.set(p, PG_locked);
+            Verdict v = co_await shrink_one(k, t, p);
+            k.pages.clear(p, PG_locked);
+            if (v == Verdict::Free)
+                toFree.push_back(p);
+            else
+                keep.push_back(p);
+            if (v == Verdict::Write)
+                writes.push_back(p);
+        }
+        co_await submit_writes(k, t, writes);
+        for (Pfn p : toFree)
+            co_await free_hot_cold_page(k, t, p);
+        k.vm.inc(Vm::PgSteal, toFree.size());
+        list.swap(keep);
+        co_return toFree.size();
+    }
+
+    // putback_inactive_pages() / move_active_pages_to_lru().
+    Co<> putback_lru_pages(Kernel& k, Task& t, std::vector<Pfn>& list)
+    {
+        std::vector<Pfn> orphans;
+        co_await spin_lock(k.s, t, k.lruvec.lru_lock);
+        for (Pfn p : list) {
+            k.pages.clear(p, PG_isolated);
+            if (k.orphan(p)) {
+                orphans.push_back(p);
+                continue;
+            }
+            k.add_page_to_lru_list(p, Kernel::page_lru(k.pages.flags(p)));
+            Sched::burn(t, k.cost.listOpNs);
+        }
+        spin_unlock(k.s, t, k.lruvec.lru_lock);
+        for (Pfn p : orphans)
+            co_await free_hot_cold_page(k, t, p);
+        list.clear();
+    }
+
+    Co<> shrink_active_list(Kernel& k, Task& t, int nr)
+    {
+        FnScope fn(t, "shrink_active_list");
+        co_await lru_add_drain(k, t);
+        co_await spin_lock(k.s, t, k.lruvec.lru_lock);
+        std::vector<Pfn> list = isolate_lru_pages(k, t, LRU_ACTIVE_ANON, nr);
+        spin_unlock(k.s, t, k.lruvec.lru_lock);
+        for (Pfn p : list) {
+            co_await page_referenced(k, t, p); // anon pages are deactivated even when referenced
+            k.pages.clear(p, PG_active | PG_referenced);
+            k.vm.inc(Vm::PgDeactivate);
+        }
+        co_await putback_lru_pages(k, t, list);
+    }
+
+    Co<std::uint64_t> shrink_inactive_list(Kernel& k, Task& t, int nr, bool kswapd)
+    {
+        FnScope fn(t, "shrink_inactive_list");
+        co_await lru_add_drain(k, t);
+        co_await spin_lock(k.s, t, k.lruvec.lru_lock);
+        std::vector<Pfn> list = isolate_lru_pages(k, t, LRU_INACTIVE_ANON, nr);
+        spin_unlock(k.s, t, k.lruvec.lru_lock);
+        k.vm.inc(kswapd ? Vm::PgScanKswapd : Vm::PgScanDirect, list.size());
+        std::uint64_t freed = co_await shrink_page_list(k, t, list);
+        co_await putback_lru_pages(k, t, list);
+        co_return freed;
+    }
+} // namespace
+
+Co<std::uint64_t> shrink_zone(Kernel& k, Task& t, bool kswapd)
+{
+    FnScope fn(t, "shrink_zone");
+    if (inactive_anon_is_low(k))
+        co_await shrink_active_list(k, t, SWAP_CLUSTER_MAX);
+    co_return co_await shrink_inactive_list(k, t, SWAP_CLUSTER_MAX, kswapd);
+}
+
+Co<std::uint64_t> try_to_free_pages(Kernel& k, Task& t)
+{
+    FnScope fn(t, "try_to_free_pages");
+    std::uint64_t reclaimed = 0;
+    // do_try_to_free_pages(): a few passes until SWAP_CLUSTER_MAX pages are back or memory is above min again.
+    for (int pass = 0; pass < 4 && reclaimed < SWAP_CLUSTER_MAX; ++pass) {
+        reclaimed += co_await shrink_zone(k, t, false);
+        if (k.zone.nrFree() >= k.zone.watermarkMin)
+            break;
+    }
+    co_return reclaimed;
+}
+
+Co<> kswapd_main(Kernel& k, Task& t)
+{
+    for (;;) {
+        if (k.zone.nrFree() >= k.zone.watermarkHigh || k.s.liveUserTasks() == 0) {
+            k.m_kswapdWoken = false;
+            co_await k.s.flush(t);
+            co_await k.s.sleep(t);
+            continue;
+        }
+        // balance_pgdat()
+        FnScope fn(t, "balance_pgdat");
+        std::uint64_t got = co_await shrink_zone(k, t, true);
+        if (got == 0)
+            co_await k.congestion_wait(t, ms(100));
+        co_await k.s.cond_resched(t);
+    }
+}
+
+} // namespace mms

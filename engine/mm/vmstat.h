@@ -1,0 +1,40 @@
+#pragma once
+// /proc/vmstat-like event counters, plus the few the posts quote (IPIs, TLB flushes).
+
+#include <array>
+#include <cstdint>
+
+namespace mms {
+
+enum class Vm : std::uint8_t {
+    PgFault,
+    PgMajFault,
+    PgAlloc,
+    PgFree,
+    PswpIn,
+    PswpOut,
+    SwapRa, // pages read by swap readahead beyond the faulting one
+    PgScanKswapd,
+    PgScanDirect,
+    PgSteal,
+    PgLazyFreed,
+    PgActivate,
+    PgDeactivate,
+    PgRotated,
+    AllocStall, // direct reclaim entries
+    KswapdWakeup,
+    TlbLocalFlush,
+    TlbRemoteIpi, // IPIs sent for TLB shootdowns (one per target CPU)
+    ZapSwapEntries, // swap PTEs freed by zap/madvise
+    Count
+};
+
+const char* vmName(Vm v);
+
+struct VmStat {
+    std::array<std::uint64_t, static_cast<std::size_t>(Vm::Count)> v {};
+    void inc(Vm e, std::uint64_t n = 1) { v[static_cast<std::size_t>(e)] += n; }
+    std::uint64_t get(Vm e) const { return v[static_cast<std::size_t>(e)]; }
+};
+
+} // namespace mms

@@ -1,0 +1,302 @@
+#include "run/recorder.h"
+
+#include <algorithm>
+#include <map>
+
+namespace mms {
+
+namespace {
+    constexpr std::uint32_t kSampleKey = 1u << 30; // after every CPU and device at the same instant
+    constexpr double kIpiStormPerSecond = 100000.0; // IPIs/s that make an "IPI storm" event
+} // namespace
+
+Recorder::Recorder(Kernel& k, Sched& s, const RecordingOptions& opts)
+    : m_k(k)
+    , m_s(s)
+    , m_opts(opts)
+    , m_rec(std::make_shared<Recording>())
+{
+    m_rec->m_interval = opts.interval > 0 ? opts.interval : ms(10);
+    m_rec->m_pages = k.pages.size();
+    m_rec->m_cpus = s.cpuCount();
+    m_rec->m_cpuBins.resize(static_cast<std::size_t>(s.cpuCount()));
+    m_topShare.resize(static_cast<std::size_t>(s.cpuCount()));
+    for (std::size_t i = 0; i < static_cast<std::size_t>(Vm::Count); ++i)
+        m_rec->m_counterNames.push_back(vmName(static_cast<Vm>(i)));
+    for (const char* n : { "ops", "free_pages", "swap_used", "ipis" })
+        m_rec->m_counterNames.push_back(n);
+    s.setTrace(this);
+    sample();
+    schedule();
+}
+
+Recorder::~Recorder() { m_s.setTrace(nullptr); }
+
+std::uint16_t Recorder::intern(const char* fn)
+{
+    auto it = m_fnIds.find(fn);
+    if (it != m_fnIds.end())
+        return it->second;
+    std::string name(fn);
+    auto byName = m_fnByName.find(name);
+    std::uint16_t id;
+    if (byName != m_fnByName.end())
+        id = byName->second;
+    else {
+        id = static_cast<std::uint16_t>(std::min<std::size_t>(m_rec->m_fnNames.size(), 65535));
+        if (id == m_rec->m_fnNames.size())
+            m_rec->m_fnNames.push_back(name);
+        m_fnByName.emplace(name, id);
+    }
+    m_fnIds.emplace(fn, id);
+    return id;
+}
+
+void Recorder::span(int cpu, Time begin, Time end, SpanKind kind, const char* fn)
+{
+    if (m_done || end <= begin)
+        return;
+    Time w = binWidth();
+    auto& bins = m_rec->m_cpuBins[static_cast<std::size_t>(cpu)];
+    auto& top = m_topShare[static_cast<std::size_t>(cpu)];
+    auto last = static_cast<std::size_t>((end - 1) / w);
+    if (bins.size() <= last) {
+        bins.resize(last + 1);
+        top.resize(last + 1, 0.0f);
+    }
+    std::uint16_t id = (kind == SpanKind::Run || kind == SpanKind::LockWait) ? intern(fn) : 0;
+    for (auto b = static_cast<std::size_t>(begin / w); b <= last; ++b) {
+        Time lo = std::max(begin, static_cast<Time>(b) * w);
+        Time hi = std::min(end, static_cast<Time>(b + 1) * w);
+        float share = static_cast<float>(static_cast<double>(hi - lo) / static_cast<double>(w));
+        CpuBin& bin = bins[b];
+        switch (kind) {
+        case SpanKind::Run: bin.run += share; break;
+        case SpanKind::LockWait:
+            bin.lockWait += share;
+            bin.run += share; // a spinning CPU is busy
+            break;
+        case SpanKind::LockHold: bin.lockHold += share; break;
+        case SpanKind::IoWait: bin.ioWait += share; break;
+        case SpanKind::Idle: break;
+        }
+        if (id && share > top[b]) {
+            top[b] = share;
+            bin.topFn = id;
+        }
+    }
+}
+
+void Recorder::sample()
+{
+    Recording& r = *m_rec;
+    std::size_t f = r.m_frameTimes.size();
+    r.m_frameTimes.push_back(m_s.sim().now());
+
+    std::vector<std::uint8_t> cur(m_k.pages.size());
+    std::vector<std::uint64_t> counts(static_cast<std::size_t>(PageState::Count), 0);
+    for (Pfn p = 0; p < m_k.pages.size(); ++p) {
+        auto st = static_cast<std::uint8_t>(m_k.pages.state(p));
+        cur[p] = st;
+        ++counts[st];
+    }
+    if (f % Recording::kKeyframeEvery == 0) {
+        r.m_keyframes.push_back(cur);
+        r.m_deltas.emplace_back();
+    } else {
+        std::vector<Recording::Delta> d;
+        for (Pfn p = 0; p < cur.size(); ++p)
+            if (cur[p] != m_last[p])
+                d.push_back({ p, cur[p] });
+        r.m_deltas.push_back(std::move(d));
+    }
+    m_last = std::move(cur);
+    r.m_stateCounts.push_back(std::move(counts));
+
+    std::vector<double> c;
+    for (std::size_t i = 0; i < static_cast<std::size_t>(Vm::Count); ++i)
+        c.push_back(static_cast<double>(m_k.vm.v[i]));
+    std::uint64_t ops = 0;
+    for (auto& t : m_s.tasks())
+        ops += t->opsDone;
+    std::uint64_t swapUsed = 0;
+    for (auto& si : m_k.swap)
+        swapUsed += si->inuse;
+    std::uint64_t ipis = 0;
+    for (int cpu = 0; cpu < m_s.cpuCount(); ++cpu)
+        ipis += m_s.cpu(cpu).ipisReceived;
+    c.push_back(static_cast<double>(ops));
+    c.push_back(static_cast<double>(m_k.zone.nrFree()));
+    c.push_back(static_cast<double>(swapUsed));
+    c.push_back(static_cast<double>(ipis));
+    r.m_counters.push_back(std::move(c));
+
+    // Locks, summed by name; stored as the change since the previous frame.
+    std::map<std::string, LockTotals> now;
+    for (const LockStat* l : m_k.lockStats()) {
+        LockTotals& t = now[l->name];
+        t.acq += l->acquisitions;
+        t.cont += l->contentions;
+        t.wait += l->waitTotal;
+        t.hold += l->holdTotal;
+    }
+    auto& prev = m_prevLocks;
+    for (auto& [name, t] : now) {
+        auto it = std::find(r.m_lockNames.begin(), r.m_lockNames.end(), name);
+        std::size_t idx;
+        if (it == r.m_lockNames.end()) {
+            idx = r.m_lockNames.size();
+            r.m_lockNames.push_back(name);
+            r.m_locks.emplace_back(f, LockFrame {});
+        } else
+            idx = static_cast<std::size_t>(it - r.m_lockNames.begin());
+        LockTotals p = prev[name];
+        r.m_locks[idx].push_back(LockFrame { t.acq - p.acq, t.cont - p.cont, t.wait - p.wait, t.hold - p.hold });
+    }
+    for (auto& l : r.m_locks)
+        if (l.size() < f + 1)
+            l.resize(f + 1);
+    prev = std::move(now);
+
+    if (r.memoryBytes() > m_opts.memoryBudget && r.frameCount() > 2 * Recording::kKeyframeEvery)
+        decimate();
+}
+
+void Recorder::schedule()
+{
+    m_s.sim().callAt(
+        m_s.sim().now() + m_rec->m_interval, kSampleKey,
+        [](void* ctx, std::uint64_t) {
+            auto* self = static_cast<Recorder*>(ctx);
+            if (self->m_done)
+                return;
+            self->sample();
+            if (self->m_s.liveUserTasks() > 0)
+                self->schedule();
+        },
+        this, 0);
+}
+
+void Recorder::decimate()
+{
+    Recording& r = *m_rec;
+    std::size_t n = r.frameCount();
+    std::vector<std::size_t> keep;
+    for (std::size_t i = 0; i < n; i += 2)
+        keep.push_back(i);
+    if (keep.back() != n - 1)
+        keep.push_back(n - 1);
+
+    Recording out;
+    out.m_interval = r.m_interval * 2;
+    out.m_pages = r.m_pages;
+    out.m_cpus = r.m_cpus;
+    out.m_counterNames = r.m_counterNames;
+    out.m_lockNames = r.m_lockNames;
+    out.m_fnNames = r.m_fnNames;
+    out.m_locks.resize(r.m_lockNames.size());
+    std::vector<std::uint8_t> map = r.m_keyframes[0];
+    std::vector<std::uint8_t> prevKept;
+    std::size_t from = 0;
+    for (std::size_t i = 0, k = 0; i < n && k < keep.size(); ++i) {
+        if (i % Recording::kKeyframeEvery == 0)
+            map = r.m_keyframes[i / Recording::kKeyframeEvery];
+        else
+            for (const auto& d : r.m_deltas[i])
+                map[d.pfn] = d.state;
+        if (i != keep[k])
+            continue;
+        std::size_t nf = out.m_frameTimes.size();
+        out.m_frameTimes.push_back(r.m_frameTimes[i]);
+        if (nf % Recording::kKeyframeEvery == 0) {
+            out.m_keyframes.push_back(map);
+            out.m_deltas.emplace_back();
+        } else {
+            std::vector<Recording::Delta> d;
+            for (Pfn p = 0; p < map.size(); ++p)
+                if (map[p] != prevKept[p])
+                    d.push_back({ p, map[p] });
+            out.m_deltas.push_back(std::move(d));
+        }
+        prevKept = map;
+        out.m_stateCounts.push_back(r.m_stateCounts[i]);
+        out.m_counters.push_back(r.m_counters[i]);
+        for (std::size_t l = 0; l < r.m_locks.size(); ++l) {
+            LockFrame sum;
+            for (std::size_t j = from; j <= i; ++j) {
+                sum.acquisitions += r.m_locks[l][j].acquisitions;
+                sum.contentions += r.m_locks[l][j].contentions;
+                sum.wait += r.m_locks[l][j].wait;
+                sum.hold += r.m_locks[l][j].hold;
+            }
+            out.m_locks[l].push_back(sum);
+        }
+        from = i + 1;
+        ++k;
+    }
+    out.m_cpuBins.resize(r.m_cpuBins.size());
+    for (std::size_t c = 0; c < r.m_cpuBins.size(); ++c) {
+        auto& in = r.m_cpuBins[c];
+        auto& top = m_topShare[c];
+        std::vector<float> newTop;
+        for (std::size_t b = 0; b < in.size(); b += 2) {
+            CpuBin a = in[b];
+            CpuBin z = b + 1 < in.size() ? in[b + 1] : CpuBin {};
+            float ta = top[b], tz = b + 1 < in.size() ? top[b + 1] : 0.0f;
+            CpuBin m { (a.run + z.run) / 2, (a.lockWait + z.lockWait) / 2, (a.lockHold + z.lockHold) / 2, (a.ioWait + z.ioWait) / 2,
+                ta >= tz ? a.topFn : z.topFn };
+            out.m_cpuBins[c].push_back(m);
+            newTop.push_back(std::max(ta, tz) / 2);
+        }
+        top = std::move(newTop);
+    }
+    out.m_decimations = r.m_decimations + 1;
+    *m_rec = std::move(out);
+    m_last = prevKept;
+}
+
+void Recorder::findEvents()
+{
+    Recording& r = *m_rec;
+    auto counter = [&](const char* name, std::size_t f) { return r.m_counters[f][r.counterIndex(name)]; };
+    for (std::size_t l = 0; l < r.m_lockNames.size(); ++l)
+        for (std::size_t f = 0; f < r.frameCount(); ++f)
+            if (r.m_locks[l][f].contentions > 0) {
+                r.m_events.push_back({ r.m_frameTimes[f], f, "first-contention", "first contention on " + r.m_lockNames[l] });
+                break;
+            }
+    for (std::size_t f = 0; f < r.frameCount(); ++f)
+        if (counter("pgscan_kswapd", f) + counter("pgscan_direct", f) > 0) {
+            r.m_events.push_back({ r.m_frameTimes[f], f, "reclaim-starts", "reclaim starts" });
+            break;
+        }
+    for (std::size_t f = 0; f < r.frameCount(); ++f)
+        if (counter("pswpin", f) > 0) {
+            r.m_events.push_back({ r.m_frameTimes[f], f, "first-swapin", "first swap-in" });
+            break;
+        }
+    bool inStorm = false;
+    for (std::size_t f = 1; f < r.frameCount(); ++f) {
+        double dt = toSec(r.m_frameTimes[f] - r.m_frameTimes[f - 1]);
+        double rate = dt > 0 ? (counter("tlb_remote_ipi", f) - counter("tlb_remote_ipi", f - 1)) / dt : 0;
+        bool storm = rate > kIpiStormPerSecond;
+        if (storm && !inStorm)
+            r.m_events.push_back({ r.m_frameTimes[f], f, "ipi-storm", "IPI storm (" + std::to_string(static_cast<long long>(rate)) + " IPIs/s)" });
+        inStorm = storm;
+    }
+    std::stable_sort(r.m_events.begin(), r.m_events.end(), [](const InterestingEvent& a, const InterestingEvent& b) { return a.frame < b.frame; });
+}
+
+std::shared_ptr<const Recording> Recorder::finish()
+{
+    if (!m_done) {
+        if (m_rec->m_frameTimes.empty() || m_rec->m_frameTimes.back() < m_s.sim().now())
+            sample();
+        m_done = true;
+        findEvents();
+        m_s.setTrace(nullptr);
+    }
+    return m_rec;
+}
+
+} // namespace mms

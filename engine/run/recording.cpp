@@ -1,0 +1,76 @@
+#include "run/recording.h"
+
+#include <algorithm>
+
+namespace mms {
+
+std::vector<std::uint8_t> Recording::pageMap(std::size_t f) const
+{
+    f = std::min(f, frameCount() - 1);
+    std::size_t key = f / kKeyframeEvery;
+    std::vector<std::uint8_t> map = m_keyframes[key];
+    for (std::size_t i = key * kKeyframeEvery + 1; i <= f; ++i)
+        for (const Delta& d : m_deltas[i])
+            map[d.pfn] = d.state;
+    return map;
+}
+
+std::size_t Recording::counterIndex(const std::string& name) const
+{
+    auto it = std::find(m_counterNames.begin(), m_counterNames.end(), name);
+    return it == m_counterNames.end() ? m_counterNames.size() : static_cast<std::size_t>(it - m_counterNames.begin());
+}
+
+std::string Recording::explain(int cpu, std::size_t f) const
+{
+    const auto& bins = m_cpuBins[static_cast<std::size_t>(cpu)];
+    float run = 0, wait = 0, io = 0;
+    std::uint16_t runFn = 0, waitFn = 0;
+    float bestRun = -1, bestWait = -1;
+    for (std::size_t b = f * kCpuBinsPerFrame; b < std::min(bins.size(), (f + 1) * kCpuBinsPerFrame); ++b) {
+        run += bins[b].run;
+        wait += bins[b].lockWait;
+        io += bins[b].ioWait;
+        if (bins[b].lockWait > bins[b].run - bins[b].lockWait && bins[b].lockWait > bestWait) {
+            bestWait = bins[b].lockWait;
+            waitFn = bins[b].topFn;
+        } else if (bins[b].run > bestRun) {
+            bestRun = bins[b].run;
+            runFn = bins[b].topFn;
+        }
+    }
+    if (wait > run * 0.5f && waitFn)
+        return "spinning on " + m_fnNames[waitFn];
+    if (run > 0.05f * kCpuBinsPerFrame && runFn)
+        return m_fnNames[runFn] == "user" ? "running user code" : "in " + m_fnNames[runFn] + "()";
+    if (io > 0.05f * kCpuBinsPerFrame)
+        return "idle, its task waits for I/O";
+    return "idle";
+}
+
+std::size_t Recording::nextEventFrame(std::size_t f) const
+{
+    for (const InterestingEvent& e : m_events)
+        if (e.frame > f)
+            return e.frame;
+    return frameCount();
+}
+
+std::size_t Recording::memoryBytes() const
+{
+    std::size_t b = 0;
+    for (auto& k : m_keyframes)
+        b += k.capacity();
+    for (auto& d : m_deltas)
+        b += d.capacity() * sizeof(Delta) + sizeof(d);
+    b += m_stateCounts.size() * (static_cast<std::size_t>(PageState::Count) * 8 + 24);
+    for (auto& c : m_counters)
+        b += c.capacity() * sizeof(double) + sizeof(c);
+    for (auto& l : m_locks)
+        b += l.capacity() * sizeof(LockFrame);
+    for (auto& c : m_cpuBins)
+        b += c.capacity() * sizeof(CpuBin);
+    return b;
+}
+
+} // namespace mms

@@ -1,0 +1,105 @@
+#pragma once
+// A recording of one run, for the desktop app to play: frames at a fixed simulated interval with
+//  - the page-state map (one PageState byte per page), delta-encoded against the previous frame with a full
+//    keyframe every kKeyframeEvery frames, so any frame decodes from at most that many deltas (stepping back costs
+//    what stepping forward does);
+//  - counters (vmstat, throughput) per frame;
+//  - per-lock activity per frame (acquisitions, contentions, wait and hold time in the frame, summed by name);
+//  - per-CPU activity binned at kCpuBinsPerFrame bins per frame: the share of each bin spent running, waiting for
+//    a lock, holding a lock and idle, and the kernel function that ran longest in it (KernelShark-style binning:
+//    memory does not grow with the number of events).
+// A memory budget bounds it: past the budget, frames are decimated (every other frame merged away and the
+// interval doubled), never dropped silently.
+
+#include "mm/page.h"
+#include "sim/simulator.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace mms {
+
+struct LockFrame {
+    std::uint64_t acquisitions = 0;
+    std::uint64_t contentions = 0;
+    Time wait = 0;
+    Time hold = 0;
+};
+
+struct CpuBin {
+    float run = 0; // share of the bin (0..1) in each state
+    float lockWait = 0;
+    float lockHold = 0; // part of run
+    float ioWait = 0; // a task of this CPU slept on I/O (the CPU may run another)
+    std::uint16_t topFn = 0; // index into functionNames(); 0 = idle
+};
+
+struct InterestingEvent {
+    Time at = 0;
+    std::size_t frame = 0;
+    std::string kind; // "first-contention", "reclaim-starts", "first-swapin", "ipi-storm"
+    std::string what;
+};
+
+class Recording {
+public:
+    static constexpr std::size_t kKeyframeEvery = 16;
+    static constexpr std::size_t kCpuBinsPerFrame = 8;
+
+    Time interval() const { return m_interval; }
+    std::size_t frameCount() const { return m_frameTimes.size(); }
+    Time frameTime(std::size_t f) const { return m_frameTimes[f]; }
+    std::uint32_t pageCount() const { return m_pages; }
+    int cpuCount() const { return m_cpus; }
+
+    // The page map at frame f (decoded from the nearest keyframe at or before f).
+    std::vector<std::uint8_t> pageMap(std::size_t f) const;
+    // Pages per state at frame f (PageState order).
+    std::vector<std::uint64_t> stateCounts(std::size_t f) const { return m_stateCounts[f]; }
+
+    const std::vector<std::string>& counterNames() const { return m_counterNames; }
+    // Counter values at frame f (cumulative since the start, in counterNames() order).
+    const std::vector<double>& counters(std::size_t f) const { return m_counters[f]; }
+    std::size_t counterIndex(const std::string& name) const;
+
+    const std::vector<std::string>& lockNames() const { return m_lockNames; }
+    const LockFrame& lockFrame(std::size_t lock, std::size_t f) const { return m_locks[lock][f]; }
+
+    const std::vector<std::string>& functionNames() const { return m_fnNames; }
+    // CPU activity: bins [f * kCpuBinsPerFrame, (f + 1) * kCpuBinsPerFrame) belong to frame f.
+    const std::vector<CpuBin>& cpuBins(int cpu) const { return m_cpuBins[static_cast<std::size_t>(cpu)]; }
+    // What the CPU was doing at frame f, in the kernel's words ("zap_pte_range", "waiting for swap_info[0].lock").
+    std::string explain(int cpu, std::size_t f) const;
+
+    const std::vector<InterestingEvent>& events() const { return m_events; }
+    // The next event of interest strictly after frame f (or frameCount() if none).
+    std::size_t nextEventFrame(std::size_t f) const;
+
+    std::size_t memoryBytes() const;
+    std::size_t decimations() const { return m_decimations; }
+
+private:
+    friend class Recorder;
+    struct Delta {
+        std::uint32_t pfn;
+        std::uint8_t state;
+    };
+    Time m_interval = 0;
+    std::uint32_t m_pages = 0;
+    int m_cpus = 0;
+    std::vector<Time> m_frameTimes;
+    std::vector<std::vector<std::uint8_t>> m_keyframes; // one per kKeyframeEvery frames
+    std::vector<std::vector<Delta>> m_deltas; // per frame (empty for keyframes)
+    std::vector<std::vector<std::uint64_t>> m_stateCounts;
+    std::vector<std::string> m_counterNames;
+    std::vector<std::vector<double>> m_counters;
+    std::vector<std::string> m_lockNames;
+    std::vector<std::vector<LockFrame>> m_locks; // [lock][frame]
+    std::vector<std::string> m_fnNames { "idle" };
+    std::vector<std::vector<CpuBin>> m_cpuBins;
+    std::vector<InterestingEvent> m_events;
+    std::size_t m_decimations = 0;
+};
+
+} // namespace mms

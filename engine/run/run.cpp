@@ -1,0 +1,86 @@
+#include "run/run.h"
+
+#include "run/recorder.h"
+
+#include <map>
+
+namespace mms {
+
+std::uint64_t runSeed(std::uint64_t scenarioSeed, const std::string& variant, const OJson& point, int rep)
+{
+    std::uint64_t s = Rng::mix(scenarioSeed, Rng::hash(variant));
+    s = Rng::mix(s, Rng::hash(point.dump()));
+    return Rng::mix(s, static_cast<std::uint64_t>(rep));
+}
+
+namespace {
+    std::vector<LockSummary> summarise(const Kernel& k)
+    {
+        std::map<std::string, LockSummary> byName;
+        for (const LockStat* l : k.lockStats()) {
+            LockSummary& s = byName[l->name];
+            bool first = s.instances == 0;
+            s.name = l->name;
+            s.kind = l->kind;
+            ++s.instances;
+            s.acquisitions += l->acquisitions;
+            s.contentions += l->contentions;
+            s.conBounces += l->conBounces;
+            s.acqBounces += l->acqBounces;
+            s.waitTotal += l->waitTotal;
+            s.holdTotal += l->holdTotal;
+            s.waitMax = std::max(s.waitMax, l->waitMax);
+            s.holdMax = std::max(s.holdMax, l->holdMax);
+            if (l->contentions)
+                s.waitMin = first || s.waitMin == 0 ? l->waitMin : std::min(s.waitMin, l->waitMin);
+            if (l->acquisitions)
+                s.holdMin = first || s.holdMin == 0 ? l->holdMin : std::min(s.holdMin, l->holdMin);
+        }
+        std::vector<LockSummary> out;
+        for (auto& [n, s] : byName)
+            if (s.acquisitions)
+                out.push_back(s);
+        return out;
+    }
+} // namespace
+
+RunResult executeRun(const RunSpec& spec, Interrupter* interrupter)
+{
+    RunSetup setup = spec.scenario->resolve(spec.variant, spec.point, spec.scale);
+    Simulator sim;
+    Sched sched(sim, setup.machine);
+    Kernel kernel(sched, setup.toggles);
+    WorkloadContext ctx { kernel, sched, setup.params, spec.seed };
+    std::unique_ptr<Workload> workload = setup.workload->make();
+    workload->setup(ctx);
+
+    std::unique_ptr<Recorder> recorder;
+    if (spec.recording.enabled)
+        recorder = std::make_unique<Recorder>(kernel, sched, spec.recording);
+
+    // The user tasks end the run; kernel threads (kswapd) then sleep and the event queue drains.
+    bool finished = sim.run(interrupter);
+
+    RunResult r;
+    r.variant = spec.variant;
+    r.point = spec.point;
+    r.rep = spec.rep;
+    r.events = sim.eventsProcessed();
+    if (!finished) {
+        r.metrics["cancelled"] = 1;
+        return r;
+    }
+    workload->finish(ctx, r.metrics);
+    addCommonMetrics(kernel, sched, r.metrics);
+    r.locks = summarise(kernel);
+    if (spec.checkInvariants) {
+        std::string err = kernel.checkInvariants();
+        if (!err.empty())
+            throw std::logic_error("invariant violated after " + spec.variant + ": " + err);
+    }
+    if (recorder)
+        r.recording = recorder->finish();
+    return r;
+}
+
+} // namespace mms

@@ -1,0 +1,33 @@
+#pragma once
+// One simulation run: build the machine and the kernel for a variant and sweep point, let the workload run to the
+// end, collect metrics and lockstat.
+
+#include "run/result.h"
+#include "sim/simulator.h"
+
+namespace mms {
+
+struct RecordingOptions {
+    bool enabled = false;
+    Time interval = 0; // simulated time between frames; 0 = choose from the run's expected length
+    std::size_t memoryBudget = 256u << 20; // bytes; past it frames are decimated
+};
+
+struct RunSpec {
+    const Scenario* scenario = nullptr;
+    std::string variant;
+    OJson point = OJson::object();
+    int rep = 0;
+    double scale = 1.0;
+    std::uint64_t seed = 1;
+    RecordingOptions recording;
+    bool checkInvariants = false; // verify the kernel's invariants at the end (tests)
+};
+
+// Throws ScenarioError for an invalid setup; returns with metrics["cancelled"] = 1 if interrupted.
+RunResult executeRun(const RunSpec& spec, Interrupter* interrupter = nullptr);
+
+// The per-run seed: (scenario seed, variant, point, repetition) mixed; host-independent.
+std::uint64_t runSeed(std::uint64_t scenarioSeed, const std::string& variant, const OJson& point, int rep);
+
+} // namespace mms

@@ -1,0 +1,79 @@
+#pragma once
+// Scenarios: JSON files that say which machine, which workload, which variants (sets of toggles), which sweep and
+// which metrics reproduce one post's table. A Scenario is always normalised: validated, with every default filled
+// in, so `mmscope-cli show` can print it and a user can save, edit and run it as a file.
+
+#include "hw/machine.h"
+#include "mm/toggles.h"
+#include "workload/workload.h"
+
+#include <nlohmann/json.hpp>
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace mms {
+
+using OJson = nlohmann::ordered_json;
+
+// A bad scenario or value: the message names the file, the path inside it and what was expected.
+class ScenarioError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// Everything one run needs, resolved from a scenario for one variant, sweep point and scale.
+struct RunSetup {
+    MachineSpec machine;
+    Toggles toggles;
+    const WorkloadKind* workload = nullptr;
+    nlohmann::json params; // workload parameters, scaled, sizes in bytes
+};
+
+class Scenario {
+public:
+    // Parses and validates; `origin` (a file path or "built-in:ID") prefixes every error message.
+    static Scenario fromJson(const OJson& doc, const std::string& origin);
+    static Scenario fromText(const std::string& text, const std::string& origin);
+
+    const OJson& json() const { return m_doc; } // normalised, every default filled in
+    const std::string& origin() const { return m_origin; }
+    std::string id() const { return m_doc["id"]; }
+    std::string title() const { return m_doc["title"]; }
+    std::vector<std::string> variantNames() const;
+    std::vector<std::string> metrics() const;
+    int reps() const { return m_doc["reps"]; }
+    std::uint64_t seed() const { return m_doc["seed"]; }
+    // The sweep's points in order (cartesian product of the axes, first axis slowest); {} when there is no sweep.
+    std::vector<OJson> points() const;
+    std::vector<std::string> axes() const;
+    const OJson& published() const { return m_doc["published"]; }
+
+    // --set PATH=VALUE: a scenario field (machine.cpus), a toggle (held for every variant) or a sweep axis
+    // (narrowed to that one value). VALUE is JSON if it parses as JSON, else a string.
+    void set(const std::string& path, const std::string& value);
+    void setReps(int reps);
+    void setSeed(std::uint64_t seed);
+    // Keeps only the named variants (in the given order); unknown names are an error.
+    void selectVariants(const std::vector<std::string>& names);
+
+    RunSetup resolve(const std::string& variant, const OJson& point, double scale) const;
+
+private:
+    void normalise();
+    OJson m_doc;
+    std::string m_origin;
+};
+
+// The scenarios built into the binaries (resources/scenarios, embedded at build time).
+struct ScenarioInfo {
+    std::string id, title, seed, measured;
+};
+std::vector<ScenarioInfo> builtinScenarios();
+// An id of a built-in scenario, or a path to a scenario file.
+Scenario loadScenario(const std::string& idOrPath);
+// The posts' published figures (resources/published-figures.json).
+const nlohmann::json& publishedFigures();
+
+} // namespace mms

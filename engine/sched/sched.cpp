@@ -1,0 +1,210 @@
+#include "sched/sched.h"
+
+
+namespace mms {
+
+namespace {
+    Co<> taskMain(Sched& s, Task& t, Co<> body)
+    {
+        co_await body;
+        co_await s.flush(t);
+        s.taskExit(t);
+    }
+} // namespace
+
+Sched::Sched(Simulator& sim, const MachineSpec& machine)
+    : m_sim(sim)
+    , m_machine(machine)
+{
+    m_cpus.resize(static_cast<std::size_t>(machine.cpus));
+    for (int i = 0; i < machine.cpus; ++i) {
+        m_cpus[static_cast<std::size_t>(i)].id = i;
+        m_cpus[static_cast<std::size_t>(i)].socket = machine.socketOf(i);
+    }
+}
+
+Sched::~Sched()
+{
+    for (auto h : m_bodies)
+        h.destroy();
+}
+
+Task& Sched::spawn(std::string name, int cpu, bool kthread, MmStruct* mm, std::uint64_t seed)
+{
+    auto t = std::make_unique<Task>();
+    t->id = static_cast<std::uint32_t>(m_tasks.size());
+    t->name = std::move(name);
+    t->cpu = cpu % cpuCount();
+    t->kthread = kthread;
+    t->mm = mm;
+    t->rng = Rng(seed);
+    m_tasks.push_back(std::move(t));
+    return *m_tasks.back();
+}
+
+void Sched::start(Task& t, Co<> body)
+{
+    auto h = taskMain(*this, t, std::move(body)).release();
+    m_bodies.push_back(h);
+    t.resumePoint = h;
+    t.state = TaskState::Runnable;
+    t.started = m_sim.now();
+    ++m_live;
+    m_liveUser += t.kthread ? 0 : 1;
+    Cpu& c = cpu(t.cpu);
+    c.runq.push_back(&t);
+    if (!c.current)
+        dispatch(c);
+}
+
+void Sched::dispatch(Cpu& c)
+{
+    if (c.current)
+        return;
+    if (c.runq.empty()) {
+        c.idleSince = m_sim.now();
+        return;
+    }
+    Task* t = c.runq.front();
+    c.runq.pop_front();
+    c.idleTotal += m_sim.now() - c.idleSince;
+    c.current = t;
+    t->state = TaskState::Running;
+    Time sw = ns(cost().contextSwitchNs);
+    t->sysTime += sw;
+    t->sliceStart = m_sim.now() + sw;
+    emitSpan(c.id, m_sim.now(), m_sim.now() + sw, SpanKind::Run, "__schedule");
+    m_sim.resumeAt(m_sim.now() + sw, static_cast<std::uint32_t>(c.id), t->resumePoint);
+}
+
+void Sched::Flush::await_suspend(std::coroutine_handle<> h)
+{
+    Time now = s.m_sim.now();
+    s.emitSpan(t.cpu, now, now + t.debt, SpanKind::Run, t.fn);
+    s.m_sim.resumeAt(now + t.debt, static_cast<std::uint32_t>(t.cpu), h);
+    t.debt = 0;
+}
+
+void Sched::Sleep::await_suspend(std::coroutine_handle<> h) { s.block(t, h); }
+
+void Sched::block(Task& t, std::coroutine_handle<> h)
+{
+    ++t.sleepGen;
+    t.resumePoint = h;
+    t.state = TaskState::Sleeping;
+    if (t.debt > 0) {
+        // The task still has CPU time to spend before it can sleep: it keeps its CPU until then. A wake-up in
+        // between only queues it again (the switch below then picks it up).
+        Time at = m_sim.now() + t.debt;
+        emitSpan(t.cpu, m_sim.now(), at, SpanKind::Run, t.fn);
+        t.debt = 0;
+        m_sim.callAt(
+            at, static_cast<std::uint32_t>(t.cpu),
+            [](void* ctx, std::uint64_t cpuId) {
+                auto* s = static_cast<Sched*>(ctx);
+                Cpu& c = s->cpu(static_cast<int>(cpuId));
+                c.current = nullptr;
+                c.idleSince = s->m_sim.now();
+                s->dispatch(c);
+            },
+            this, static_cast<std::uint64_t>(t.cpu));
+        return;
+    }
+    Cpu& c = cpu(t.cpu);
+    c.current = nullptr;
+    c.idleSince = m_sim.now();
+    dispatch(c);
+}
+
+void Sched::wake(Task& t)
+{
+    if (t.state != TaskState::Sleeping)
+        return;
+    t.state = TaskState::Runnable;
+    Cpu& c = cpu(t.cpu);
+    c.runq.push_back(&t);
+    if (!c.current)
+        dispatch(c);
+}
+
+Co<> Sched::cond_resched(Task& t)
+{
+    co_await flush(t);
+    Cpu& c = cpu(t.cpu);
+    if (c.runq.empty() || m_sim.now() - t.sliceStart < ns(cost().timeSliceNs))
+        co_return;
+    struct Yield {
+        Sched& s;
+        Task& t;
+        Cpu& c;
+        bool await_ready() const noexcept { return false; }
+        void await_suspend(std::coroutine_handle<> h)
+        {
+            t.resumePoint = h;
+            t.state = TaskState::Runnable;
+            c.runq.push_back(&t);
+            c.current = nullptr;
+            c.idleSince = s.m_sim.now();
+            s.dispatch(c);
+        }
+        void await_resume() const noexcept { }
+    };
+    co_await Yield { *this, t, c };
+}
+
+Co<> Sched::sleepFor(Task& t, Time d)
+{
+    co_await sleepTimeout(t, d);
+}
+
+Co<> Sched::sleepTimeout(Task& t, Time timeout)
+{
+    co_await flush(t);
+    std::uint64_t arg = (static_cast<std::uint64_t>(t.id) << 32) | (t.sleepGen + 1u);
+    m_sim.callAt(
+        m_sim.now() + timeout, static_cast<std::uint32_t>(t.cpu),
+        [](void* ctx, std::uint64_t a) {
+            auto* s = static_cast<Sched*>(ctx);
+            s->wakeIf(*s->m_tasks[a >> 32], static_cast<std::uint32_t>(a));
+        },
+        this, arg);
+    co_await sleep(t);
+}
+
+void Sched::interrupt(int cpuId, double handleNs)
+{
+    Cpu& c = cpu(cpuId);
+    ++c.ipisReceived;
+    if (c.current)
+        burn(*c.current, handleNs, Acct::Sys);
+}
+
+double Sched::lineTransferNs(int fromCpu, int toCpu) const
+{
+    if (fromCpu < 0 || fromCpu == toCpu)
+        return 0.0;
+    return m_machine.socketOf(fromCpu) == m_machine.socketOf(toCpu) ? cost().lineSameSocketNs
+                                                                   : cost().lineCrossSocketNs;
+}
+
+void Sched::taskExit(Task& t)
+{
+    t.state = TaskState::Done;
+    t.finished = m_sim.now();
+    --m_live;
+    m_liveUser -= t.kthread ? 0 : 1;
+    Cpu& c = cpu(t.cpu);
+    c.current = nullptr;
+    c.idleSince = m_sim.now();
+    dispatch(c);
+}
+
+Time Sched::idleTotal() const
+{
+    Time total = 0;
+    for (auto& c : m_cpus)
+        total += c.idleTotal + (c.current ? 0 : m_sim.now() - c.idleSince);
+    return total;
+}
+
+} // namespace mms

@@ -1,0 +1,138 @@
+#pragma once
+// The CPUs and the scheduler: per-CPU run queues, time slices, sleeping and wake-ups with a context-switch cost.
+// A task that spins (on a spinlock, or waiting for an IPI ack) keeps its CPU; one that sleeps (mutex, rwsem, I/O)
+// gives it to the next runnable task.
+
+#include "hw/machine.h"
+#include "sched/task.h"
+#include "sim/co.h"
+#include "sim/simulator.h"
+
+#include <deque>
+#include <memory>
+#include <vector>
+
+namespace mms {
+
+enum class SpanKind : std::uint8_t { Run, LockWait, LockHold, IoWait, Idle };
+
+// Receives per-CPU spans for the timeline (recordings). Optional: the scheduler works without one.
+class TraceSink {
+public:
+    virtual ~TraceSink() = default;
+    virtual void span(int cpu, Time begin, Time end, SpanKind kind, const char* fn) = 0;
+};
+
+struct Cpu {
+    int id = 0;
+    int socket = 0;
+    Task* current = nullptr;
+    std::deque<Task*> runq;
+    Time idleSince = 0;
+    Time idleTotal = 0;
+    std::uint64_t ipisReceived = 0;
+};
+
+enum class Acct : std::uint8_t { User, Sys };
+
+class Sched {
+public:
+    Sched(Simulator& sim, const MachineSpec& machine);
+    ~Sched();
+    Sched(const Sched&) = delete;
+    Sched& operator=(const Sched&) = delete;
+
+    Simulator& sim() { return m_sim; }
+    const Simulator& sim() const { return m_sim; }
+    const MachineSpec& machine() const { return m_machine; }
+    const CostModel& cost() const { return m_machine.cost; }
+    int cpuCount() const { return static_cast<int>(m_cpus.size()); }
+    Cpu& cpu(int i) { return m_cpus[static_cast<std::size_t>(i)]; }
+    const Cpu& cpu(int i) const { return m_cpus[static_cast<std::size_t>(i)]; }
+    const std::vector<std::unique_ptr<Task>>& tasks() const { return m_tasks; }
+    void setTrace(TraceSink* sink) { m_trace = sink; }
+    TraceSink* trace() const { return m_trace; }
+
+    // Creates a task on `cpu` running `body`; it starts when the simulation runs.
+    Task& spawn(std::string name, int cpu, bool kthread, MmStruct* mm, std::uint64_t seed);
+    void start(Task& t, Co<> body);
+
+    // Charge CPU time to the running task (no suspension; see Task::debt).
+    static void burn(Task& t, double nsCost, Acct acct = Acct::Sys)
+    {
+        Time d = ns(nsCost);
+        t.debt += d;
+        (acct == Acct::User ? t.userTime : t.sysTime) += d;
+    }
+    static void burnTime(Task& t, Time d, Acct acct = Acct::Sys)
+    {
+        t.debt += d;
+        (acct == Acct::User ? t.userTime : t.sysTime) += d;
+    }
+
+    // Awaitable: push the task's pending CPU time onto the global clock.
+    struct Flush {
+        Sched& s;
+        Task& t;
+        bool await_ready() const noexcept { return t.debt == 0; }
+        void await_suspend(std::coroutine_handle<> h);
+        void await_resume() const noexcept { }
+    };
+    Flush flush(Task& t) { return Flush { *this, t }; }
+
+    // Awaitable: give up the CPU until wake(t). The caller has flushed and registered t on some wait list.
+    struct Sleep {
+        Sched& s;
+        Task& t;
+        bool await_ready() const noexcept { return false; }
+        void await_suspend(std::coroutine_handle<> h);
+        void await_resume() const noexcept { }
+    };
+    Sleep sleep(Task& t) { return Sleep { *this, t }; }
+    void wake(Task& t);
+    // Wakes t only if it still sleeps the sleep that `gen` names (see Task::sleepGen).
+    void wakeIf(Task& t, std::uint32_t gen)
+    {
+        if (t.sleepGen == gen)
+            wake(t);
+    }
+    // Sleeps until wake() or until `timeout` has passed, whichever comes first (schedule_timeout).
+    Co<> sleepTimeout(Task& t, Time timeout);
+    // Like Sleep, for code that already holds the coroutine handle (lock slow paths running as event callbacks).
+    void block(Task& t, std::coroutine_handle<> h);
+
+    // cond_resched(): flush and, if the slice is used up and others wait on this CPU, let them run.
+    Co<> cond_resched(Task& t);
+    // Sleep for a fixed time (congestion_wait, usleep) without holding the CPU.
+    Co<> sleepFor(Task& t, Time d);
+
+    // An interrupt (IPI) taken by whatever runs on `cpu`; the cost lands on that task's sys time.
+    void interrupt(int cpu, double handleNs);
+
+    double lineTransferNs(int fromCpu, int toCpu) const;
+
+    void taskExit(Task& t);
+    int liveTasks() const { return m_live; }
+    int liveUserTasks() const { return m_liveUser; }
+    Time idleTotal() const;
+
+private:
+    void dispatch(Cpu& c);
+    void emitSpan(int cpu, Time b, Time e, SpanKind k, const char* fn)
+    {
+        if (m_trace && e > b)
+            m_trace->span(cpu, b, e, k, fn);
+    }
+    friend struct Flush;
+
+    Simulator& m_sim;
+    MachineSpec m_machine;
+    std::vector<Cpu> m_cpus;
+    std::vector<std::unique_ptr<Task>> m_tasks;
+    std::vector<std::coroutine_handle<>> m_bodies; // top-level frames, destroyed with the scheduler
+    TraceSink* m_trace = nullptr;
+    int m_live = 0;
+    int m_liveUser = 0;
+};
+
+} // namespace mms

@@ -1,0 +1,64 @@
+#pragma once
+// A simulated task (process, thread or kernel thread) and what /usr/bin/time would say about it.
+
+#include "sim/rng.h"
+#include "sim/simulator.h"
+
+#include <coroutine>
+#include <cstdint>
+#include <string>
+
+namespace mms {
+
+struct MmStruct;
+
+enum class TaskState : std::uint8_t { Runnable, Running, Sleeping, Done };
+
+struct Task {
+    std::uint32_t id = 0;
+    std::string name;
+    int cpu = 0; // the CPU whose run queue holds this task (tasks do not migrate)
+    bool kthread = false;
+    MmStruct* mm = nullptr;
+
+    TaskState state = TaskState::Runnable;
+    std::coroutine_handle<> resumePoint; // where a sleeping or runnable task continues
+    std::uint32_t sleepGen = 0; // bumped at every sleep, so a stale timer or wait-list entry cannot wake a later one
+
+    // CPU time consumed by the task but not yet pushed onto the global clock. Every access to shared state
+    // (a lock, an I/O, a wake-up) first flushes it, so shared state is always touched at the right time.
+    Time debt = 0;
+
+    // /usr/bin/time accounting
+    Time userTime = 0;
+    Time sysTime = 0;
+    Time started = 0;
+    Time finished = -1;
+    Time sliceStart = 0;
+
+    const char* fn = "user"; // the kernel function now running, for the per-CPU timeline
+    Rng rng;
+
+    // One user-visible unit of work done (a transaction, a page, a job): workloads count their own metric here.
+    std::uint64_t opsDone = 0;
+};
+
+// Marks the kernel function a task is in for the timeline; restores the caller's on scope exit.
+class FnScope {
+public:
+    FnScope(Task& t, const char* fn)
+        : m_t(t)
+        , m_prev(t.fn)
+    {
+        t.fn = fn;
+    }
+    ~FnScope() { m_t.fn = m_prev; }
+    FnScope(const FnScope&) = delete;
+    FnScope& operator=(const FnScope&) = delete;
+
+private:
+    Task& m_t;
+    const char* m_prev;
+};
+
+} // namespace mms

@@ -1,0 +1,119 @@
+#include "sync/rwsem.h"
+
+namespace mms {
+
+RwSem::RwSem(std::string name, RwsemImpl impl)
+    : m_impl(impl)
+{
+    setName(std::move(name));
+    m_stat.kind = "rwsem";
+}
+
+void RwSem::setName(std::string n)
+{
+    m_waitLock.setName(n + ".wait_lock");
+    m_stat.name = std::move(n);
+}
+
+void RwSem::countOp(Sched& s, Task& t)
+{
+    Sched::burn(t, s.cost().lockedRmwNs + s.lineTransferNs(m_lastCpu, t.cpu));
+    m_lastCpu = t.cpu;
+}
+
+void RwSem::noteGranted(Sched& s, Task& t, Time since, bool contended)
+{
+    Time now = s.sim().now();
+    m_stat.noteAcquire(t.cpu, m_lastCpu, now - since, contended);
+    if (contended) {
+        m_stat.addToBuckets(m_stat.waitPerBucket, since, now);
+        if (s.trace())
+            s.trace()->span(t.cpu, since, now, SpanKind::LockWait, m_stat.name.c_str());
+    }
+    m_acquiredAt[t.id] = now + t.debt;
+}
+
+Co<> RwSem::acquire(Sched& s, Task& t, bool write)
+{
+    co_await s.flush(t);
+    Time since = s.sim().now();
+    if (m_impl == RwsemImpl::Xadd && canGrant(write)) {
+        countOp(s, t); // fast path: xadd on the count, no wait_lock
+        (write ? m_writer = true : (++m_readers, true));
+        noteGranted(s, t, since, false);
+        co_return;
+    }
+    co_await spin_lock(s, t, m_waitLock);
+    co_await s.flush(t);
+    if (canGrant(write)) {
+        countOp(s, t);
+        (write ? m_writer = true : (++m_readers, true));
+        spin_unlock(s, t, m_waitLock);
+        noteGranted(s, t, since, false);
+        co_return;
+    }
+    m_waiters.push_back(Waiter { &t, write, since });
+    spin_unlock(s, t, m_waitLock);
+    co_await s.sleep(t); // woken with the lock granted (see wakeWaiters)
+    noteGranted(s, t, since, true);
+}
+
+void RwSem::wakeWaiters(Sched& s, Task& waker)
+{
+    // Called under wait_lock with the lock free of the released side.
+    while (!m_waiters.empty()) {
+        Waiter w = m_waiters.front();
+        if (w.write) {
+            if (m_readers > 0 || m_writer)
+                break;
+            m_writer = true;
+        } else {
+            if (m_writer)
+                break;
+            ++m_readers;
+        }
+        m_waiters.pop_front();
+        Sched::burn(waker, s.cost().wakeupNs);
+        s.wake(*w.t);
+        if (w.write)
+            break;
+    }
+}
+
+Co<> RwSem::release(Sched& s, Task& t, bool write)
+{
+    co_await s.flush(t);
+    Time now = s.sim().now();
+    auto it = m_acquiredAt.find(t.id);
+    if (it != m_acquiredAt.end()) {
+        m_stat.noteHold(now - it->second);
+        m_stat.addToBuckets(m_stat.holdPerBucket, it->second, now);
+        if (s.trace())
+            s.trace()->span(t.cpu, it->second, now, SpanKind::LockHold, m_stat.name.c_str());
+        m_acquiredAt.erase(it);
+    }
+    if (m_impl == RwsemImpl::Xadd) {
+        countOp(s, t);
+        (write ? m_writer = false : (--m_readers, true));
+        if (m_waiters.empty())
+            co_return;
+        co_await spin_lock(s, t, m_waitLock);
+        co_await s.flush(t);
+        wakeWaiters(s, t);
+        spin_unlock(s, t, m_waitLock);
+        co_return;
+    }
+    co_await spin_lock(s, t, m_waitLock);
+    co_await s.flush(t);
+    countOp(s, t);
+    (write ? m_writer = false : (--m_readers, true));
+    wakeWaiters(s, t);
+    spin_unlock(s, t, m_waitLock);
+}
+
+Co<> RwSem::down_read(Sched& s, Task& t) { return acquire(s, t, false); }
+Co<> RwSem::down_write(Sched& s, Task& t) { return acquire(s, t, true); }
+Co<> RwSem::up_read(Sched& s, Task& t) { return release(s, t, false); }
+Co<> RwSem::up_write(Sched& s, Task& t) { return release(s, t, true); }
+
+} // namespace mms

@@ -1,0 +1,61 @@
+#pragma once
+// struct rw_semaphore in two implementations (rwsem.impl):
+//  - Spinlock: the 2.6.20 generic rwsem (lib/rwsem-spinlock.c, x86-64 had RWSEM_GENERIC_SPINLOCK=y). Every
+//    down/up, readers' too, takes the internal wait_lock spinlock, so readers serialise and bounce its line.
+//  - Xadd: the atomic-count rwsem (lib/rwsem.c): readers' fast path is one locked xadd on the count's line;
+//    wait_lock is taken only on the slow path.
+// Contended acquirers sleep. On release the queue is served FIFO: a writer alone, or every reader up to the next
+// writer (__rwsem_do_wake).
+
+#include "sched/sched.h"
+#include "sync/spinlock.h"
+
+#include <deque>
+#include <unordered_map>
+
+namespace mms {
+
+enum class RwsemImpl : std::uint8_t { Spinlock, Xadd };
+
+class RwSem {
+public:
+    explicit RwSem(std::string name = {}, RwsemImpl impl = RwsemImpl::Xadd);
+
+    Co<> down_read(Sched& s, Task& t);
+    Co<> up_read(Sched& s, Task& t);
+    Co<> down_write(Sched& s, Task& t);
+    Co<> up_write(Sched& s, Task& t);
+
+    void setImpl(RwsemImpl impl) { m_impl = impl; }
+    RwsemImpl impl() const { return m_impl; }
+    LockStat& stat() { return m_stat; }
+    const LockStat& stat() const { return m_stat; }
+    const SpinLock& waitLock() const { return m_waitLock; }
+    void setName(std::string n);
+    int readers() const { return m_readers; }
+    bool writer() const { return m_writer; }
+
+private:
+    struct Waiter {
+        Task* t;
+        bool write;
+        Time since;
+    };
+    Co<> acquire(Sched& s, Task& t, bool write);
+    Co<> release(Sched& s, Task& t, bool write);
+    bool canGrant(bool write) const { return !m_writer && (write ? m_readers == 0 : true) && m_waiters.empty(); }
+    void countOp(Sched& s, Task& t); // the locked RMW on the count's cache line
+    void wakeWaiters(Sched& s, Task& waker);
+    void noteGranted(Sched& s, Task& t, Time since, bool contended);
+
+    LockStat m_stat;
+    RwsemImpl m_impl;
+    SpinLock m_waitLock;
+    int m_readers = 0;
+    bool m_writer = false;
+    int m_lastCpu = -1;
+    std::deque<Waiter> m_waiters;
+    std::unordered_map<std::uint32_t, Time> m_acquiredAt; // by task id, for hold times
+};
+
+} // namespace mms

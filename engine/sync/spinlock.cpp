@@ -1,0 +1,82 @@
+#include "sync/spinlock.h"
+
+namespace mms {
+
+bool SpinLock::Acquire::await_ready()
+{
+    // Fast path only when the task is "on time" and the lock is free now: otherwise suspend and decide then.
+    if (t.debt != 0 || l.m_held || l.m_freeAt > s.sim().now() || !l.m_waiters.empty())
+        return false;
+    l.grant(s, t, s.sim().now(), 0, false);
+    return true;
+}
+
+void SpinLock::Acquire::await_suspend(std::coroutine_handle<> h)
+{
+    // Spend the pending CPU time first, then try at that moment.
+    Time at = s.sim().now() + t.debt;
+    if (t.debt) {
+        s.trace() ? s.trace()->span(t.cpu, s.sim().now(), at, SpanKind::Run, t.fn) : void();
+        t.debt = 0;
+    }
+    // The awaiter lives in the suspended frame, so `this` is stable until resumption.
+    resumeHandle = h;
+    s.sim().callAt(
+        at, static_cast<std::uint32_t>(t.cpu),
+        [](void* ctx, std::uint64_t) {
+            auto* a = static_cast<Acquire*>(ctx);
+            SpinLock& l = a->l;
+            Time now = a->s.sim().now();
+            if (!l.m_held && l.m_waiters.empty()) {
+                // Free, or freed at a later moment by its last holder: spin until then.
+                bool contended = l.m_freeAt > now;
+                Time at = contended ? l.m_freeAt + ns(a->s.lineTransferNs(l.m_lastCpu, a->t.cpu)) : now;
+                l.grant(a->s, a->t, at, at - now, contended);
+                a->s.sim().resumeAt(at, static_cast<std::uint32_t>(a->t.cpu), a->resumeHandle);
+                return;
+            }
+            l.m_waiters.push_back(Waiter { &a->t, a->resumeHandle, now });
+        },
+        this, 0);
+}
+
+void SpinLock::Acquire::await_resume() { }
+
+void SpinLock::grant(Sched& s, Task& t, Time at, Time waited, bool contended)
+{
+    m_stat.noteAcquire(t.cpu, m_lastCpu, waited, contended);
+    double cost = s.cost().lockedRmwNs + (contended ? 0.0 : s.lineTransferNs(m_lastCpu, t.cpu));
+    if (contended) {
+        t.sysTime += waited; // spinning burns the CPU; the wait itself passes on the clock while suspended
+        if (s.trace())
+            s.trace()->span(t.cpu, at - waited, at, SpanKind::LockWait, m_stat.name.c_str());
+        m_stat.addToBuckets(m_stat.waitPerBucket, at - waited, at);
+    }
+    Sched::burn(t, cost, Acct::Sys);
+    m_held = true;
+    m_lastCpu = t.cpu;
+    m_acquiredAt = at;
+}
+
+void SpinLock::unlock(Sched& s, Task& t)
+{
+    Time releaseAt = s.sim().now() + t.debt;
+    Time held = releaseAt - m_acquiredAt;
+    m_stat.noteHold(held);
+    m_stat.addToBuckets(m_stat.holdPerBucket, m_acquiredAt, releaseAt);
+    if (s.trace())
+        s.trace()->span(t.cpu, m_acquiredAt, releaseAt, SpanKind::LockHold, m_stat.name.c_str());
+    if (m_waiters.empty()) {
+        m_held = false;
+        m_freeAt = releaseAt;
+        return;
+    }
+    Waiter w = m_waiters.front();
+    m_waiters.pop_front();
+    Time transfer = ns(s.lineTransferNs(m_lastCpu, w.t->cpu));
+    Time at = releaseAt + transfer;
+    grant(s, *w.t, at, at - w.since, true);
+    s.sim().resumeAt(at, static_cast<std::uint32_t>(w.t->cpu), w.h);
+}
+
+} // namespace mms

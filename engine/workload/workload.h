@@ -1,0 +1,59 @@
+#pragma once
+// A workload is a program for simulated tasks. It declares its parameters (with units, defaults and whether
+// --scale multiplies them), spawns its tasks on the simulated machine and, at the end, turns what happened into
+// the scenario's metrics.
+
+#include "mm/kernel.h"
+
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace mms {
+
+enum class ParamKind : std::uint8_t { Size, Int, Double, String, Bool };
+
+struct ParamSpec {
+    std::string name;
+    ParamKind kind;
+    nlohmann::json defaultValue;
+    bool scaled = false; // multiplied by --scale (amounts of memory and work)
+    std::string help;
+    double min = 0; // for Int, Double and Size
+    double max = 1e18;
+};
+
+using Metrics = std::map<std::string, double>;
+
+struct WorkloadContext {
+    Kernel& k;
+    Sched& s;
+    const nlohmann::json& params; // validated, scaled, every default filled in
+    std::uint64_t seed;
+};
+
+class Workload {
+public:
+    virtual ~Workload() = default;
+    virtual void setup(WorkloadContext& ctx) = 0;
+    // Called when the simulation has ended; fills the metrics.
+    virtual void finish(WorkloadContext& ctx, Metrics& out) = 0;
+};
+
+struct WorkloadKind {
+    std::string kind;
+    std::string description;
+    std::vector<ParamSpec> params;
+    std::unique_ptr<Workload> (*make)();
+};
+
+const std::vector<WorkloadKind>& workloadKinds();
+const WorkloadKind* findWorkload(const std::string& kind);
+
+// Metrics every run reports, from the kernel's counters and the tasks' /usr/bin/time accounting.
+void addCommonMetrics(const Kernel& k, const Sched& s, Metrics& out);
+
+} // namespace mms

@@ -1,0 +1,155 @@
+// Lock models against closed-form cases: FIFO spinlock hand-off, sleeping mutex, rwsem readers and writers.
+#include "sched/sched.h"
+#include "sync/mutex.h"
+#include "sync/rwsem.h"
+#include "sync/spinlock.h"
+
+#include <QtTest>
+
+using namespace mms;
+
+namespace {
+MachineSpec machine(int cpus)
+{
+    MachineSpec m = *machinePreset("generic-12cpu-2015");
+    m.cpus = cpus;
+    m.sockets = 1;
+    return m;
+}
+
+Co<> holdSpin(Sched& s, Task& t, SpinLock& l, double holdNs)
+{
+    co_await spin_lock(s, t, l);
+    Sched::burn(t, holdNs);
+    spin_unlock(s, t, l);
+    co_await s.flush(t);
+}
+
+Co<> holdMutex(Sched& s, Task& t, Mutex& m, double holdNs)
+{
+    co_await mutex_lock(s, t, m);
+    Sched::burn(t, holdNs);
+    mutex_unlock(s, t, m);
+    co_await s.flush(t);
+}
+
+Co<> holdRw(Sched& s, Task& t, RwSem& l, bool write, double holdNs)
+{
+    if (write)
+        co_await l.down_write(s, t);
+    else
+        co_await l.down_read(s, t);
+    Sched::burn(t, holdNs);
+    if (write)
+        co_await l.up_write(s, t);
+    else
+        co_await l.up_read(s, t);
+}
+} // namespace
+
+class TestLocks : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void spinlockFifoHandoff_data()
+    {
+        QTest::addColumn<int>("cpus");
+        QTest::addRow("2 cpus") << 2;
+        QTest::addRow("4 cpus") << 4;
+        QTest::addRow("12 cpus") << 12;
+    }
+    void spinlockFifoHandoff()
+    {
+        QFETCH(int, cpus);
+        Simulator sim;
+        MachineSpec m = machine(cpus);
+        Sched s(sim, m);
+        SpinLock lock("test");
+        const double hold = 1000.0; // ns
+        std::vector<Task*> tasks;
+        for (int i = 0; i < cpus; ++i) {
+            Task& t = s.spawn("t" + std::to_string(i), i, false, nullptr, 1);
+            s.start(t, holdSpin(s, t, lock, hold));
+            tasks.push_back(&t);
+        }
+        QVERIFY(sim.run());
+        const LockStat& st = lock.stat();
+        QCOMPARE(st.acquisitions, std::uint64_t(cpus));
+        QCOMPARE(st.contentions, std::uint64_t(cpus - 1));
+        // The i-th waiter waits for i holds, each hold = hold + one locked RMW, plus i line transfers.
+        double perHold = hold + m.cost.lockedRmwNs;
+        double expectedWait = 0;
+        for (int i = 1; i < cpus; ++i)
+            expectedWait += i * (perHold + m.cost.lineSameSocketNs);
+        QVERIFY2(std::fabs(toNs(st.waitTotal) - expectedWait) < 1.0 + 0.001 * expectedWait,
+            qPrintable(QString("wait %1 ns, expected %2 ns").arg(toNs(st.waitTotal)).arg(expectedWait)));
+        // Spinning burns CPU: every task's sys time is its wait plus its hold (plus the switch that started it).
+        Time sys = 0;
+        for (Task* t : tasks)
+            sys += t->sysTime;
+        double expectedSys = expectedWait + cpus * (perHold + m.cost.contextSwitchNs);
+        QVERIFY2(std::fabs(toNs(sys) - expectedSys) < 1.0 + 0.01 * expectedWait,
+            qPrintable(QString("sys %1 ns, expected %2 ns").arg(toNs(sys)).arg(expectedSys)));
+        QCOMPARE(toNs(st.holdMax), perHold);
+    }
+
+    void mutexSleepsAndFreesTheCpu()
+    {
+        // a (CPU 0, first at equal times) holds the mutex for 50 us; b (CPU 1) must wait, and sleeps.
+        Simulator sim;
+        Sched s(sim, machine(2));
+        Mutex mutex("m");
+        Task& a = s.spawn("a", 0, false, nullptr, 1);
+        Task& b = s.spawn("b", 1, false, nullptr, 2);
+        s.start(a, holdMutex(s, a, mutex, 50'000));
+        s.start(b, holdMutex(s, b, mutex, 1'000));
+        QVERIFY(sim.run());
+        QCOMPARE(mutex.stat().acquisitions, std::uint64_t(2));
+        QCOMPARE(mutex.stat().contentions, std::uint64_t(1));
+        // b slept ~50 us: its sys time is far below the wait (a sleeping waiter does not burn CPU).
+        QVERIFY(toNs(b.sysTime) < 20'000);
+        QVERIFY(toNs(mutex.stat().waitTotal) > 45'000);
+    }
+
+    void rwsemReadersShareWritersExclude_data()
+    {
+        QTest::addColumn<bool>("spinlockImpl");
+        QTest::addRow("xadd") << false;
+        QTest::addRow("spinlock (2.6.20)") << true;
+    }
+    void rwsemReadersShareWritersExclude()
+    {
+        QFETCH(bool, spinlockImpl);
+        Simulator sim;
+        Sched s(sim, machine(4));
+        RwSem sem("sem", spinlockImpl ? RwsemImpl::Spinlock : RwsemImpl::Xadd);
+        for (int i = 0; i < 3; ++i) {
+            Task& t = s.spawn("r" + std::to_string(i), i, false, nullptr, 1);
+            s.start(t, holdRw(s, t, sem, false, 10'000));
+        }
+        QVERIFY(sim.run());
+        // Three readers at once: they overlap, so the whole takes about one hold, not three.
+        QVERIFY(toNs(sim.now()) < 20'000);
+        QCOMPARE(sem.stat().contentions, std::uint64_t(0));
+        if (spinlockImpl)
+            QVERIFY(sem.waitLock().stat().acquisitions >= 6); // every down_read and up_read takes wait_lock
+        else
+            QCOMPARE(sem.waitLock().stat().acquisitions, std::uint64_t(0));
+
+        Simulator sim2;
+        Sched s2(sim2, machine(4));
+        RwSem sem2("sem", spinlockImpl ? RwsemImpl::Spinlock : RwsemImpl::Xadd);
+        for (int i = 0; i < 3; ++i) {
+            Task& t = s2.spawn("w" + std::to_string(i), i, false, nullptr, 1);
+            s2.start(t, holdRw(s2, t, sem2, true, 10'000));
+        }
+        QVERIFY(sim2.run());
+        // Three writers serialise: at least three holds.
+        QVERIFY(toNs(sim2.now()) >= 30'000);
+        QCOMPARE(sem2.stat().contentions, std::uint64_t(2));
+        QCOMPARE(sem2.readers(), 0);
+        QVERIFY(!sem2.writer());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestLocks)
+#include "tst_locks.moc"
