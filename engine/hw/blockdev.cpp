@@ -41,21 +41,52 @@ std::uint64_t BlockDevice::submit(bool write, std::vector<Pfn> pages)
     m_live[id] = true;
     ++m_outstanding;
 
-    double bytes = static_cast<double>(r.pages.size() * kPageSize);
-    Time transfer = ns(m_spec.requestOverheadNs + bytes / (m_spec.bandwidthMBps * 1e6) * 1e9);
-    Time begin = std::max(m_s.sim().now(), m_busyUntil);
-    m_busyUntil = begin + transfer;
-    m_busyTotal += transfer;
-    r.completes = m_busyUntil + ns(write ? m_spec.writeLatencyNs : m_spec.readLatencyNs);
     (write ? m_writes : m_reads) += 1;
     (write ? m_pagesWritten : m_pagesRead) += r.pages.size();
+    (write ? m_writeQ : m_readQ).push_back(id);
+    if (!m_busy)
+        startNext();
+    return (static_cast<std::uint64_t>(m_serial[id]) << 32) | id;
+}
 
+Time BlockDevice::transferTime(const IoRequest& r) const
+{
+    double bytes = static_cast<double>(r.pages.size() * kPageSize);
+    return ns(m_spec.requestOverheadNs + bytes / (m_spec.bandwidthMBps * 1e6) * 1e9);
+}
+
+void BlockDevice::startNext()
+{
+    // deadline's writes_starved: reads go first, but a waiting write is served after every kWritesStarved reads.
+    constexpr int kWritesStarved = 2;
+    bool write = m_readQ.empty() || (!m_writeQ.empty() && m_readsInARow >= kWritesStarved);
+    std::deque<std::uint32_t>& q = write ? m_writeQ : m_readQ;
+    if (q.empty()) {
+        m_busy = false;
+        return;
+    }
+    m_readsInARow = write ? 0 : m_readsInARow + 1;
+    std::uint32_t id = q.front();
+    q.pop_front();
+    m_busy = true;
+    Time transfer = transferTime(m_requests[id]);
+    m_busyTotal += transfer;
     // Device events are keyed after every CPU so that same-time CPU events run first.
+    m_s.sim().callAt(
+        m_s.sim().now() + transfer, static_cast<std::uint32_t>(m_s.cpuCount() + m_index),
+        [](void* ctx, std::uint64_t rid) { static_cast<BlockDevice*>(ctx)->transferDone(static_cast<std::uint32_t>(rid)); },
+        this, id);
+}
+
+void BlockDevice::transferDone(std::uint32_t id)
+{
+    IoRequest& r = m_requests[id];
+    r.completes = m_s.sim().now() + ns(r.write ? m_spec.writeLatencyNs : m_spec.readLatencyNs);
     m_s.sim().callAt(
         r.completes, static_cast<std::uint32_t>(m_s.cpuCount() + m_index),
         [](void* ctx, std::uint64_t rid) { static_cast<BlockDevice*>(ctx)->complete(static_cast<std::uint32_t>(rid)); },
         this, id);
-    return (static_cast<std::uint64_t>(m_serial[id]) << 32) | id;
+    startNext();
 }
 
 Co<> BlockDevice::waitFor(Task& t, std::uint64_t handle)
@@ -67,9 +98,10 @@ Co<> BlockDevice::waitFor(Task& t, std::uint64_t handle)
         co_return;
     auto id = static_cast<std::uint32_t>(handle);
     m_requests[id].waiters.emplace_back(&t, t.sleepGen + 1);
-    if (m_s.trace())
-        m_s.trace()->span(t.cpu, m_s.sim().now(), m_requests[id].completes, SpanKind::IoWait, "io_schedule");
+    Time since = m_s.sim().now();
     co_await m_s.sleep(t);
+    if (m_s.trace())
+        m_s.trace()->span(t.cpu, since, m_s.sim().now(), SpanKind::IoWait, "io_schedule");
 }
 
 void BlockDevice::complete(std::uint32_t id)

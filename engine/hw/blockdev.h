@@ -1,8 +1,9 @@
 #pragma once
-// A block device under swap: requests pass one FIFO transfer stage (per-request overhead + bytes / bandwidth) and
-// then a fixed latency that overlaps with other requests. At most queueDepth requests are in flight; a submitter
-// beyond that sleeps until one completes (the block layer's nr_requests throttling). Reads therefore queue behind
-// a backlog of reclaim writes, as they do on real devices.
+// A block device under swap: requests pass one transfer stage (per-request overhead + bytes / bandwidth) and then
+// a fixed latency that overlaps with other requests. The transfer stage serves queued reads before queued writes,
+// as the deadline and CFQ elevators favour synchronous reads over async writeback, but lets a write through after
+// every two reads (deadline's writes_starved = 2). At most queueDepth requests are
+// in flight; a submitter beyond that sleeps until one completes (the block layer's nr_requests throttling).
 
 #include "hw/machine.h"
 #include "mm/page.h"
@@ -52,11 +53,16 @@ public:
 
 private:
     void complete(std::uint32_t id);
+    void startNext();
+    void transferDone(std::uint32_t id);
+    Time transferTime(const IoRequest& r) const;
 
     Sched& m_s;
     DeviceSpec m_spec;
     int m_index;
-    Time m_busyUntil = 0;
+    bool m_busy = false;
+    int m_readsInARow = 0;
+    std::deque<std::uint32_t> m_readQ, m_writeQ;
     Time m_busyTotal = 0;
     int m_outstanding = 0;
     std::vector<IoRequest> m_requests;

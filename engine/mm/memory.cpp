@@ -22,8 +22,12 @@ namespace {
             if (si.swapMap[o] == 0 || si.cache[o] != kNoPage)
                 continue;
             Pfn p = co_await alloc_page(k, t);
-            // read_swap_cache_async(): the allocation and the tree_lock may have slept; someone may have read the
-            // slot or freed the entry meanwhile (add_to_swap_cache() fails with -EEXIST).
+            // read_swap_cache_async(): swapcache_prepare() marks SWAP_HAS_CACHE under swap_info->lock, then the
+            // page goes into the swap cache under tree_lock. Both may have slept; someone may have read the slot
+            // or freed the entry meanwhile (-EEXIST / -ENOENT).
+            co_await spin_lock(k.s, t, si.lock);
+            Sched::burn(t, k.cost.swapFreeNs);
+            spin_unlock(k.s, t, si.lock);
             co_await spin_lock(k.s, t, si.treeLock);
             if (si.swapMap[o] == 0 || si.cache[o] != kNoPage) {
                 spin_unlock(k.s, t, si.treeLock);
