@@ -29,7 +29,8 @@ int main(int argc, char** argv)
     QCommandLineOption scale(QStringLiteral("scale"), QStringLiteral("Scale of memory and work (default 0.1)."), QStringLiteral("F"));
     QCommandLineOption screenshot(QStringLiteral("screenshot"), QStringLiteral("Write the main window to FILE (PNG) after the run and exit."), QStringLiteral("FILE"));
     QCommandLineOption raise(QStringLiteral("raise"), QStringLiteral("Bring these docks to the front (comma-separated: scenario, parameters, results, chart, compare, cpus, locks, counters)."), QStringLiteral("DOCKS"));
-    cli.addOptions({ scenario, variant, at, scale, screenshot, raise });
+    QCommandLineOption dark(QStringLiteral("dark"), QStringLiteral("Use the dark palette."));
+    cli.addOptions({ scenario, variant, at, scale, screenshot, raise, dark });
     cli.process(app);
 
     const bool shot = cli.isSet(screenshot);
@@ -37,6 +38,8 @@ int main(int argc, char** argv)
     opts.restoreLayout = !shot;
     opts.dialogs = !shot;
     mms::MainWindow w(opts);
+    if (cli.isSet(dark))
+        w.setDarkPalette(true);
     if (cli.isSet(scale)) {
         bool ok = false;
         const double s = cli.value(scale).toDouble(&ok);

@@ -110,7 +110,7 @@ void CounterPlot::rebuild()
     plot()->xAxis->setRange(0, std::max(maxX, 1e-6));
     QCPRange yr = plot()->yAxis->range();
     plot()->yAxis->setRange(std::min(0.0, yr.lower), yr.upper > 0 ? yr.upper * 1.08 : 1.0);
-    requestReplot();
+    styleAxes();
 }
 
 void CounterPlot::setTime(Time t)

@@ -143,12 +143,17 @@ void LockHeatmapView::paintEvent(QPaintEvent*)
     p.setPen(palette().color(QPalette::Text));
     p.drawText(QRect(a.left(), a.bottom() + 2, 120, kScaleHeight - 4), Qt::AlignLeft | Qt::AlignTop, QStringLiteral("0"));
     p.drawText(QRect(a.right() - 120, a.bottom() + 2, 120, kScaleHeight - 4), Qt::AlignRight | Qt::AlignTop, formatTime(end));
-    // colour scale
-    QRect scale(a.left() + a.width() / 2 - 60, a.bottom() + 6, 120, 8);
-    for (int i = 0; i < scale.width(); ++i)
-        p.fillRect(QRect(scale.left() + i, scale.top(), 1, scale.height()), QColor(heatColour(double(i) / scale.width())));
-    p.drawText(QRect(scale.left() - 64, a.bottom() + 2, 60, kScaleHeight - 4), Qt::AlignRight | Qt::AlignTop, tr("none"));
-    p.drawText(QRect(scale.right() + 4, a.bottom() + 2, 60, kScaleHeight - 4), Qt::AlignLeft | Qt::AlignTop, tr("peak"));
+    // colour scale, between the axis' end labels when it fits
+    const int none = fm.horizontalAdvance(tr("none")), peak = fm.horizontalAdvance(tr("peak"));
+    const int room = a.width() - fm.horizontalAdvance(QStringLiteral("0")) - fm.horizontalAdvance(formatTime(end)) - none - peak - 40;
+    if (room > 30) {
+        const int rampW = std::min(120, room);
+        QRect scale(a.left() + fm.horizontalAdvance(QStringLiteral("0")) + none + 16, a.bottom() + 6, rampW, 8);
+        for (int i = 0; i < scale.width(); ++i)
+            p.fillRect(QRect(scale.left() + i, scale.top(), 1, scale.height()), QColor(heatColour(double(i) / scale.width())));
+        p.drawText(QRect(scale.left() - none - 4, a.bottom() + 2, none, kScaleHeight - 4), Qt::AlignRight | Qt::AlignTop, tr("none"));
+        p.drawText(QRect(scale.right() + 4, a.bottom() + 2, peak + 2, kScaleHeight - 4), Qt::AlignLeft | Qt::AlignTop, tr("peak"));
+    }
     if (end > 0) {
         double x = a.left() + double(std::clamp<Time>(m_time, 0, end)) / double(end) * a.width();
         p.setPen(QPen(QColor(0x20, 0x60, 0xff), 2));

@@ -31,6 +31,7 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QProgressBar>
+#include <QScreen>
 #include <QSettings>
 #include <QSplitter>
 #include <QStatusBar>
@@ -126,12 +127,18 @@ MainWindow::MainWindow(const Options& options, QWidget* parent)
             startRun();
     });
 
-    resize(1500, 940);
+    // Fit the screen (readable down to 1280x800), else 1500x940.
+    QSize size(1500, 940);
+    if (const QScreen* screen = QGuiApplication::primaryScreen())
+        size = size.boundedTo(screen->availableSize());
+    resize(size);
     if (m_options.restoreLayout) {
         QSettings s;
         restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray());
-        restoreState(s.value(QStringLiteral("window/state")).toByteArray());
+        m_layoutRestored = restoreState(s.value(QStringLiteral("window/state")).toByteArray());
         m_scale->setValue(s.value(QStringLiteral("run/scale"), 0.1).toDouble());
+        if (s.value(QStringLiteral("view/dark"), false).toBool())
+            setDarkPalette(true);
     }
 }
 
@@ -152,6 +159,7 @@ void MainWindow::buildDocks()
     m_resultsTable = new QTableView(this);
     m_resultsTable->setModel(m_resultsModel);
     m_resultsTable->verticalHeader()->hide();
+    m_resultsTable->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
     m_resultsTable->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_resultsTable->setAlternatingRowColors(true);
     m_resultsTable->setWordWrap(false);
@@ -189,6 +197,7 @@ void MainWindow::buildDocks()
     m_lockTable = new QTableView(this);
     m_lockTable->setModel(m_lockModel);
     m_lockTable->verticalHeader()->hide();
+    m_lockTable->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
     m_lockTable->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     auto* lockSplit = new QSplitter(Qt::Vertical, this);
     lockSplit->addWidget(m_heatmap);
@@ -204,11 +213,39 @@ void MainWindow::buildDocks()
     addDockWidget(Qt::BottomDockWidgetArea, dCounters);
     splitDockWidget(dCpu, dLocks, Qt::Horizontal);
     splitDockWidget(dLocks, dCounters, Qt::Horizontal);
-    resizeDocks({ dScenario }, { 300 }, Qt::Horizontal);
-    resizeDocks({ dResults }, { 560 }, Qt::Horizontal);
-    resizeDocks({ dResults, dChart }, { 200, 300 }, Qt::Vertical);
-    resizeDocks({ dCpu }, { 390 }, Qt::Vertical);
-    resizeDocks({ dCpu, dLocks, dCounters }, { 560, 440, 500 }, Qt::Horizontal);
+}
+
+void MainWindow::applyDefaultLayout()
+{
+    // Proportions of the window, so the default layout reads at 1280x800 as well as on a big screen.
+    auto* dScenario = findChild<QDockWidget*>(QStringLiteral("scenario"));
+    auto* dResults = findChild<QDockWidget*>(QStringLiteral("results"));
+    auto* dChart = findChild<QDockWidget*>(QStringLiteral("chart"));
+    auto* dCpu = findChild<QDockWidget*>(QStringLiteral("cpus"));
+    auto* dLocks = findChild<QDockWidget*>(QStringLiteral("locks"));
+    auto* dCounters = findChild<QDockWidget*>(QStringLiteral("counters"));
+    const int w = width(), h = height();
+    resizeDocks({ dScenario, dResults }, { std::min(300, w / 5), w * 36 / 100 }, Qt::Horizontal);
+    resizeDocks({ dCpu }, { h * 38 / 100 }, Qt::Vertical);
+    resizeDocks({ dResults, dChart }, { h * 22 / 100, h * 30 / 100 }, Qt::Vertical);
+    resizeDocks({ dCpu, dLocks, dCounters }, { w * 36 / 100, w * 30 / 100, w * 34 / 100 }, Qt::Horizontal);
+}
+
+void MainWindow::showEvent(QShowEvent* e)
+{
+    QMainWindow::showEvent(e);
+    if (!m_layoutApplied) {
+        m_layoutApplied = true;
+        if (!m_layoutRestored)
+            applyDefaultLayout();
+    }
+}
+
+void MainWindow::resizeEvent(QResizeEvent* e)
+{
+    QMainWindow::resizeEvent(e);
+    if (m_layoutApplied && !m_layoutRestored && !m_userLayout)
+        applyDefaultLayout();
 }
 
 void MainWindow::buildMenus()
@@ -264,6 +301,10 @@ void MainWindow::buildMenus()
         view->addAction(d->toggleViewAction());
     view->addSeparator();
     view->addAction(tr("Reset page map zoom"), this, [this] { m_pageMap->resetZoom(); });
+    QAction* dark = view->addAction(tr("Dark palette"));
+    dark->setCheckable(true);
+    connect(dark, &QAction::toggled, this, &MainWindow::setDarkPalette);
+    m_darkAction = dark;
 }
 
 bool MainWindow::loadScenario(const QString& idOrPath)
@@ -496,6 +537,32 @@ void MainWindow::exportReport(const QString& suffix)
         fail(QString::fromStdString(error));
     else
         statusBar()->showMessage(tr("wrote %1").arg(path), 4000);
+}
+
+void MainWindow::setDarkPalette(bool dark)
+{
+    static const QPalette light = QApplication::palette();
+    QPalette p = light;
+    if (dark) {
+        p.setColor(QPalette::Window, QColor(0x2b, 0x2d, 0x31));
+        p.setColor(QPalette::WindowText, QColor(0xe4, 0xe4, 0xe4));
+        p.setColor(QPalette::Base, QColor(0x1f, 0x21, 0x24));
+        p.setColor(QPalette::AlternateBase, QColor(0x2a, 0x2c, 0x30));
+        p.setColor(QPalette::Text, QColor(0xe4, 0xe4, 0xe4));
+        p.setColor(QPalette::Button, QColor(0x35, 0x37, 0x3b));
+        p.setColor(QPalette::ButtonText, QColor(0xe4, 0xe4, 0xe4));
+        p.setColor(QPalette::Highlight, QColor(0x3d, 0x7e, 0xd6));
+        p.setColor(QPalette::HighlightedText, Qt::white);
+        p.setColor(QPalette::Mid, QColor(0x55, 0x57, 0x5c));
+        p.setColor(QPalette::PlaceholderText, QColor(0x8a, 0x8a, 0x8a));
+        p.setColor(QPalette::ToolTipBase, QColor(0x35, 0x37, 0x3b));
+        p.setColor(QPalette::ToolTipText, QColor(0xe4, 0xe4, 0xe4));
+    }
+    QApplication::setPalette(p);
+    if (m_darkAction && m_darkAction->isChecked() != dark)
+        m_darkAction->setChecked(dark);
+    if (m_options.restoreLayout)
+        QSettings().setValue(QStringLiteral("view/dark"), dark);
 }
 
 void MainWindow::closeEvent(QCloseEvent* e)

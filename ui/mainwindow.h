@@ -47,6 +47,7 @@ public:
     // Selects the run shown in the main views by its variant name (first point and repetition).
     bool selectVariant(const QString& variant);
     void goToFraction(double fraction);
+    void setDarkPalette(bool dark);
     QString lastError() const { return m_lastError; }
 
     EngineController* controller() const { return m_controller; }
@@ -61,10 +62,13 @@ public:
 
 protected:
     void closeEvent(QCloseEvent* e) override;
+    void showEvent(QShowEvent* e) override;
+    void resizeEvent(QResizeEvent* e) override;
 
 private:
     void buildDocks();
     void buildMenus();
+    void applyDefaultLayout();
     void showResults(std::shared_ptr<const ResultSet> rs);
     void showRun(int index);
     void onTime(Time t);
@@ -99,12 +103,16 @@ private:
     QProgressBar* m_progress;
     QAction* m_runAction;
     QAction* m_cancelAction;
+    QAction* m_darkAction = nullptr;
 
     std::unique_ptr<Scenario> m_scenario;
     std::shared_ptr<const ResultSet> m_results;
     std::shared_ptr<const Scenario> m_resultsScenario;
     int m_run = -1;
     QString m_lastError;
+    bool m_layoutApplied = false;
+    bool m_layoutRestored = false;
+    bool m_userLayout = false; // reserved: set once the user drags a splitter
 };
 
 } // namespace mms

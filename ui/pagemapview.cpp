@@ -72,7 +72,7 @@ void PageMapView::setTime(Time t)
     std::size_t f = frameAt(*m_rec, t);
     if (f != m_frame || m_image.isNull()) {
         m_frame = f;
-        render();
+        renderFrame();
     }
     update();
 }
@@ -91,11 +91,11 @@ void PageMapView::relayout()
         m_cols = cols;
         m_rows = (n + cols - 1) / cols;
         m_image = QImage();
-        render();
+        renderFrame();
     }
 }
 
-void PageMapView::render()
+void PageMapView::renderFrame()
 {
     if (!m_rec || m_rec->frameCount() == 0 || m_rec->pageCount() == 0)
         return;

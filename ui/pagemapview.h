@@ -46,7 +46,7 @@ protected:
 
 private:
     void relayout();
-    void render();
+    void renderFrame();
     QRect mapArea() const;
     QRectF imageRect() const;
     int legendHeight() const;

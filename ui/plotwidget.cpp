@@ -67,7 +67,7 @@ void PlotWidget::styleAxes()
 
 void PlotWidget::changeEvent(QEvent* e)
 {
-    if (e->type() == QEvent::PaletteChange || e->type() == QEvent::StyleChange)
+    if (e->type() == QEvent::PaletteChange || e->type() == QEvent::ApplicationPaletteChange || e->type() == QEvent::StyleChange)
         styleAxes();
     QWidget::changeEvent(e);
 }

@@ -74,7 +74,7 @@ void ResultsChart::rebuild()
         buildBars(metric);
     else
         buildSweep(metric);
-    plot()->yAxis->setLabel(m_metric->currentText() + (lowerIsBetter(metric) ? tr("  (lower is better)") : tr("  (higher is better)")));
+    plot()->yAxis->setLabel(m_metric->currentText() + (lowerIsBetter(metric) ? tr(" (↓ better)") : tr(" (↑ better)")));
     styleAxes();
     requestReplot();
 }
@@ -133,7 +133,7 @@ void ResultsChart::buildBars(const std::string& metric)
     plot()->yAxis2->setVisible(ownAxis && anyPublished);
     if (ownAxis && anyPublished) {
         plot()->yAxis2->setRange(0, pubTop > 0 ? pubTop * 1.15 : 1.0);
-        plot()->yAxis2->setLabel(tr("published (post, full scale)"));
+        plot()->yAxis2->setLabel(tr("post (full scale)"));
         sim->setName(tr("simulated (scale %1, left axis)").arg(m_rs->scale));
         pub->setName(tr("published (post, right axis)"));
     }
@@ -149,7 +149,7 @@ void ResultsChart::buildSweep(const std::string& metric)
 {
     const bool ownAxis = m_rs->scale != 1.0; // see buildBars
     plot()->yAxis2->setVisible(ownAxis);
-    plot()->yAxis2->setLabel(tr("published (post, full scale)"));
+    plot()->yAxis2->setLabel(tr("post (full scale)"));
     const std::string axis = m_sc->axes().front();
     const std::vector<OJson> points = m_sc->points();
     const std::vector<std::string> variants = m_sc->variantNames();
