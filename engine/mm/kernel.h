@@ -161,7 +161,8 @@ Co<> free_hot_cold_page(Kernel& k, Task& t, Pfn p);
 Co<> lru_cache_add(Kernel& k, Task& t, Pfn p, bool active);
 Co<> lru_add_drain(Kernel& k, Task& t);
 Co<> deactivate_page(Kernel& k, Task& t, Pfn p);
-Co<> release_pages(Kernel& k, Task& t, std::vector<Pfn>& pages);
+// `gathered`: the pages come from an mmu_gather, which pinned them; the pins are dropped under lru_lock.
+Co<> release_pages(Kernel& k, Task& t, std::vector<Pfn>& pages, bool gathered = false);
 // swapfile.cpp
 Co<std::uint32_t> get_swap_page(Kernel& k, Task& t);
 Co<> swap_free(Kernel& k, Task& t, std::uint32_t entry);

@@ -107,7 +107,7 @@ Co<> deactivate_page(Kernel& k, Task& t, Pfn p)
         co_await pagevec_deactivate(k, t, pv);
 }
 
-Co<> release_pages(Kernel& k, Task& t, std::vector<Pfn>& pages)
+Co<> release_pages(Kernel& k, Task& t, std::vector<Pfn>& pages, bool gathered)
 {
     FnScope fn(t, "release_pages");
     std::vector<Pfn> toFree;
@@ -117,6 +117,8 @@ Co<> release_pages(Kernel& k, Task& t, std::vector<Pfn>& pages)
         co_await spin_lock(k.s, t, k.lruvec.lru_lock);
         for (std::size_t j = i; j < std::min(pages.size(), i + SWAP_CLUSTER_MAX); ++j) {
             Pfn p = pages[j];
+            if (gathered)
+                k.unpin(p);
             Sched::burn(t, k.cost.lockedRmwNs); // put_page_testzero
             if (k.pages.test(p, PG_swapcache) || k.pages.mapcount(p) > 0 || k.pages.test(p, PG_locked))
                 continue; // still referenced by the swap cache, a mapping or a lock holder

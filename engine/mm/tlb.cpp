@@ -53,9 +53,7 @@ Co<> tlb_flush_mmu(Kernel& k, Task& t, MmuGather& tlb)
             co_await try_to_free_swap(k, t, p);
             k.pages.clear(p, PG_locked);
         }
-    for (Pfn p : tlb.pages)
-        k.unpin(p);
-    co_await release_pages(k, t, tlb.pages);
+    co_await release_pages(k, t, tlb.pages, true);
 }
 
 Co<> tlb_finish_mmu(Kernel& k, Task& t, MmuGather& tlb) { co_await tlb_flush_mmu(k, t, tlb); }
