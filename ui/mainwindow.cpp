@@ -185,7 +185,7 @@ void MainWindow::buildDocks()
     m_timeline = new CpuTimelineView(this);
     m_explain = new QLabel(this);
     m_explain->setTextFormat(Qt::RichText);
-    m_explain->setWordWrap(true);
+    m_explain->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     m_explain->setAlignment(Qt::AlignTop | Qt::AlignLeft);
     auto* cpuBox = new QWidget(this);
     auto* cpuLay = new QVBoxLayout(cpuBox);
@@ -429,14 +429,14 @@ void MainWindow::updateExplain()
     const Recording& rec = *r->recording;
     const std::size_t f = frameAt(rec, m_transport->time());
     QString html = QStringLiteral("<table cellspacing=0 cellpadding=1>");
-    const int cpus = rec.cpuCount(), cols = cpus > 8 ? 3 : 2;
+    const int cpus = rec.cpuCount(), cols = std::clamp(m_explain->width() / 240, 1, 4);
     const int rows = (cpus + cols - 1) / cols;
     for (int row = 0; row < rows; ++row) {
         html += QStringLiteral("<tr>");
         for (int c = 0; c < cols; ++c) {
             int cpu = c * rows + row;
             if (cpu < cpus)
-                html += QStringLiteral("<td><b>CPU%1</b>&nbsp;</td><td>%2&nbsp;&nbsp;&nbsp;</td>")
+                html += QStringLiteral("<td nowrap><b>CPU%1</b>&nbsp;</td><td nowrap>%2&nbsp;&nbsp;&nbsp;</td>")
                             .arg(cpu)
                             .arg(QString::fromStdString(rec.explain(cpu, f)).toHtmlEscaped());
         }
