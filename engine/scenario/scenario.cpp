@@ -58,8 +58,6 @@ namespace {
         }
     }
 
-    bool isMachineAxis(const std::string& name) { return name == "swap.devices" || name.rfind("machine.", 0) == 0; }
-
     // Applies one value to a scenario document: a machine field, a workload parameter or a toggle.
     // Returns false if `name` is none of these.
     bool applyField(OJson& doc, const std::string& name, const OJson& value)

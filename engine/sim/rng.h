@@ -21,7 +21,11 @@ public:
         return z ^ (z >> 31);
     }
     // Uniform integer in [0, n), n > 0 (multiply-shift; the tiny bias is irrelevant here and host-independent).
-    std::uint64_t below(std::uint64_t n) { return static_cast<std::uint64_t>((static_cast<unsigned __int128>(next()) * n) >> 64); }
+    std::uint64_t below(std::uint64_t n)
+    {
+        __extension__ using U128 = unsigned __int128;
+        return static_cast<std::uint64_t>((static_cast<U128>(next()) * n) >> 64);
+    }
     // Uniform double in [0, 1).
     double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
     // Multiplicative jitter in [1 - spread, 1 + spread].

@@ -24,7 +24,7 @@ public:
         void await_resume();
     };
     // co_await lock.lock(s, t)   -- spin_lock()
-    Acquire lock(Sched& s, Task& t) { return Acquire { s, t, *this }; }
+    Acquire lock(Sched& s, Task& t) { return Acquire { s, t, *this, {} }; }
     // spin_unlock(): takes effect at the holder's own time (now + its pending CPU time), no suspension.
     void unlock(Sched& s, Task& t);
 
