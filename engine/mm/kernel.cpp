@@ -161,6 +161,8 @@ std::vector<const LockStat*> Kernel::lockStats() const
         v.push_back(&si->lock.stat());
         v.push_back(&si->treeLock.stat());
     }
+    for (auto& m : mappings)
+        v.push_back(&m->i_pages.stat());
     for (auto& mm : mms) {
         v.push_back(&mm->mmap_sem.stat());
         if (mm->mmap_sem.impl() == RwsemImpl::Spinlock)
@@ -206,6 +208,34 @@ std::string Kernel::checkInvariants() const
         pcpPages += c.pcp.size();
     if (buddy != zone.nrFree() + pcpPages)
         return "PG_buddy pages " + std::to_string(buddy) + " != free list " + std::to_string(zone.nrFree()) + " + per-cpu lists " + std::to_string(pcpPages);
+    // The page cache: every file page (owner set, not anon) sits in its mapping at its index, and back.
+    {
+        std::vector<std::uint64_t> found(mappings.size(), 0);
+        for (Pfn p = 0; p < n; ++p) {
+            if (pages.owner(p) == 0 || pages.test(p, PG_anon | PG_buddy | PG_swapbacked))
+                continue;
+            std::size_t id = pages.owner(p) - 1u;
+            if (id >= mappings.size() || mappings[id]->lookup(pages.index(p)) != p)
+                return "file page " + std::to_string(p) + " (mapping " + std::to_string(id) + ", index " + std::to_string(pages.index(p)) + ") is not in its mapping";
+            ++found[id];
+        }
+        for (std::size_t id = 0; id < mappings.size(); ++id) {
+            const AddressSpace& m = *mappings[id];
+            std::uint64_t entries = 0;
+            for (std::size_t i = 0; i < m.pages.size(); ++i) {
+                Pfn p = m.pages[i];
+                if (p == kNoPage)
+                    continue;
+                ++entries;
+                if (p >= n || pages.owner(p) != id + 1u || pages.index(p) != i || pages.test(p, PG_buddy))
+                    return "mapping " + std::to_string(id) + " index " + std::to_string(i) + " points to page " + std::to_string(p) + " that does not point back";
+            }
+            if (!m.pageWaiters.empty())
+                return "mapping " + std::to_string(id) + " still has tasks sleeping on a page lock";
+            if (entries != m.nrpages || found[id] != m.nrpages)
+                return "mapping " + std::to_string(id) + " nrpages " + std::to_string(m.nrpages) + " != entries " + std::to_string(entries) + " / owned pages " + std::to_string(found[id]);
+        }
+    }
     // PTEs against pages and swap_map.
     std::vector<std::vector<std::uint32_t>> refs(swap.size());
     for (std::size_t i = 0; i < swap.size(); ++i)

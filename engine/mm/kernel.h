@@ -7,6 +7,7 @@
 // (mm/toggles.h) switch the posts' patches and later changes on and off.
 
 #include "hw/blockdev.h"
+#include "mm/filemap.h"
 #include "mm/page.h"
 #include "mm/pte.h"
 #include "mm/toggles.h"
@@ -100,6 +101,47 @@ public:
     std::vector<std::unique_ptr<MmStruct>> mms;
     VmStat vm;
     std::size_t swapRotor = 0; // next equal-priority swap device to allocate from
+    std::vector<std::unique_ptr<AddressSpace>> mappings; // page-cache files (mm/filemap.h)
+    // Run-to-run noise on the memory-bound page costs (zeroing, copying): a factor drawn once per run from the seeded
+    // PRNG (where this run's page cache and buffers landed in DRAM), and a per-page multiplicative spread.
+    double memCostJitter = 1.0;
+    double pageCostJitter = 0.0;
+
+    // Cache-line ownership of struct pages and LRU list heads (index: Pfn; the list heads follow the pages): the
+    // CPU that wrote each line last. Off (empty) unless a workload calls enableLineTracking(); then writing a line
+    // that another CPU wrote last costs a line transfer, which is what stretches lru_lock hold times when many CPUs
+    // share one LRU (seed 002). The older scenarios leave it off, so their calibrated numbers do not move.
+    std::vector<std::int16_t> lineOwner;
+    void enableLineTracking() { lineOwner.assign(pages.size() + PageArray::kListHeads, -1); }
+    void touchLine(Task& t, Pfn line)
+    {
+        if (lineOwner.empty())
+            return;
+        std::int16_t& o = lineOwner[line];
+        if (o != t.cpu) {
+            Sched::burn(t, s.lineTransferNs(o, t.cpu));
+            o = static_cast<std::int16_t>(t.cpu);
+        }
+    }
+    // The lines list_add() at the head of `l` writes: the head, its old first entry and the page.
+    void touchLruAdd(Task& t, Pfn p, LruList l)
+    {
+        if (lineOwner.empty())
+            return;
+        Pfn h = lruHead(l);
+        touchLine(t, h);
+        touchLine(t, pages.next(h));
+        touchLine(t, p);
+    }
+    // The lines list_del() writes: the page and both neighbours.
+    void touchLruDel(Task& t, Pfn p)
+    {
+        if (lineOwner.empty())
+            return;
+        touchLine(t, pages.prev(p));
+        touchLine(t, pages.next(p));
+        touchLine(t, p);
+    }
 
     MmStruct& mm_alloc();
     // mmap of anonymous memory: returns the first vpn of the new VMA.

@@ -8,35 +8,42 @@ namespace {
     // "free on drain" while PG_pagevec is set) and freed when the pagevec drains.
     bool orphaned(const Kernel& k, Pfn p) { return k.pages.test(p, PG_reclaim); }
 
-    // __pagevec_lru_add_fn(), costed step by step: the variants of seed 002 differ only in here.
+    // __pagevec_lru_add_fn(), costed step by step as 5.6 has it; the variants of seed 002 differ only in here.
+    //   pre-9c4e6b1a7027 (4.9):  SetPageLRU; add_page_to_lru_list; update_page_reclaim_stat
+    //   5.6 (9c4e6b1a7027):      was_unevictable = TestClearPageUnevictable; SetPageLRU; smp_mb();
+    //                            if (page_evictable(page)) { page_lru; update_page_reclaim_stat } ...;
+    //                            add_page_to_lru_list
+    //   5.7: page_evictable() static inline (page_mapping() stays out of line); smp_mb__after_atomic().
     void pagevec_lru_add_fn(Kernel& k, Task& t, Pfn p)
     {
         const CostModel& c = k.cost;
-        Sched::burn(t, c.lockedRmwNs); // SetPageLRU (lock or)
+        bool checksEvictable = k.tg.pageEvictable != EvictableCall::None || k.tg.lruBarrier != LruBarrier::None;
+        if (checksEvictable)
+            Sched::burn(t, c.lockedRmwNs); // TestClearPageUnevictable(): lock btr
+        Sched::burn(t, c.lockedRmwNs); // SetPageLRU(): lock or
         switch (k.tg.lruBarrier) {
-        case LruBarrier::SmpMb:
-            Sched::burn(t, c.lockedRmwNs); // TestClearPageUnevictable (lock btr), before the barrier since 9c4e6b1a7027
+        case LruBarrier::SmpMb: // x86-64 5.6: lock addl $0,-4(%rsp)
             Sched::burn(t, c.smpMbNs);
             break;
-        case LruBarrier::AfterAtomic: // smp_mb__after_atomic(): a compiler barrier on x86
-            Sched::burn(t, c.lockedRmwNs);
-            break;
+        case LruBarrier::AfterAtomic: // smp_mb__after_atomic(): a compiler barrier on x86, SetPageLRU was atomic
         case LruBarrier::None:
             break;
         }
-        switch (k.tg.pageEvictable) {
-        case EvictableCall::OutOfLine: // page_evictable() and page_mapping() out of line in vmscan.c / util.c
-            Sched::burn(t, 2 * c.functionCallNs + 4 * c.pteOpNs);
-            break;
-        case EvictableCall::Inline:
-            Sched::burn(t, 4 * c.pteOpNs);
-            break;
-        case EvictableCall::None:
-            break;
+        if (k.tg.pageEvictable == EvictableCall::OutOfLine)
+            Sched::burn(t, c.functionCallNs); // call page_evictable (vmscan.c): call/ret, push/pop prologue+epilogue
+        if (k.tg.pageEvictable != EvictableCall::None) {
+            // page_evictable()'s body: rcu_read_lock/unlock are compiler barriers (!PREEMPT); page_mapping() is out
+            // of line in mm/util.c in both 5.6 and 5.7 but, as the post notes, without push/pop: half a call;
+            // then compound_head, PageSlab, PageSwapCache, the PAGE_MAPPING_ANON test, mapping_unevictable's
+            // test_bit(AS_UNEVICTABLE) and !PageMlocked: a handful of L1-hit loads and branches.
+            Sched::burn(t, 0.5 * c.functionCallNs);
+            Sched::burn(t, 2 * c.pteOpNs);
         }
         k.pages.clear(p, PG_pagevec);
-        k.add_page_to_lru_list(p, Kernel::page_lru(k.pages.flags(p)));
-        Sched::burn(t, c.listOpNs); // add_page_to_lru_list + update_page_reclaim_stat
+        LruList l = Kernel::page_lru(k.pages.flags(p));
+        k.touchLruAdd(t, p, l);
+        k.add_page_to_lru_list(p, l);
+        Sched::burn(t, c.listOpNs); // page_lru + add_page_to_lru_list + update_page_reclaim_stat
     }
 
     Co<> pagevec_lru_add(Kernel& k, Task& t, Pagevec& pv)
@@ -94,6 +101,8 @@ Co<> lru_add_drain(Kernel& k, Task& t)
         co_await pagevec_lru_add(k, t, pc.lruAdd);
     if (!pc.deactivate.pages.empty())
         co_await pagevec_deactivate(k, t, pc.deactivate);
+    if (!pc.activate.pages.empty())
+        co_await activate_page_drain(k, t);
 }
 
 Co<> deactivate_page(Kernel& k, Task& t, Pfn p)

@@ -252,11 +252,131 @@ namespace {
         co_await putback_lru_pages(k, t, list);
         co_return freed;
     }
+
+    // --- the file LRU, as 5.6 reclaims clean page cache (root memcg, one node: the pgdat lru_lock) ---
+
+    // inactive_list_is_low(file): the same sqrt(10 * GB) ratio as for anon (5.6 without refaults).
+    bool inactive_file_is_low(const Kernel& k)
+    {
+        std::uint64_t total = k.lruvec.nr[LRU_INACTIVE_FILE] + k.lruvec.nr[LRU_ACTIVE_FILE];
+        auto gb = static_cast<double>((total * kPageSize) >> 30);
+        double ratio = gb >= 1.0 ? std::floor(std::sqrt(10.0 * gb)) : 1.0;
+        return static_cast<double>(k.lruvec.nr[LRU_INACTIVE_FILE]) * ratio < static_cast<double>(k.lruvec.nr[LRU_ACTIVE_FILE]);
+    }
+
+    // isolate_lru_pages() from the tail of a file list (caller holds lru_lock): __isolate_lru_page() takes a
+    // reference (get_page_unless_zero) and clears PG_lru, two atomics on a struct page that another CPU wrote last.
+    std::vector<Pfn> isolate_file_pages(Kernel& k, Task& t, LruList l, int nr)
+    {
+        std::vector<Pfn> out;
+        for (int i = 0; i < nr; ++i) {
+            Pfn p = k.pages.last(k.lruHead(l));
+            if (p == kNoPage)
+                break;
+            k.touchLruDel(t, p);
+            k.del_page_from_lru_list(p);
+            k.pages.set(p, PG_isolated);
+            out.push_back(p);
+            Sched::burn(t, 2 * k.cost.lockedRmwNs + k.cost.listOpNs);
+        }
+        return out;
+    }
+
+    // move_pages_to_lru(): under lru_lock, each page to the head of the list its flags say.
+    Co<> move_file_pages_to_lru(Kernel& k, Task& t, std::vector<Pfn>& list)
+    {
+        if (list.empty())
+            co_return;
+        co_await spin_lock(k.s, t, k.lruvec.lru_lock);
+        for (Pfn p : list) {
+            k.pages.clear(p, PG_isolated);
+            LruList l = Kernel::page_lru(k.pages.flags(p));
+            k.touchLruAdd(t, p, l);
+            k.add_page_to_lru_list(p, l);
+            Sched::burn(t, k.cost.lockedRmwNs + k.cost.listOpNs); // SetPageLRU + list_move + lru size
+        }
+        spin_unlock(k.s, t, k.lruvec.lru_lock);
+        list.clear();
+    }
+
+    // shrink_active_list() on the file list: an unmapped page-cache page has no PTE to be young in, so
+    // page_referenced() finds nothing and every page is deactivated (only mapped VM_EXEC pages stay active).
+    Co<> shrink_active_file_list(Kernel& k, Task& t, int nr)
+    {
+        FnScope fn(t, "shrink_active_list");
+        co_await lru_add_drain(k, t);
+        co_await spin_lock(k.s, t, k.lruvec.lru_lock);
+        std::vector<Pfn> list = isolate_file_pages(k, t, LRU_ACTIVE_FILE, nr);
+        spin_unlock(k.s, t, k.lruvec.lru_lock);
+        for (Pfn p : list) {
+            Sched::burn(t, k.cost.rmapOpNs + k.cost.lockedRmwNs); // page_referenced (mapcount 0), ClearPageActive
+            k.pages.clear(p, PG_active);
+            k.vm.inc(Vm::PgDeactivate);
+        }
+        co_await move_file_pages_to_lru(k, t, list);
+    }
+
+    // shrink_page_list() for clean, unmapped page-cache pages: trylock_page, page_check_references (a page only
+    // read() has no young PTE: PAGEREF_RECLAIM_CLEAN even with PG_referenced), __remove_mapping, free.
+    Co<std::uint64_t> shrink_file_page_list(Kernel& k, Task& t, std::vector<Pfn>& list)
+    {
+        FnScope fn(t, "shrink_page_list");
+        std::vector<Pfn> keep, toFree;
+        for (Pfn p : list) {
+            Sched::burn(t, k.cost.reclaimPerPageNs);
+            if (k.isPinned(p) || k.pages.test(p, PG_locked)) { // an extra reference, or trylock_page() failed
+                keep.push_back(p);
+                continue;
+            }
+            k.pages.set(p, PG_locked);
+            Sched::burn(t, 2 * k.cost.lockedRmwNs); // trylock_page, TestClearPageReferenced
+            k.pages.clear(p, PG_referenced);
+            bool freed = co_await remove_mapping(k, t, p); // unlocks the page either way
+            if (freed)
+                toFree.push_back(p);
+            else
+                keep.push_back(p);
+        }
+        for (Pfn p : toFree) {
+            k.pages.clear(p, PG_isolated);
+            co_await free_hot_cold_page(k, t, p); // free_unref_page_list
+        }
+        k.vm.inc(Vm::PgSteal, toFree.size());
+        list.swap(keep);
+        co_return toFree.size();
+    }
+
+    Co<std::uint64_t> shrink_inactive_file_list(Kernel& k, Task& t, int nr, bool kswapd)
+    {
+        FnScope fn(t, "shrink_inactive_list");
+        co_await lru_add_drain(k, t);
+        co_await spin_lock(k.s, t, k.lruvec.lru_lock);
+        std::vector<Pfn> list = isolate_file_pages(k, t, LRU_INACTIVE_FILE, nr);
+        spin_unlock(k.s, t, k.lruvec.lru_lock);
+        k.vm.inc(kswapd ? Vm::PgScanKswapd : Vm::PgScanDirect, list.size());
+        std::uint64_t freed = co_await shrink_file_page_list(k, t, list);
+        co_await move_file_pages_to_lru(k, t, list);
+        co_return freed;
+    }
+
+    // shrink_lruvec() for the file lists. get_scan_count() in 5.6 scans only file pages while the inactive file
+    // list is big enough (SCAN_FILE), which is always the case for the page-cache workloads here.
+    Co<std::uint64_t> shrink_file_lruvec(Kernel& k, Task& t, bool kswapd)
+    {
+        if (inactive_file_is_low(k) || k.lruvec.nr[LRU_INACTIVE_FILE] == 0)
+            co_await shrink_active_file_list(k, t, SWAP_CLUSTER_MAX);
+        co_return co_await shrink_inactive_file_list(k, t, SWAP_CLUSTER_MAX, kswapd);
+    }
 } // namespace
 
 Co<std::uint64_t> shrink_zone(Kernel& k, Task& t, bool kswapd)
 {
     FnScope fn(t, "shrink_zone");
+    if (k.lruvec.nr[LRU_INACTIVE_FILE] + k.lruvec.nr[LRU_ACTIVE_FILE] > 0) { // page cache to reclaim first
+        std::uint64_t got = co_await shrink_file_lruvec(k, t, kswapd);
+        if (got > 0 || k.lruvec.nr[LRU_INACTIVE_ANON] + k.lruvec.nr[LRU_ACTIVE_ANON] == 0)
+            co_return got;
+    }
     if (inactive_anon_is_low(k))
         co_await shrink_active_list(k, t, SWAP_CLUSTER_MAX);
     co_return co_await shrink_inactive_list(k, t, SWAP_CLUSTER_MAX, kswapd);

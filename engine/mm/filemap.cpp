@@ -1,0 +1,278 @@
+// mm/filemap.c, mm/readahead.c and mm/swap.c's activation half (5.6): the buffered read of a sparse file.
+//
+//   generic_file_buffered_read
+//     find_get_page                    miss -> page_cache_sync_readahead:
+//                                          __page_cache_alloc x nr, then per page (iomap_readpages):
+//                                          add_to_page_cache_lru (i_pages xa_lock, memcg charge, lru_cache_add),
+//                                          hole -> zero_user, SetPageUptodate, unlock_page
+//     wait_on_page_locked              (another reader's readahead still holds the page lock)
+//     copy_page_to_iter                4 KiB to the user buffer
+//     mark_page_accessed               1st: PG_referenced; 2nd: activate_page -> activate_page_pvecs ->
+//                                      __activate_page under lru_lock
+//     put_page
+#include "mm/filemap.h"
+
+#include "mm/kernel.h"
+
+namespace mms {
+
+namespace {
+    // xas_load(): an RCU walk of the xarray, ~3 levels of 64-slot nodes, each one dependent load.
+    double xarrayWalkNs(const CostModel& c) { return 3 * c.pteOpNs; }
+
+    void wake_page_waiters(Kernel& k, AddressSpace& m)
+    {
+        if (m.pageWaiters.empty())
+            return;
+        auto waiters = std::move(m.pageWaiters);
+        m.pageWaiters.clear();
+        for (auto [w, gen] : waiters)
+            k.s.wakeIf(*w, gen);
+    }
+
+    // unlock_page(): clear_bit_unlock_is_negative_byte(), then wake_up_page() if someone waits.
+    void unlock_page(Kernel& k, Task& t, AddressSpace& m, Pfn p)
+    {
+        Sched::burn(t, k.cost.lockedRmwNs);
+        k.pages.clear(p, PG_locked);
+        wake_page_waiters(k, m);
+    }
+
+    // wait_on_page_locked(): sleep on the page's wait queue until the lock holder unlocks it.
+    Co<> wait_on_page_locked(Kernel& k, Task& t, AddressSpace& m, Pfn p)
+    {
+        FnScope fn(t, "wait_on_page_locked");
+        while (k.pages.test(p, PG_locked)) {
+            co_await k.s.flush(t);
+            if (!k.pages.test(p, PG_locked))
+                break;
+            m.pageWaiters.emplace_back(&t, t.sleepGen + 1);
+            co_await k.s.sleep(t);
+        }
+    }
+
+    // add_to_page_cache_lru(): false if another reader inserted this index first (-EEXIST).
+    Co<bool> add_to_page_cache_lru(Kernel& k, Task& t, AddressSpace& m, Pfn p, std::uint64_t index)
+    {
+        FnScope fn(t, "add_to_page_cache_lru");
+        const CostModel& c = k.cost;
+        k.pages.setFlags(p, PG_locked); // __SetPageLocked: the page is not visible yet, non-atomic
+        k.touchLine(t, p);
+        Sched::burn(t, 2 * c.lockedRmwNs); // mem_cgroup_try_charge + commit: css refcount and the memcg counters
+        co_await spin_lock(k.s, t, m.i_pages);
+        if (m.lookup(index) != kNoPage) {
+            Sched::burn(t, xarrayWalkNs(c));
+            spin_unlock(k.s, t, m.i_pages);
+            k.pages.setFlags(p, 0);
+            co_return false;
+        }
+        if (m.pages.size() <= index)
+            m.pages.resize(std::max<std::size_t>(index + 1, m.pages.size() * 2), kNoPage);
+        m.pages[index] = p;
+        ++m.nrpages;
+        k.pages.setOwner(p, static_cast<std::uint16_t>(m.id + 1));
+        k.pages.setIndex(p, static_cast<std::uint32_t>(index));
+        Sched::burn(t, c.swapCacheOpNs); // xas_store + __inc_node_page_state(NR_FILE_PAGES): the same xarray
+        spin_unlock(k.s, t, m.i_pages);
+        co_await lru_cache_add(k, t, p, false); // file pages start on the inactive list
+        co_return true;
+    }
+} // namespace
+
+AddressSpace& new_address_space(Kernel& k, std::uint64_t sizePages)
+{
+    auto m = std::make_unique<AddressSpace>();
+    m->id = static_cast<std::uint16_t>(k.mappings.size());
+    m->sizePages = sizePages;
+    k.mappings.push_back(std::move(m));
+    return *k.mappings.back();
+}
+
+Pfn find_get_page(Kernel& k, Task& t, AddressSpace& m, std::uint64_t index)
+{
+    Sched::burn(t, xarrayWalkNs(k.cost));
+    Pfn p = m.lookup(index);
+    if (p == kNoPage)
+        return kNoPage;
+    Sched::burn(t, k.cost.lockedRmwNs); // page_cache_get_speculative(): atomic inc of the refcount
+    k.touchLine(t, p);
+    k.pin(p);
+    return p;
+}
+
+void put_page(Kernel& k, Task& t, Pfn p)
+{
+    Sched::burn(t, k.cost.lockedRmwNs);
+    k.touchLine(t, p);
+    k.unpin(p);
+}
+
+Co<> do_page_cache_readahead(Kernel& k, Task& t, AddressSpace& m, std::uint64_t index, int nr, std::uint64_t mark)
+{
+    FnScope fn(t, "__do_page_cache_readahead");
+    const CostModel& c = k.cost;
+    // ondemand_readahead + __do_page_cache_readahead: allocate a page for every index not cached yet...
+    std::uint64_t end = std::min<std::uint64_t>(m.sizePages, index + static_cast<std::uint64_t>(nr));
+    std::vector<std::pair<std::uint64_t, Pfn>> batch;
+    for (std::uint64_t i = index; i < end; ++i) {
+        Sched::burn(t, xarrayWalkNs(c)); // xa_load under rcu_read_lock
+        if (m.lookup(i) != kNoPage)
+            continue;
+        Pfn p = co_await alloc_page(k, t); // __page_cache_alloc: may enter direct reclaim
+        batch.emplace_back(i, p);
+    }
+    if (batch.empty())
+        co_return;
+    // ... then read_pages() -> iomap_readpages(): one iomap_begin (xfs_bmapi_read finds a hole) for the batch,
+    // and per page add_to_page_cache_lru, zero the hole, SetPageUptodate, unlock_page.
+    Sched::burn(t, c.bioSubmitNs * 0.5); // iomap_apply + xfs_bmapi_read + xfs_ilock: block mapping, no bio (GUESS)
+    for (auto [i, p] : batch) {
+        bool added = co_await add_to_page_cache_lru(k, t, m, p, i);
+        if (!added) { // -EEXIST: the other reader of this file was faster
+            co_await free_hot_cold_page(k, t, p);
+            continue;
+        }
+        Sched::burn(t, c.zeroPageNs * k.memCostJitter * t.rng.jitter(k.pageCostJitter)); // zero_user_segments: a hole
+        Sched::burn(t, c.lockedRmwNs); // SetPageUptodate: smp_wmb + set_bit
+        if (i == mark) { // SetPageReadahead
+            if (m.readahead.size() < m.pages.size())
+                m.readahead.resize(m.pages.size(), 0);
+            m.readahead[i] = 1;
+        }
+        unlock_page(k, t, m, p);
+    }
+}
+
+Co<bool> generic_file_buffered_read(Kernel& k, Task& t, AddressSpace& m, std::uint64_t index)
+{
+    FnScope fn(t, "generic_file_buffered_read");
+    if (index >= m.sizePages)
+        co_return false;
+    const CostModel& c = k.cost;
+    Pfn p = find_get_page(k, t, m, index);
+    while (p == kNoPage) { // page_cache_sync_readahead(): this window, the next page marked
+        co_await do_page_cache_readahead(k, t, m, index, VM_READAHEAD_PAGES, index + 1);
+        p = find_get_page(k, t, m, index);
+    }
+    if (index < m.readahead.size() && m.readahead[index]) {
+        // page_cache_async_readahead(): ClearPageReadahead, and read the window after the cached run (the
+        // "query the page cache" case of ondemand_readahead, right for one reader and for several).
+        m.readahead[index] = 0;
+        std::uint64_t start = index + 1;
+        while (start < m.sizePages && m.lookup(start) != kNoPage && start < index + 2 * VM_READAHEAD_PAGES)
+            ++start;
+        Sched::burn(t, xarrayWalkNs(c)); // page_cache_next_miss()
+        if (start < m.sizePages && m.lookup(start) == kNoPage)
+            co_await do_page_cache_readahead(k, t, m, start, VM_READAHEAD_PAGES, start);
+    }
+    if (k.pages.test(p, PG_locked))
+        co_await wait_on_page_locked(k, t, m, p); // PageUptodate is clear until the reader unlocks it
+    {
+        FnScope copy(t, "copy_page_to_iter");
+        Sched::burn(t, c.copyPageNs * k.memCostJitter * t.rng.jitter(k.pageCostJitter));
+    }
+    co_await mark_page_accessed(k, t, p);
+    put_page(k, t, p);
+    co_return true;
+}
+
+Co<> mark_page_accessed(Kernel& k, Task& t, Pfn p)
+{
+    const CostModel& c = k.cost;
+    std::uint16_t f = k.pages.flags(p);
+    if (!(f & PG_active) && !(f & PG_unevictable) && (f & PG_referenced)) {
+        if (f & PG_lru) {
+            co_await activate_page(k, t, p);
+        } else {
+            // __lru_cache_activate_page(): still in this CPU's lru_add pagevec? Then it goes in active. A page in
+            // another CPU's pagevec, or isolated by reclaim, is not activated.
+            FnScope fn(t, "__lru_cache_activate_page");
+            auto& pv = k.pcpu[static_cast<std::size_t>(t.cpu)].lruAdd.pages;
+            Sched::burn(t, static_cast<double>(pv.size()) * c.pteOpNs * 0.25); // walk the pagevec backwards
+            for (auto it = pv.rbegin(); it != pv.rend(); ++it)
+                if (*it == p) {
+                    Sched::burn(t, c.lockedRmwNs); // SetPageActive
+                    k.pages.set(p, PG_active);
+                    break;
+                }
+        }
+        Sched::burn(t, c.lockedRmwNs); // ClearPageReferenced
+        k.pages.clear(p, PG_referenced);
+        k.touchLine(t, p);
+    } else if (!(f & PG_referenced)) {
+        Sched::burn(t, c.lockedRmwNs); // SetPageReferenced
+        k.pages.set(p, PG_referenced);
+        k.touchLine(t, p);
+    }
+}
+
+Co<> activate_page(Kernel& k, Task& t, Pfn p)
+{
+    std::uint16_t f = k.pages.flags(p);
+    if (!(f & PG_lru) || (f & PG_active) || (f & PG_unevictable))
+        co_return;
+    FnScope fn(t, "activate_page");
+    Sched::burn(t, k.cost.lockedRmwNs); // get_page: the pagevec's reference
+    k.pin(p);
+    Pagevec& pv = k.pcpu[static_cast<std::size_t>(t.cpu)].activate;
+    pv.pages.push_back(p);
+    if (pv.pages.size() >= static_cast<std::size_t>(k.tg.pagevecSize))
+        co_await activate_page_drain(k, t);
+}
+
+Co<> activate_page_drain(Kernel& k, Task& t)
+{
+    FnScope fn(t, "__activate_page");
+    const CostModel& c = k.cost;
+    Pagevec& pv = k.pcpu[static_cast<std::size_t>(t.cpu)].activate;
+    std::vector<Pfn> pages;
+    pages.swap(pv.pages);
+    // pagevec_lru_move_fn(pvec, __activate_page): one lru_lock round trip for the batch.
+    co_await spin_lock(k.s, t, k.lruvec.lru_lock);
+    for (Pfn p : pages) {
+        std::uint16_t f = k.pages.flags(p);
+        if ((f & PG_lru) && !(f & PG_active) && !(f & PG_unevictable)) {
+            k.touchLruDel(t, p);
+            k.del_page_from_lru_list(p);
+            Sched::burn(t, c.lockedRmwNs); // SetPageActive
+            k.pages.set(p, PG_active);
+            LruList l = Kernel::page_lru(k.pages.flags(p));
+            k.touchLruAdd(t, p, l);
+            k.add_page_to_lru_list(p, l);
+            Sched::burn(t, 2 * c.listOpNs); // del + add, __count_vm_event(PGACTIVATE), update_page_reclaim_stat
+            k.vm.inc(Vm::PgActivate);
+        }
+    }
+    spin_unlock(k.s, t, k.lruvec.lru_lock);
+    // release_pages(): drop the pagevec's references.
+    for (Pfn p : pages) {
+        Sched::burn(t, c.lockedRmwNs);
+        k.unpin(p);
+    }
+}
+
+Co<bool> remove_mapping(Kernel& k, Task& t, Pfn p)
+{
+    FnScope fn(t, "__remove_mapping");
+    AddressSpace& m = *k.mappings[k.pages.owner(p) - 1u];
+    co_await spin_lock(k.s, t, m.i_pages);
+    Sched::burn(t, k.cost.lockedRmwNs); // page_ref_freeze(page, 2): cmpxchg
+    if (k.isPinned(p)) { // someone else holds a reference (a reader between find_get_page and put_page)
+        spin_unlock(k.s, t, m.i_pages);
+        unlock_page(k, t, m, p);
+        co_return false;
+    }
+    std::uint64_t index = k.pages.index(p);
+    if (index < m.readahead.size())
+        m.readahead[index] = 0; // the page's flags go with it
+    m.pages[index] = kNoPage; // __delete_from_page_cache: xas_store of the shadow entry (workingset_eviction)
+    --m.nrpages;
+    Sched::burn(t, k.cost.swapCacheOpNs);
+    spin_unlock(k.s, t, m.i_pages);
+    k.pages.setOwner(p, 0);
+    k.pages.clear(p, PG_locked | PG_referenced | PG_active);
+    wake_page_waiters(k, m);
+    co_return true;
+}
+
+} // namespace mms

@@ -1,0 +1,63 @@
+#pragma once
+// The page cache (mm/filemap.c, mm/readahead.c, 5.6): address spaces whose pages live in an index -> page array (the
+// xarray) under the mapping's i_pages lock, the buffered read path of a sparse file (no I/O: holes are zero-filled),
+// and mark_page_accessed() with activation through the per-CPU activate_page pagevecs.
+//
+// A file page: owner = mapping id + 1, index = page offset in the file, PG_anon and PG_swapbacked clear. A page is
+// in its mapping from add_to_page_cache_lru() until __remove_mapping() (reclaim) takes it out.
+
+#include "mm/page.h"
+#include "sim/co.h"
+#include "sync/spinlock.h"
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+namespace mms {
+
+class Kernel;
+struct Task;
+
+constexpr int VM_READAHEAD_PAGES = 32; // read_ahead_kb 128 (include/linux/mm.h: VM_READAHEAD_PAGES)
+
+struct AddressSpace {
+    std::uint16_t id = 0; // page owner id is id + 1
+    std::uint64_t sizePages = 0; // i_size in pages (a sparse file: every page a hole)
+    SpinLock i_pages { "mapping->i_pages" }; // xa_lock of the page-cache xarray
+    std::vector<Pfn> pages; // the xarray: index -> page, kNoPage if absent (grown on demand)
+    std::vector<std::uint8_t> readahead; // PG_readahead by index: the page that triggers the next async window
+    std::uint64_t nrpages = 0;
+    bool unevictable = false; // AS_UNEVICTABLE (ramfs, SHM_LOCK): never set by the workloads here
+    // Tasks sleeping in wait_on_page_locked() on one of this mapping's pages (a hashed page wait queue).
+    std::vector<std::pair<Task*, std::uint32_t>> pageWaiters;
+
+    Pfn lookup(std::uint64_t index) const { return index < pages.size() ? pages[index] : kNoPage; }
+};
+
+// Creates an address space of `sizePages` pages (a truncated, i.e. fully sparse, file).
+AddressSpace& new_address_space(Kernel& k, std::uint64_t sizePages);
+
+// find_get_page(): RCU xarray lookup and page_cache_get_speculative(). Returns kNoPage on a miss; on a hit the page
+// is pinned (the caller's reference) and must be released with put_page().
+Pfn find_get_page(Kernel& k, Task& t, AddressSpace& m, std::uint64_t index);
+void put_page(Kernel& k, Task& t, Pfn p);
+// __do_page_cache_readahead() of up to `nr` pages from `index`: allocate, add_to_page_cache_lru, read (zero-fill a
+// hole), unlock; the page at `mark` gets PG_readahead. page_cache_sync_readahead() runs it on a miss (marking the
+// next page), page_cache_async_readahead() when a reader hits a marked page (the next window, marked at its start),
+// so a sequential reader keeps one window ahead and a second reader of the file finds the pages there.
+Co<> do_page_cache_readahead(Kernel& k, Task& t, AddressSpace& m, std::uint64_t index, int nr, std::uint64_t mark);
+// generic_file_buffered_read() of one 4 KiB page at `index` into a user buffer. Returns false past EOF.
+Co<bool> generic_file_buffered_read(Kernel& k, Task& t, AddressSpace& m, std::uint64_t index);
+// mark_page_accessed(): 1st access sets PG_referenced, the 2nd activates (activate_page or, while the page still
+// sits in this CPU's lru_add pagevec, __lru_cache_activate_page).
+Co<> mark_page_accessed(Kernel& k, Task& t, Pfn p);
+Co<> activate_page(Kernel& k, Task& t, Pfn p);
+// Drains this CPU's activate_page pagevec (part of lru_add_drain()).
+Co<> activate_page_drain(Kernel& k, Task& t);
+// __remove_mapping() for a clean, unmapped page-cache page that reclaim has isolated and locked: under i_pages, take
+// it out of the mapping unless someone else holds a reference. Returns true if the page may be freed. Unlocks the
+// page (and wakes its waiters) either way.
+Co<bool> remove_mapping(Kernel& k, Task& t, Pfn p);
+
+} // namespace mms
