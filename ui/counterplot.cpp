@@ -72,7 +72,26 @@ void CounterPlot::setSeries(const QVector<Series>& series)
     m_counter->blockSignals(true);
     m_counter->clear();
     m_counter->addItems(names);
-    int i = m_counter->findText(keep.isEmpty() ? QStringLiteral("pswpin") : keep);
+    int i = keep.isEmpty() ? -1 : m_counter->findText(keep);
+    if (i < 0) {
+        // The first of the telling counters that moves in this run.
+        for (const char* c : { "pswpin", "ops", "pswpout", "tlb_remote_ipi", "pgfault", "free_pages" }) {
+            const int at = m_counter->findText(QString::fromLatin1(c));
+            if (at < 0)
+                continue;
+            if (i < 0)
+                i = at;
+            bool moves = false;
+            for (const Series& s : m_series)
+                if (s.recording)
+                    for (double v : values(*s.recording, c, nullptr))
+                        moves = moves || v != 0;
+            if (moves) {
+                i = at;
+                break;
+            }
+        }
+    }
     m_counter->setCurrentIndex(std::max(0, i));
     m_counter->blockSignals(false);
     rebuild();

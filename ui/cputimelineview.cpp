@@ -6,6 +6,7 @@
 #include <QPainter>
 #include <QToolTip>
 
+#include <cmath>
 #include <cstring>
 #include <map>
 
@@ -13,7 +14,6 @@ namespace mms {
 
 namespace {
     constexpr int kTitleHeight = 20;
-    constexpr int kLabelWidth = 52;
     constexpr int kMainRows = 3;
     constexpr int kRowsPerCpu = kMainRows + 1;
     const QColor kIdle(0xee, 0xee, 0xea);
@@ -126,9 +126,15 @@ int CpuTimelineView::legendHeight() const
     return lines * (fm.height() + 3) + 20;
 }
 
+int CpuTimelineView::labelWidth() const
+{
+    const int cpus = m_rec ? m_rec->cpuCount() : 8;
+    return fontMetrics().horizontalAdvance(QStringLiteral("CPU %1").arg(std::max(0, cpus - 1))) + 10;
+}
+
 QRect CpuTimelineView::plotArea() const
 {
-    return QRect(kLabelWidth, kTitleHeight, width() - kLabelWidth - 6, height() - kTitleHeight - legendHeight());
+    return QRect(labelWidth(), kTitleHeight, width() - labelWidth() - 6, height() - kTitleHeight - legendHeight());
 }
 
 void CpuTimelineView::paintEvent(QPaintEvent*)
@@ -147,9 +153,11 @@ void CpuTimelineView::paintEvent(QPaintEvent*)
     p.drawImage(a, m_image);
     const int cpus = m_rec->cpuCount();
     const double rowH = double(a.height()) / cpus;
-    int every = std::max(1, int(std::ceil(fm.height() / std::max(1.0, rowH))));
+    int every = std::max(1, int(std::ceil(fm.height() / std::max(0.1, rowH))));
+    if (every > 1) // round to a readable step: 2, 4, 8, 16 ...
+        every = 1 << int(std::ceil(std::log2(every)));
     for (int c = 0; c < cpus; c += every)
-        p.drawText(QRectF(2, a.top() + c * rowH, kLabelWidth - 6, rowH), Qt::AlignVCenter | Qt::AlignRight,
+        p.drawText(QRectF(2, a.top() + (c + 0.5) * rowH - fm.height() / 2.0, labelWidth() - 6, fm.height()), Qt::AlignVCenter | Qt::AlignRight,
                    QStringLiteral("CPU %1").arg(c));
     if (rowH >= 4) {
         p.setPen(QPen(palette().color(QPalette::Base), 1));

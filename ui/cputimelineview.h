@@ -34,6 +34,7 @@ private:
     void rebuild();
     QRect plotArea() const;
     int legendHeight() const;
+    int labelWidth() const;
 
     std::shared_ptr<const Recording> m_rec;
     QString m_title;

@@ -32,6 +32,7 @@
 #include <QMessageBox>
 #include <QProgressBar>
 #include <QScreen>
+#include <QScrollArea>
 #include <QSettings>
 #include <QSplitter>
 #include <QStatusBar>
@@ -191,7 +192,14 @@ void MainWindow::buildDocks()
     auto* cpuLay = new QVBoxLayout(cpuBox);
     cpuLay->setContentsMargins(0, 0, 0, 0);
     cpuLay->addWidget(m_timeline, 1);
-    cpuLay->addWidget(m_explain);
+    auto* explainScroll = new QScrollArea(this);
+    explainScroll->setWidget(m_explain);
+    explainScroll->setWidgetResizable(true);
+    explainScroll->setFrameShape(QFrame::NoFrame);
+    explainScroll->setMaximumHeight(6 * fontMetrics().height() + 8);
+    explainScroll->setMinimumHeight(3 * fontMetrics().height());
+    explainScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    cpuLay->addWidget(explainScroll);
     m_heatmap = new LockHeatmapView(this);
     m_lockModel = new LockStatModel(this);
     m_lockTable = new QTableView(this);
@@ -345,7 +353,6 @@ void MainWindow::showResults(std::shared_ptr<const ResultSet> rs)
     m_chart->setResults(m_resultsScenario, m_results);
     m_compare->setResults(m_resultsScenario, m_results);
 
-    QVector<CounterPlot::Series> series;
     const QString keep = m_runPick->currentText();
     m_runPick->blockSignals(true);
     m_runPick->clear();
@@ -353,10 +360,7 @@ void MainWindow::showResults(std::shared_ptr<const ResultSet> rs)
         const RunResult& r = m_results->results[i];
         const QString label = ComparePanel::runLabel(r, m_resultsScenario->reps() > 1);
         m_runPick->addItem(label, int(i));
-        if (r.recording && r.rep == 0)
-            series.push_back({ label, r.recording });
     }
-    m_counters->setSeries(series);
     int pick = std::max(0, m_runPick->findText(keep));
     m_runPick->setCurrentIndex(pick);
     m_runPick->blockSignals(false);
@@ -386,6 +390,12 @@ void MainWindow::showRun(int index)
     m_heatmap->setRecording(r.recording, label);
     m_timeline->setRecording(r.recording, label);
     m_lockModel->setLocks(r.locks);
+    // Counters: every variant at the shown run's sweep point and repetition, on one time axis.
+    QVector<CounterPlot::Series> series;
+    for (const RunResult& other : m_results->results)
+        if (other.recording && other.point == r.point && other.rep == r.rep)
+            series.push_back({ QString::fromStdString(other.variant), other.recording });
+    m_counters->setSeries(series);
     // The scrubber spans the shown run; other runs (A/B, counters) follow the same simulated time.
     if (r.recording && r.recording->frameCount() > 0) {
         const Recording& rec = *r.recording;
@@ -428,6 +438,32 @@ void MainWindow::updateExplain()
     }
     const Recording& rec = *r->recording;
     const std::size_t f = frameAt(rec, m_transport->time());
+    if (rec.cpuCount() > 16) {
+        // Many CPUs: one line per distinct activity, naming its CPUs ("spinning on swap_info[0].lock: CPU 0, 9, …").
+        std::vector<std::pair<std::string, std::vector<int>>> groups;
+        for (int cpu = 0; cpu < rec.cpuCount(); ++cpu) {
+            const std::string what = rec.explain(cpu, f);
+            auto it = std::find_if(groups.begin(), groups.end(), [&](auto& g) { return g.first == what; });
+            if (it == groups.end())
+                groups.push_back({ what, { cpu } });
+            else
+                it->second.push_back(cpu);
+        }
+        std::stable_sort(groups.begin(), groups.end(), [](auto& a, auto& b) { return a.second.size() > b.second.size(); });
+        QString html;
+        for (auto& [what, cpus] : groups) {
+            QStringList ids;
+            for (std::size_t i = 0; i < cpus.size() && i < 24; ++i)
+                ids << QString::number(cpus[i]);
+            if (cpus.size() > 24)
+                ids << QStringLiteral("…");
+            html += QStringLiteral("<b>%1 CPUs</b> %2: <span style='color:gray'>%3</span><br>")
+                        .arg(cpus.size())
+                        .arg(QString::fromStdString(what).toHtmlEscaped(), ids.join(QStringLiteral(", ")));
+        }
+        m_explain->setText(html);
+        return;
+    }
     QString html = QStringLiteral("<table cellspacing=0 cellpadding=1>");
     const int cpus = rec.cpuCount(), cols = std::clamp(m_explain->width() / 240, 1, 4);
     const int rows = (cpus + cols - 1) / cols;

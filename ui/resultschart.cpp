@@ -153,6 +153,8 @@ void ResultsChart::buildSweep(const std::string& metric)
     const std::string axis = m_sc->axes().front();
     const std::vector<OJson> points = m_sc->points();
     const std::vector<std::string> variants = m_sc->variantNames();
+    bool anyPublished = false;
+    plot()->legend->setWrap(4);
     plot()->xAxis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
     plot()->xAxis->setLabel(QString::fromStdString(axis));
     for (std::size_t v = 0; v < variants.size(); ++v) {
@@ -183,7 +185,16 @@ void ResultsChart::buildSweep(const std::string& metric)
             pg->setPen(QPen(colour, 1.2, Qt::DashLine));
             pg->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, colour, Qt::white, 8));
             pg->setData(px, py);
+            pg->removeFromLegend();
+            anyPublished = true;
         }
+    }
+    if (anyPublished) {
+        // one legend entry explains every hollow marker
+        QCPGraph* key = plot()->addGraph(plot()->xAxis, plot()->yAxis);
+        key->setName(ownAxis ? tr("the post (right axis)") : tr("the post"));
+        key->setPen(QPen(QColor(0x80, 0x80, 0x80), 1.2, Qt::DashLine));
+        key->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, QColor(0x80, 0x80, 0x80), Qt::white, 8));
     }
     plot()->rescaleAxes();
     QCPRange xr = plot()->xAxis->range();
