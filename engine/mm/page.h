@@ -86,6 +86,13 @@ public:
     void setMapcount(Pfn p, std::uint8_t c) { m_mapcount[p] = c; }
 
     PageState state(Pfn p) const;
+    // Host memory held by the arrays, in bytes.
+    std::size_t memoryBytes() const
+    {
+        return m_flags.capacity() * sizeof(std::uint16_t) + m_owner.capacity() * sizeof(std::uint16_t)
+            + m_index.capacity() * sizeof(std::uint32_t) + m_private.capacity() * sizeof(std::uint32_t)
+            + m_mapcount.capacity() + (m_next.capacity() + m_prev.capacity()) * sizeof(Pfn);
+    }
 
     // Intrusive doubly-linked lists. A list is identified by its head index (>= size()).
     Pfn listHead(std::uint32_t listId) const { return m_nr + listId; }
