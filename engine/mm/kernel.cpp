@@ -148,7 +148,9 @@ std::vector<int> Kernel::tlbTargets(const MmStruct& mm, int self) const
     std::vector<int> targets;
     for (int c = 0; c < s.cpuCount(); ++c) {
         Task* cur = s.cpu(c).current;
-        if (c != self && cur && cur->mm == &mm)
+        bool live = cur && cur->mm == &mm;
+        mm.cpuVmMask[static_cast<std::size_t>(c)] = live || c == self;
+        if (c != self && live)
             targets.push_back(c);
     }
     return targets;

@@ -62,7 +62,7 @@ struct MmStruct {
     std::vector<std::unique_ptr<SpinLock>> ptl; // split page-table locks, one per PTRS_PER_PTE entries
     RwSem mmap_sem { "mm->mmap_sem" };
     std::vector<Vma> vmas;
-    std::vector<bool> cpuVmMask; // mm_cpumask: CPUs that may hold TLB entries of this mm
+    std::vector<bool> cpuVmMask; // mm_cpumask: CPUs running the mm at its last TLB flush (x86 clears lazily)
     std::uint64_t rss = 0; // MM_ANONPAGES
     std::uint64_t swapents = 0; // MM_SWAPENTS
 
@@ -178,7 +178,8 @@ public:
         return pages.owner(p) == 0 && !pages.test(p, PG_swapcache) && pages.mapcount(p) == 0 && !pages.test(p, PG_buddy);
     }
     // CPUs other than `self` on which `mm` is live (its TLB entries may be cached there): the IPI targets.
-    std::vector<int> tlbTargets(const MmStruct& mm, int self) const;
+    // Refreshes mm.cpuVmMask (mm_cpumask) with the CPUs running the mm now, `self` included.
+    std::vector<int> tlbTargets(MmStruct& mm, int self) const;
 
     // Every lock, for lockstat (instances with the same name are summed by the reports).
     std::vector<const LockStat*> lockStats() const;
