@@ -61,6 +61,13 @@ QString ResultsChart::metric() const { return m_metric->currentText(); }
 
 int ResultsChart::seriesCount() const { return plot()->plottableCount(); }
 
+void ResultsChart::resizeEvent(QResizeEvent* e)
+{
+    PlotWidget::resizeEvent(e);
+    if (m_sc && m_sc->axes().empty())
+        rebuild(); // the variant names may need tilting at the new width
+}
+
 void ResultsChart::rebuild()
 {
     plot()->clearPlottables();
@@ -138,6 +145,12 @@ void ResultsChart::buildBars(const std::string& metric)
         pub->setName(tr("published (post, right axis)"));
     }
     plot()->xAxis->setTicker(ticker);
+    // Tilt the variant names when they would run into each other.
+    int widest = 0;
+    for (const std::string& v : variants)
+        widest = std::max(widest, QFontMetrics(plot()->xAxis->tickLabelFont()).horizontalAdvance(QString::fromStdString(v)));
+    const int slot = (std::max(plot()->width(), 400) - 130) / std::max<int>(1, int(variants.size()));
+    plot()->xAxis->setTickLabelRotation(widest + 8 > slot ? -20 : 0);
     plot()->xAxis->setSubTicks(false);
     plot()->xAxis->setTickLength(0, 4);
     plot()->xAxis->setLabel(QString());
@@ -156,6 +169,7 @@ void ResultsChart::buildSweep(const std::string& metric)
     bool anyPublished = false;
     plot()->legend->setWrap(4);
     plot()->xAxis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+    plot()->xAxis->setTickLabelRotation(0);
     plot()->xAxis->setLabel(QString::fromStdString(axis));
     for (std::size_t v = 0; v < variants.size(); ++v) {
         QVector<double> x, y, px, py;

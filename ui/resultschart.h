@@ -22,6 +22,9 @@ public:
     // Number of plotted series (graphs or bar sets), for tests.
     int seriesCount() const;
 
+protected:
+    void resizeEvent(QResizeEvent* e) override;
+
 private:
     void rebuild();
     void buildSweep(const std::string& metric);
