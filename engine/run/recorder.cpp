@@ -21,6 +21,7 @@ Recorder::Recorder(Kernel& k, Sched& s, const RecordingOptions& opts)
     m_rec->m_cpus = s.cpuCount();
     m_rec->m_cpuBins.resize(static_cast<std::size_t>(s.cpuCount()));
     m_topShare.resize(static_cast<std::size_t>(s.cpuCount()));
+    m_holdSeen.assign(static_cast<std::size_t>(s.cpuCount()), 0);
     for (std::size_t i = 0; i < static_cast<std::size_t>(Vm::Count); ++i)
         m_rec->m_counterNames.push_back(vmName(static_cast<Vm>(i)));
     for (const char* n : { "ops", "free_pages", "swap_used", "ipis" })
@@ -56,6 +57,15 @@ void Recorder::span(int cpu, Time begin, Time end, SpanKind kind, const char* fn
 {
     if (m_done || end <= begin)
         return;
+    if (kind == SpanKind::LockHold) {
+        // Spinlock holds nest (ptl, then swap_info->lock): count each instant once per CPU. Spans arrive at
+        // release, inner before outer, so only the part after the latest hold seen so far is new.
+        Time& seen = m_holdSeen[static_cast<std::size_t>(cpu)];
+        begin = std::max(begin, seen);
+        seen = std::max(seen, end);
+        if (end <= begin)
+            return;
+    }
     Time w = binWidth();
     auto& bins = m_rec->m_cpuBins[static_cast<std::size_t>(cpu)];
     auto& top = m_topShare[static_cast<std::size_t>(cpu)];

@@ -30,7 +30,7 @@ struct LockFrame {
 struct CpuBin {
     float run = 0; // share of the bin (0..1) in each state
     float lockWait = 0;
-    float lockHold = 0; // part of run
+    float lockHold = 0; // part of run: time holding a spinlock (sleeping locks are not CPU time)
     float ioWait = 0; // a task of this CPU slept on I/O (the CPU may run another)
     std::uint16_t topFn = 0; // index into functionNames(); 0 = idle
 };

@@ -66,8 +66,6 @@ void Mutex::unlock(Sched& s, Task& t)
     Time releaseAt = s.sim().now() + t.debt;
     m_stat.noteHold(releaseAt - m_acquiredAt);
     m_stat.addToBuckets(m_stat.holdPerBucket, m_acquiredAt, releaseAt);
-    if (s.trace())
-        s.trace()->span(t.cpu, m_acquiredAt, releaseAt, SpanKind::LockHold, m_stat.name.c_str());
     if (m_waiters.empty()) {
         m_owner = nullptr;
         m_freeAt = releaseAt;

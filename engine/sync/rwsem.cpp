@@ -88,8 +88,6 @@ Co<> RwSem::release(Sched& s, Task& t, bool write)
     if (it != m_acquiredAt.end()) {
         m_stat.noteHold(now - it->second);
         m_stat.addToBuckets(m_stat.holdPerBucket, it->second, now);
-        if (s.trace())
-            s.trace()->span(t.cpu, it->second, now, SpanKind::LockHold, m_stat.name.c_str());
         m_acquiredAt.erase(it);
     }
     if (m_impl == RwsemImpl::Xadd) {
