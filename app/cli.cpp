@@ -157,7 +157,7 @@ namespace {
         }
     }
 
-    ResultSet execute(const Scenario& sc, const RunArgs& r, std::ostream& err)
+    ResultSet execute(const Scenario& sc, const RunArgs& r, bool record, std::ostream& err)
     {
         SignalInterrupter interrupter;
         g_interrupted = false;
@@ -167,6 +167,9 @@ namespace {
         opts.scale = r.scale;
         opts.interrupter = &interrupter;
         opts.checkInvariants = r.checkInvariants;
+        // A report charts counters over time, so its runs record (within a budget; frames are decimated past it).
+        opts.recording.enabled = record;
+        opts.recording.memoryBudget = 64u << 20;
         std::mutex m;
         bool tty = isatty(2);
         if (tty)
@@ -244,7 +247,7 @@ int runCli(const std::vector<std::string>& args, std::ostream& out, std::ostream
         if (cmd == "run" || cmd == "report") {
             RunArgs r = parseRunArgs(args, 1, cmd == "report");
             Scenario sc = prepare(r);
-            ResultSet rs = execute(sc, r, err);
+            ResultSet rs = execute(sc, r, cmd == "report", err);
             if (rs.cancelled) {
                 err << "interrupted: no results written\n";
                 return 130;
