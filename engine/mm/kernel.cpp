@@ -39,7 +39,18 @@ Kernel::Kernel(Sched& sched, const Toggles& toggles, std::uint64_t reservedPages
         si->cache.assign(slots, kNoPage);
         si->dev = std::make_unique<BlockDevice>(s, m.swap[i].device, static_cast<int>(i));
         si->dev->setCompletion([this](BlockDevice& d, IoRequest& r) { endIo(d, r); });
+        if (tg.slotsCache != SlotsCache::Off) {
+            si->slotCached.assign(slots, kSlotFree);
+            si->clusterLocks.reserve((slots + SWAPFILE_CLUSTER - 1) / SWAPFILE_CLUSTER);
+            for (std::uint32_t c = 0; c < slots; c += SWAPFILE_CLUSTER)
+                si->clusterLocks.emplace_back("swap_cluster_info[" + std::to_string(i) + "].lock");
+        }
         swap.push_back(std::move(si));
+    }
+    if (tg.slotsCache != SlotsCache::Off) {
+        swapSlots.resize(static_cast<std::size_t>(s.cpuCount()));
+        for (auto& c : swapSlots)
+            c.slotsRetDev.resize(swap.size());
     }
 }
 
@@ -162,6 +173,12 @@ std::vector<const LockStat*> Kernel::lockStats() const
     for (auto& si : swap) {
         v.push_back(&si->lock.stat());
         v.push_back(&si->treeLock.stat());
+        for (auto& l : si->clusterLocks)
+            v.push_back(&l.stat());
+    }
+    for (auto& c : swapSlots) {
+        v.push_back(&c.allocLock.stat());
+        v.push_back(&c.freeLock.stat());
     }
     for (auto& m : mappings)
         v.push_back(&m->i_pages.stat());
@@ -265,6 +282,37 @@ std::string Kernel::checkInvariants() const
         if (swapents != mm->swapents)
             return "mm " + std::to_string(mm->id) + " swapents counter " + std::to_string(mm->swapents) + " != swap PTEs " + std::to_string(swapents);
     }
+    // Slots held by the swap slots caches: each is in exactly one cache, reserved, with no reference and no page.
+    std::vector<std::vector<std::uint8_t>> held(swap.size());
+    for (std::size_t i = 0; i < swap.size(); ++i)
+        held[i].assign(swap[i]->slotCached.size(), kSlotFree);
+    auto hold = [&](std::uint32_t entry, std::uint8_t state) {
+        auto type = pte::swpType(entry);
+        auto off = pte::swpOffset(entry);
+        if (type >= swap.size() || off >= held[type].size() || held[type][off] != kSlotFree)
+            return "swap slot " + std::to_string(type) + ":" + std::to_string(off) + " is in two slots caches or out of range";
+        held[type][off] = state;
+        return std::string();
+    };
+    for (auto& c : swapSlots) {
+        for (std::size_t j = c.cur; j < c.slots.size(); ++j)
+            if (auto e = hold(c.slots[j], kSlotInAllocCache); !e.empty())
+                return e;
+        for (std::uint32_t entry : c.slotsRet)
+            if (auto e = hold(entry, kSlotInFreeBuffer); !e.empty())
+                return e;
+        for (auto& buf : c.slotsRetDev)
+            for (std::uint32_t entry : buf)
+                if (auto e = hold(entry, kSlotInFreeBuffer); !e.empty())
+                    return e;
+    }
+    for (std::size_t i = 0; i < swap.size(); ++i)
+        for (std::uint32_t off = 0; off < held[i].size(); ++off) {
+            if (held[i][off] != swap[i]->slotCached[off])
+                return "swap slot " + std::to_string(i) + ":" + std::to_string(off) + " slotCached " + std::to_string(swap[i]->slotCached[off]) + " but the slots caches say " + std::to_string(held[i][off]);
+            if (held[i][off] != kSlotFree && (swap[i]->swapMap[off] != 0 || swap[i]->cache[off] != kNoPage))
+                return "swap slot " + std::to_string(i) + ":" + std::to_string(off) + " is in a slots cache but still referenced";
+        }
     for (std::size_t i = 0; i < swap.size(); ++i) {
         std::uint32_t inuse = 0;
         for (std::uint32_t off = 0; off < swap[i]->nrSlots(); ++off) {
@@ -303,6 +351,9 @@ const char* vmName(Vm v)
     case Vm::TlbLocalFlush: return "tlb_local_flush";
     case Vm::TlbRemoteIpi: return "tlb_remote_ipi";
     case Vm::ZapSwapEntries: return "zap_swap_entries";
+    case Vm::SwapSlotsRefill: return "swap_slots_refill";
+    case Vm::SwapFreeEntriesCalls: return "swapcache_free_entries_calls";
+    case Vm::SwapFreeEntriesSlots: return "swapcache_free_entries_slots";
     case Vm::Count: break;
     }
     return "?";

@@ -69,6 +69,22 @@ struct MmStruct {
     SpinLock& ptlFor(std::uint32_t vpn) { return *ptl[vpn / PTRS_PER_PTE]; }
 };
 
+// swap_slots.c (4.11): per-CPU caches of swap slots, SWAP_SLOTS_CACHE_SIZE (= SWAP_BATCH) entries each way.
+constexpr int SWAP_SLOTS_CACHE_SIZE = 64;
+constexpr std::uint32_t SWAPFILE_CLUSTER = 256; // slots per swap cluster (ci->lock)
+constexpr std::uint32_t kNoSwapEntry = 0xffffffffu;
+// SwapInfo::slotCached: a slot reserved by a slots cache (SWAP_HAS_CACHE with no page behind it).
+constexpr std::uint8_t kSlotFree = 0, kSlotInAllocCache = 1, kSlotInFreeBuffer = 2;
+
+struct SwapSlotsCache {
+    SpinLock allocLock { "swp_slots.alloc_lock" }; // a mutex in the kernel; per CPU, only its own tasks take it
+    SpinLock freeLock { "swp_slots.free_lock" }; // spin_lock_irq
+    std::vector<std::uint32_t> slots; // entries for allocation, handed out from `cur`
+    std::size_t cur = 0;
+    std::vector<std::uint32_t> slotsRet; // freed entries waiting for swapcache_free_entries() (per_cpu)
+    std::vector<std::vector<std::uint32_t>> slotsRetDev; // ... one buffer per device (per_cpu_per_device)
+};
+
 struct SwapInfo {
     int type = 0;
     SpinLock lock; // swap_info_struct->lock
@@ -78,9 +94,17 @@ struct SwapInfo {
     std::uint32_t inuse = 0; // slots with a PTE reference or a cached page
     std::uint32_t clusterNext = 1; // next offset to try (slot 0 is the header)
     std::unique_ptr<BlockDevice> dev;
+    // With swap.slots_cache only (empty otherwise): slots held by a slots cache, and the clusters' ci->lock.
+    std::vector<std::uint8_t> slotCached;
+    std::vector<SpinLock> clusterLocks;
 
     std::uint32_t nrSlots() const { return static_cast<std::uint32_t>(swapMap.size()); }
-    bool slotUsed(std::uint32_t off) const { return swapMap[off] != 0 || cache[off] != kNoPage; }
+    bool slotUsed(std::uint32_t off) const
+    {
+        return swapMap[off] != 0 || cache[off] != kNoPage || (!slotCached.empty() && slotCached[off] != kSlotFree);
+    }
+    // lock_cluster_or_swap_info(): the cluster's lock where clusters exist (SSD, pmem), else si->lock.
+    SpinLock& clusterLockFor(std::uint32_t off) { return clusterLocks.empty() ? lock : clusterLocks[off / SWAPFILE_CLUSTER]; }
 };
 
 class Kernel {
@@ -101,6 +125,9 @@ public:
     std::vector<std::unique_ptr<MmStruct>> mms;
     VmStat vm;
     std::size_t swapRotor = 0; // next equal-priority swap device to allocate from
+    std::vector<SwapSlotsCache> swapSlots; // per CPU; empty when swap.slots_cache is off
+    Time swapFreeEntriesTime = 0; // summed duration of swapcache_free_entries() calls
+    int nrSwapPagesLine = -1; // the CPU that last wrote nr_swap_pages (a global atomic_long_t); -1: none yet
     std::vector<std::unique_ptr<AddressSpace>> mappings; // page-cache files (mm/filemap.h)
     // Run-to-run noise on the memory-bound page costs (zeroing, copying): a factor drawn once per run from the seeded
     // PRNG (where this run's page cache and buffers landed in DRAM), and a per-page multiplicative spread.
@@ -214,6 +241,12 @@ Co<> swapcache_free(Kernel& k, Task& t, std::uint32_t entry);
 Co<bool> add_to_swap(Kernel& k, Task& t, Pfn p);
 Co<> delete_from_swap_cache(Kernel& k, Task& t, Pfn p);
 Co<bool> try_to_free_swap(Kernel& k, Task& t, Pfn p);
+// swap_slots.cpp
+Co<std::uint32_t> get_swap_page_slots(Kernel& k, Task& t, Pfn p);
+Co<> free_swap_slot(Kernel& k, Task& t, std::uint32_t entry);
+Co<> swapcache_free_entries(Kernel& k, Task& t, std::vector<std::uint32_t>& entries);
+// The prefault twin of get_swap_page() (no time passes): a slot from `cpu`'s cache, or kNoSwapEntry.
+std::uint32_t swap_slots_alloc_prefault(Kernel& k, int cpu);
 // vmscan.cpp
 Co<> kswapd_main(Kernel& k, Task& t);
 Co<std::uint64_t> try_to_free_pages(Kernel& k, Task& t);

@@ -15,6 +15,25 @@ namespace {
             --si.inuse;
     }
 
+    // With the slots cache (4.11), a slot whose last reference went is not freed but kept (SWAP_HAS_CACHE) for
+    // free_swap_slot(). Returns true when the caller must hand it over, after dropping its lock.
+    bool releaseSlot(Kernel& k, SwapInfo& si, std::uint32_t off)
+    {
+        if (k.tg.slotsCache == SlotsCache::Off) {
+            maybeReleaseSlot(si, off);
+            return false;
+        }
+        if (si.slotUsed(off))
+            return false;
+        si.slotCached[off] = kSlotInFreeBuffer;
+        return true;
+    }
+    // The lock that guards a slot's swap_map byte: si->lock in 4.0; lock_cluster_or_swap_info() with the slots cache.
+    SpinLock& mapLock(Kernel& k, SwapInfo& si, std::uint32_t off)
+    {
+        return k.tg.slotsCache == SlotsCache::Off ? si.lock : si.clusterLockFor(off);
+    }
+
     // Frees a page nobody references any more: off the LRU (under lru_lock) and back to the allocator. Its state
     // is read under the lock: reclaim may have isolated it, or a pagevec may still hold it.
     Co<> put_page_last(Kernel& k, Task& t, Pfn p)
@@ -38,6 +57,10 @@ namespace {
 // The slot is reserved for `p` at once (SWAP_HAS_CACHE).
 static Co<std::uint32_t> get_swap_page_for(Kernel& k, Task& t, Pfn p)
 {
+    if (k.tg.slotsCache != SlotsCache::Off) {
+        std::uint32_t entry = co_await get_swap_page_slots(k, t, p);
+        co_return entry;
+    }
     FnScope fn(t, "get_swap_page");
     static constexpr std::uint32_t kNone = 0xffffffffu;
     std::size_t n = k.swap.size();
@@ -91,11 +114,14 @@ Co<> swapcache_free(Kernel& k, Task& t, std::uint32_t entry)
     FnScope fn(t, "swapcache_free");
     SwapInfo& si = swapInfo(k, entry);
     std::uint32_t off = pte::swpOffset(entry);
-    co_await spin_lock(k.s, t, si.lock);
+    SpinLock& l = mapLock(k, si, off);
+    co_await spin_lock(k.s, t, l);
     Sched::burn(t, k.cost.swapFreeNs);
     si.cache[off] = kNoPage;
-    maybeReleaseSlot(si, off);
-    spin_unlock(k.s, t, si.lock);
+    bool toSlots = releaseSlot(k, si, off);
+    spin_unlock(k.s, t, l);
+    if (toSlots)
+        co_await free_swap_slot(k, t, entry);
 }
 
 Co<> delete_from_swap_cache(Kernel& k, Task& t, Pfn p)
@@ -130,12 +156,15 @@ Co<> swap_free(Kernel& k, Task& t, std::uint32_t entry)
     FnScope fn(t, "swap_free");
     SwapInfo& si = swapInfo(k, entry);
     std::uint32_t off = pte::swpOffset(entry);
-    co_await spin_lock(k.s, t, si.lock);
+    SpinLock& l = mapLock(k, si, off);
+    co_await spin_lock(k.s, t, l);
     Sched::burn(t, k.cost.swapFreeNs);
     assert(si.swapMap[off] > 0);
     --si.swapMap[off];
-    maybeReleaseSlot(si, off);
-    spin_unlock(k.s, t, si.lock);
+    bool toSlots = releaseSlot(k, si, off);
+    spin_unlock(k.s, t, l);
+    if (toSlots)
+        co_await free_swap_slot(k, t, entry);
 }
 
 Co<> free_swap_and_cache(Kernel& k, Task& t, std::uint32_t entry)
@@ -143,16 +172,19 @@ Co<> free_swap_and_cache(Kernel& k, Task& t, std::uint32_t entry)
     FnScope fn(t, "free_swap_and_cache");
     SwapInfo& si = swapInfo(k, entry);
     std::uint32_t off = pte::swpOffset(entry);
-    co_await spin_lock(k.s, t, si.lock); // swap_info_get()
+    SpinLock& l = mapLock(k, si, off);
+    co_await spin_lock(k.s, t, l); // swap_info_get() (4.0); __swap_entry_free()'s cluster lock (4.12)
     Sched::burn(t, k.cost.swapFreeNs); // swap_entry_free()
     assert(si.swapMap[off] > 0);
     --si.swapMap[off];
     Pfn page = si.swapMap[off] == 0 ? si.cache[off] : kNoPage;
-    maybeReleaseSlot(si, off);
+    bool toSlots = releaseSlot(k, si, off);
     // find_get_page() + trylock_page(): a page under read I/O is locked and stays in the cache.
     if (page != kNoPage && k.pages.test(page, PG_locked))
         page = kNoPage;
-    spin_unlock(k.s, t, si.lock);
+    spin_unlock(k.s, t, l);
+    if (toSlots)
+        co_await free_swap_slot(k, t, entry); // the count reached 0 with no page in the swap cache
     if (page == kNoPage)
         co_return;
     if (k.pages.test(page, PG_swapcache) && !k.pages.test(page, PG_writeback) && k.pages.mapcount(page) == 0) {

@@ -26,6 +26,9 @@ enum class Vm : std::uint8_t {
     TlbLocalFlush,
     TlbRemoteIpi, // IPIs sent for TLB shootdowns (one per target CPU)
     ZapSwapEntries, // swap PTEs freed by zap/madvise
+    SwapSlotsRefill, // get_swap_pages() refills of a per-CPU swap slots cache
+    SwapFreeEntriesCalls, // swapcache_free_entries() calls
+    SwapFreeEntriesSlots, // entries they freed
     Count
 };
 

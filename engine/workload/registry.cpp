@@ -1,5 +1,6 @@
 // The workload kinds. Add a new one here (one line) and in its own file.
 #include "workload/memsetmadvise.h"
+#include "workload/usemem.h"
 #include "workload/vmscalability.h"
 #include "workload/workload.h"
 
@@ -10,6 +11,7 @@ const std::vector<WorkloadKind>& workloadKinds()
     static const std::vector<WorkloadKind> kinds = [] {
         std::vector<WorkloadKind> v;
         v.push_back(memsetMadviseKind());
+        v.push_back(usememKind());
         v.push_back(ddKind());
         v.push_back(lruFileReadonceKind());
         v.push_back(lruFileReadtwiceKind());
