@@ -154,7 +154,7 @@ void Kernel::endIo(BlockDevice& dev, IoRequest& r)
     }
 }
 
-std::vector<int> Kernel::tlbTargets(const MmStruct& mm, int self) const
+std::vector<int> Kernel::tlbTargets(MmStruct& mm, int self) const
 {
     std::vector<int> targets;
     for (int c = 0; c < s.cpuCount(); ++c) {

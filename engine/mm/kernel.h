@@ -125,9 +125,6 @@ public:
     std::vector<std::unique_ptr<MmStruct>> mms;
     VmStat vm;
     std::size_t swapRotor = 0; // next equal-priority swap device to allocate from
-    std::vector<SwapSlotsCache> swapSlots; // per CPU; empty when swap.slots_cache is off
-    Time swapFreeEntriesTime = 0; // summed duration of swapcache_free_entries() calls
-    int nrSwapPagesLine = -1; // the CPU that last wrote nr_swap_pages (a global atomic_long_t); -1: none yet
     std::vector<std::unique_ptr<AddressSpace>> mappings; // page-cache files (mm/filemap.h)
     // Run-to-run noise on the memory-bound page costs (zeroing, copying): a factor drawn once per run from the seeded
     // PRNG (where this run's page cache and buffers landed in DRAM), and a per-page multiplicative spread.
@@ -169,6 +166,9 @@ public:
         touchLine(t, pages.next(p));
         touchLine(t, p);
     }
+    std::vector<SwapSlotsCache> swapSlots; // per CPU; empty when swap.slots_cache is off
+    Time swapFreeEntriesTime = 0; // summed duration of swapcache_free_entries() calls
+    int nrSwapPagesLine = -1; // the CPU that last wrote nr_swap_pages (a global atomic_long_t); -1: none yet
 
     MmStruct& mm_alloc();
     // mmap of anonymous memory: returns the first vpn of the new VMA.

@@ -1,7 +1,7 @@
 // The workload kinds. Add a new one here (one line) and in its own file.
 #include "workload/memsetmadvise.h"
-#include "workload/usemem.h"
 #include "workload/vmscalability.h"
+#include "workload/usemem.h"
 #include "workload/workload.h"
 
 namespace mms {
@@ -11,10 +11,10 @@ const std::vector<WorkloadKind>& workloadKinds()
     static const std::vector<WorkloadKind> kinds = [] {
         std::vector<WorkloadKind> v;
         v.push_back(memsetMadviseKind());
-        v.push_back(usememKind());
         v.push_back(ddKind());
         v.push_back(lruFileReadonceKind());
         v.push_back(lruFileReadtwiceKind());
+        v.push_back(usememKind());
         return v;
     }();
     return kinds;
