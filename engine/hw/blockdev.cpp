@@ -16,7 +16,10 @@ Co<> BlockDevice::waitForSlot(Task& t)
     while (m_outstanding >= m_spec.queueDepth) {
         co_await m_s.flush(t);
         m_throttled.emplace_back(&t, t.sleepGen + 1);
+        Time since = m_s.sim().now();
         co_await m_s.sleep(t);
+        if (m_s.trace()) // get_request_wait(): the queue is full
+            m_s.trace()->span(t.cpu, since, m_s.sim().now(), SpanKind::IoWait, "get_request_wait");
     }
 }
 

@@ -97,7 +97,10 @@ Co<> Kernel::congestion_wait(Task& t, Time timeout)
 {
     co_await s.flush(t);
     m_congested.emplace_back(&t, t.sleepGen + 1);
+    Time since = s.sim().now();
     co_await s.sleepTimeout(t, timeout);
+    if (s.trace()) // the task waits for writeback to make progress: I/O wait on the timeline
+        s.trace()->span(t.cpu, since, s.sim().now(), SpanKind::IoWait, "congestion_wait");
 }
 
 LruList Kernel::page_lru(std::uint16_t flags)
