@@ -3,8 +3,6 @@
 #include "mm/kernel.h"
 
 #include <cstdio>
-#include <string>
-#include <vector>
 #include <cstdlib>
 
 namespace mms {
@@ -70,15 +68,11 @@ Co<Pfn> alloc_page(Kernel& k, Task& t)
 Co<> free_hot_cold_page(Kernel& k, Task& t, Pfn p)
 {
 #ifndef NDEBUG
-    static thread_local std::vector<std::string> lastFreer;
-    if (lastFreer.size() < k.pages.size())
-        lastFreer.resize(k.pages.size());
     if (k.pages.test(p, PG_lru | PG_buddy | PG_pagevec | PG_swapcache | PG_writeback) || k.pages.mapcount(p) != 0) {
-        std::fprintf(stderr, "free_hot_cold_page: page %u flags %x owner %u mapcount %u in %s (task %s), last freed by %s\n", p, k.pages.flags(p),
-            k.pages.owner(p), k.pages.mapcount(p), t.fn, t.name.c_str(), lastFreer[p].c_str());
+        std::fprintf(stderr, "free_hot_cold_page: page %u is still in use (flags %x, owner %u, mapcount %u) in %s of %s\n", p,
+            k.pages.flags(p), k.pages.owner(p), k.pages.mapcount(p), t.fn, t.name.c_str());
         std::abort();
     }
-    lastFreer[p] = std::string(t.fn) + " (task " + t.name + ")";
 #endif
     k.pages.setFlags(p, PG_buddy);
     k.pages.setOwner(p, 0);

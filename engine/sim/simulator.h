@@ -85,10 +85,7 @@ private:
 
     std::priority_queue<Event, std::vector<Event>, Later> m_queue;
 #ifndef NDEBUG
-    friend class SimulatorDebug;
-public:
     std::vector<Event> m_debugPending; // debug builds: coroutines scheduled and not yet resumed
-private:
 #endif
     Time m_now = 0;
     std::uint64_t m_seq = 0;
