@@ -5,6 +5,7 @@
 #include "cputimelineview.h"
 #include "enginecontroller.h"
 #include "export.h"
+#include "cpulockmapview.h"
 #include "lockheatmapview.h"
 #include "pagemapview.h"
 #include "parametereditor.h"
@@ -207,8 +208,14 @@ void MainWindow::buildDocks()
     m_lockTable->verticalHeader()->hide();
     m_lockTable->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
     m_lockTable->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_cpuLocks = new CpuLockMapView(this);
+    auto* heatSplit = new QSplitter(Qt::Horizontal, this);
+    heatSplit->addWidget(m_heatmap);
+    heatSplit->addWidget(m_cpuLocks);
+    heatSplit->setStretchFactor(0, 3);
+    heatSplit->setStretchFactor(1, 2);
     auto* lockSplit = new QSplitter(Qt::Vertical, this);
-    lockSplit->addWidget(m_heatmap);
+    lockSplit->addWidget(heatSplit);
     lockSplit->addWidget(m_lockTable);
     lockSplit->setStretchFactor(0, 2);
     lockSplit->setStretchFactor(1, 1);
@@ -289,6 +296,7 @@ void MainWindow::buildMenus()
     QMenu* exp = menuBar()->addMenu(tr("&Export"));
     exp->addAction(tr("Page map…"), this, [this] { exportChart(m_pageMap, QStringLiteral("page-map")); });
     exp->addAction(tr("Lock heatmap…"), this, [this] { exportChart(m_heatmap, QStringLiteral("lock-heatmap")); });
+    exp->addAction(tr("CPUs × locks…"), this, [this] { exportChart(m_cpuLocks, QStringLiteral("cpu-lock-map")); });
     exp->addAction(tr("CPU timeline…"), this, [this] { exportChart(m_timeline, QStringLiteral("cpu-timeline")); });
     exp->addAction(tr("Counters chart…"), this, [this] { exportChart(m_counters, QStringLiteral("counters")); });
     exp->addAction(tr("Results chart…"), this, [this] { exportChart(m_chart, QStringLiteral("results-chart")); });
@@ -388,6 +396,7 @@ void MainWindow::showRun(int index)
     const QString label = ComparePanel::runLabel(r, m_resultsScenario && m_resultsScenario->reps() > 1);
     m_pageMap->setRecording(r.recording, label);
     m_heatmap->setRecording(r.recording, label);
+    m_cpuLocks->setRecording(r.recording, label);
     m_timeline->setRecording(r.recording, label);
     m_lockModel->setLocks(r.locks);
     // Counters: every variant at the shown run's sweep point and repetition, on one time axis.
@@ -423,6 +432,7 @@ void MainWindow::onTime(Time t)
 {
     m_pageMap->setTime(t);
     m_heatmap->setTime(t);
+    m_cpuLocks->setTime(t);
     m_timeline->setTime(t);
     m_counters->setTime(t);
     m_compare->setTime(t);

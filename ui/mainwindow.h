@@ -22,6 +22,7 @@ class CounterPlot;
 class CpuTimelineView;
 class EngineController;
 class LockHeatmapView;
+class CpuLockMapView;
 class LockStatModel;
 class PageMapView;
 class ParameterEditor;
@@ -54,6 +55,7 @@ public:
     TransportBar* transport() const { return m_transport; }
     PageMapView* pageMap() const { return m_pageMap; }
     LockHeatmapView* lockHeatmap() const { return m_heatmap; }
+    CpuLockMapView* cpuLockMap() const { return m_cpuLocks; }
     CpuTimelineView* cpuTimeline() const { return m_timeline; }
     ParameterEditor* parameters() const { return m_params; }
     ResultsModel* resultsModel() const { return m_resultsModel; }
@@ -88,6 +90,7 @@ private:
     ParameterEditor* m_params;
     PageMapView* m_pageMap;
     LockHeatmapView* m_heatmap;
+    CpuLockMapView* m_cpuLocks;
     QTableView* m_lockTable;
     LockStatModel* m_lockModel;
     CpuTimelineView* m_timeline;

@@ -19,23 +19,6 @@ namespace {
     constexpr uchar kNoPageIndex = 255; // image cells past the last page
     constexpr int kStates = static_cast<int>(PageState::Count);
 
-    QString impliedList(PageState s)
-    {
-        switch (s) {
-        case PageState::AnonActive: return QStringLiteral("active_anon LRU; PG_lru PG_active PG_swapbacked");
-        case PageState::AnonInactive: return QStringLiteral("inactive_anon LRU; PG_lru PG_swapbacked");
-        case PageState::FileActive: return QStringLiteral("active_file LRU; PG_lru PG_active");
-        case PageState::FileInactive: return QStringLiteral("inactive_file LRU; PG_lru");
-        case PageState::Lazyfree: return QStringLiteral("LRU, lazily freed; PG_lru PG_lazyfree");
-        case PageState::SwapCache: return QStringLiteral("swap cache; PG_swapcache");
-        case PageState::UnderIo: return QStringLiteral("under I/O; PG_locked PG_writeback");
-        case PageState::Isolated: return QStringLiteral("isolated from its LRU (migration/reclaim)");
-        case PageState::Pagevec: return QStringLiteral("in a per-CPU pagevec, not yet on an LRU");
-        case PageState::Unevictable: return QStringLiteral("unevictable LRU; PG_unevictable");
-        case PageState::Free: return QStringLiteral("buddy free list; PG_buddy");
-        default: return QStringLiteral("on no list");
-        }
-    }
 } // namespace
 
 PageMapView::PageMapView(QWidget* parent)
@@ -287,6 +270,19 @@ void PageMapView::mouseReleaseEvent(QMouseEvent*)
 
 void PageMapView::mouseDoubleClickEvent(QMouseEvent*) { resetZoom(); }
 
+QString PageMapView::tooltipText(quint32 pfn) const
+{
+    if (!m_rec || m_rec->frameCount() == 0 || pfn >= m_rec->pageCount())
+        return {};
+    // Flags and owner come from the recording (the keyframe plus a binary search per delta), not a decoded frame.
+    const PageInfo info = m_rec->pageInfo(m_frame, pfn);
+    return tr("pfn %1 (0x%2)\nstate: %3\nflags: %4\nowner: %5\nlist: %6")
+        .arg(pfn)
+        .arg(pfn, 0, 16)
+        .arg(pageStateLabel(info.state), QString::fromStdString(pageFlagNames(info.flags)),
+             QString::fromStdString(m_rec->ownerName(info.owner, info.flags)), QString::fromLatin1(pageListName(info.flags)));
+}
+
 bool PageMapView::event(QEvent* e)
 {
     if (e->type() == QEvent::ToolTip) {
@@ -297,13 +293,7 @@ bool PageMapView::event(QEvent* e)
             e->ignore();
             return true;
         }
-        auto s = PageState(m_image.pixelIndex(int(pfn % m_cols), int(pfn / m_cols)));
-        QToolTip::showText(help->globalPos(),
-                           tr("pfn %1 (0x%2)\nstate: %3\n%4")
-                               .arg(pfn)
-                               .arg(pfn, 0, 16)
-                               .arg(pageStateLabel(s), impliedList(s)),
-                           this);
+        QToolTip::showText(help->globalPos(), tooltipText(quint32(pfn)), this);
         return true;
     }
     return QWidget::event(e);

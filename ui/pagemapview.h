@@ -28,6 +28,8 @@ public:
     qint64 pfnAt(QPoint pos) const;
     // Where page pfn is drawn (the centre of its cell), for tests.
     QPoint cellCentre(quint32 pfn) const;
+    // The hover tooltip of a page at the cursor's frame: pfn, state, flags, owner and list.
+    QString tooltipText(quint32 pfn) const;
     void resetZoom();
     void setLegendVisible(bool on);
 

@@ -35,6 +35,39 @@ const char* lruListName(LruList l)
     return "?";
 }
 
+std::string pageFlagNames(std::uint16_t flags)
+{
+    static const char* const names[16] = { "PG_lru", "PG_active", "PG_referenced", "PG_swapbacked", "PG_swapcache", "PG_dirty",
+        "PG_locked", "PG_mlocked", "PG_lazyfree", "PG_writeback", "PG_unevictable", "PG_isolated", "PG_buddy", "PG_pagevec",
+        "PG_anon", "PG_reclaim" };
+    std::string out;
+    for (unsigned bit = 0; bit < 16; ++bit)
+        if (flags & (1u << bit)) {
+            if (!out.empty())
+                out += '|';
+            out += names[bit];
+        }
+    return out.empty() ? std::string("none") : out;
+}
+
+const char* pageListName(std::uint16_t flags)
+{
+    if (flags & PG_buddy)
+        return "buddy";
+    if (flags & PG_isolated)
+        return "isolated";
+    if (flags & PG_pagevec)
+        return "pagevec";
+    if (!(flags & PG_lru))
+        return "none";
+    if (flags & PG_unevictable)
+        return lruListName(LRU_UNEVICTABLE);
+    bool active = flags & PG_active;
+    if (flags & PG_swapbacked)
+        return lruListName(active ? LRU_ACTIVE_ANON : LRU_INACTIVE_ANON);
+    return lruListName(active ? LRU_ACTIVE_FILE : LRU_INACTIVE_FILE);
+}
+
 void PageArray::resize(std::uint32_t nrPages)
 {
     m_nr = nrPages;

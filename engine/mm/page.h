@@ -4,6 +4,7 @@
 // beyond the real frames are the list heads of the LRU lists (intrusive, like struct list_head).
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace mms {
@@ -60,6 +61,10 @@ enum LruList : std::uint8_t {
     NR_LRU_LISTS
 };
 const char* lruListName(LruList l);
+// "PG_lru|PG_active|PG_swapbacked" for a flags word ("none" for 0).
+std::string pageFlagNames(std::uint16_t flags);
+// The list a page with these flags sits on: an LRU list's name, "buddy", "pagevec", "isolated" or "none".
+const char* pageListName(std::uint16_t flags);
 
 class PageArray {
 public:

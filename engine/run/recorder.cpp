@@ -1,5 +1,7 @@
 #include "run/recorder.h"
 
+#include "mm/filemap.h"
+
 #include <algorithm>
 #include <map>
 
@@ -104,23 +106,31 @@ void Recorder::sample()
     r.m_frameTimes.push_back(m_s.sim().now());
 
     std::vector<std::uint8_t> cur(m_k.pages.size());
+    std::vector<std::uint16_t> curFlags(m_k.pages.size()), curOwners(m_k.pages.size());
     std::vector<std::uint64_t> counts(static_cast<std::size_t>(PageState::Count), 0);
     for (Pfn p = 0; p < m_k.pages.size(); ++p) {
         auto st = static_cast<std::uint8_t>(m_k.pages.state(p));
         cur[p] = st;
+        curFlags[p] = m_k.pages.flags(p);
+        curOwners[p] = m_k.pages.owner(p);
         ++counts[st];
     }
     if (f % Recording::kKeyframeEvery == 0) {
         r.m_keyframes.push_back(cur);
+        r.m_keyFlags.push_back(curFlags);
+        r.m_keyOwners.push_back(curOwners);
         r.m_deltas.emplace_back();
     } else {
         std::vector<Recording::Delta> d;
         for (Pfn p = 0; p < cur.size(); ++p)
-            if (cur[p] != m_last[p])
-                d.push_back({ p, cur[p] });
+            if (cur[p] != m_last[p] || curFlags[p] != m_lastFlags[p] || curOwners[p] != m_lastOwners[p])
+                d.push_back({ p, cur[p], curFlags[p], curOwners[p] });
         r.m_deltas.push_back(std::move(d));
     }
     m_last = std::move(cur);
+    m_lastFlags = std::move(curFlags);
+    m_lastOwners = std::move(curOwners);
+    nameOwners();
     r.m_stateCounts.push_back(std::move(counts));
 
     std::vector<double> c;
@@ -149,7 +159,12 @@ void Recorder::sample()
         t.cont += l->contentions;
         t.wait += l->waitTotal;
         t.hold += l->holdTotal;
+        if (t.waitCpu.size() < l->waitPerCpu.size())
+            t.waitCpu.resize(l->waitPerCpu.size(), 0);
+        for (std::size_t c = 0; c < l->waitPerCpu.size(); ++c)
+            t.waitCpu[c] += l->waitPerCpu[c];
     }
+    const auto cpus = static_cast<std::size_t>(r.m_cpus);
     auto& prev = m_prevLocks;
     for (auto& [name, t] : now) {
         auto it = std::find(r.m_lockNames.begin(), r.m_lockNames.end(), name);
@@ -160,12 +175,28 @@ void Recorder::sample()
             r.m_locks.emplace_back(f, LockFrame {});
         } else
             idx = static_cast<std::size_t>(it - r.m_lockNames.begin());
-        LockTotals p = prev[name];
+        const LockTotals& p = prev[name];
         r.m_locks[idx].push_back(LockFrame { t.acq - p.acq, t.cont - p.cont, t.wait - p.wait, t.hold - p.hold });
+        // Per-CPU wait, stored only for locks contended at some point (zero-filled back to frame 0 on the first).
+        if (r.m_lockCpuWait.size() < r.m_lockNames.size())
+            r.m_lockCpuWait.resize(r.m_lockNames.size());
+        auto& w = r.m_lockCpuWait[idx];
+        if (w.empty() && t.wait == p.wait)
+            continue;
+        w.resize((f + 1) * cpus, 0);
+        for (std::size_t c = 0; c < cpus; ++c) {
+            Time now = c < t.waitCpu.size() ? t.waitCpu[c] : 0;
+            Time before = c < p.waitCpu.size() ? p.waitCpu[c] : 0;
+            w[f * cpus + c] = now - before;
+        }
     }
     for (auto& l : r.m_locks)
         if (l.size() < f + 1)
             l.resize(f + 1);
+    r.m_lockCpuWait.resize(r.m_lockNames.size());
+    for (auto& w : r.m_lockCpuWait)
+        if (!w.empty() && w.size() < (f + 1) * cpus)
+            w.resize((f + 1) * cpus, 0);
     prev = std::move(now);
 
     if (r.memoryBytes() > m_opts.memoryBudget && r.frameCount() > 2 * Recording::kKeyframeEvery)
@@ -204,31 +235,46 @@ void Recorder::decimate()
     out.m_counterNames = r.m_counterNames;
     out.m_lockNames = r.m_lockNames;
     out.m_fnNames = r.m_fnNames;
+    out.m_mmNames = r.m_mmNames;
+    out.m_fileNames = r.m_fileNames;
     out.m_locks.resize(r.m_lockNames.size());
+    out.m_lockCpuWait.resize(r.m_lockCpuWait.size());
+    const auto cpus = static_cast<std::size_t>(r.m_cpus);
     std::vector<std::uint8_t> map = r.m_keyframes[0];
+    std::vector<std::uint16_t> flags = r.m_keyFlags[0], owners = r.m_keyOwners[0];
     std::vector<std::uint8_t> prevKept;
+    std::vector<std::uint16_t> prevFlags, prevOwners;
     std::size_t from = 0;
     for (std::size_t i = 0, k = 0; i < n && k < keep.size(); ++i) {
-        if (i % Recording::kKeyframeEvery == 0)
+        if (i % Recording::kKeyframeEvery == 0) {
             map = r.m_keyframes[i / Recording::kKeyframeEvery];
-        else
-            for (const auto& d : r.m_deltas[i])
+            flags = r.m_keyFlags[i / Recording::kKeyframeEvery];
+            owners = r.m_keyOwners[i / Recording::kKeyframeEvery];
+        } else
+            for (const auto& d : r.m_deltas[i]) {
                 map[d.pfn] = d.state;
+                flags[d.pfn] = d.flags;
+                owners[d.pfn] = d.owner;
+            }
         if (i != keep[k])
             continue;
         std::size_t nf = out.m_frameTimes.size();
         out.m_frameTimes.push_back(r.m_frameTimes[i]);
         if (nf % Recording::kKeyframeEvery == 0) {
             out.m_keyframes.push_back(map);
+            out.m_keyFlags.push_back(flags);
+            out.m_keyOwners.push_back(owners);
             out.m_deltas.emplace_back();
         } else {
             std::vector<Recording::Delta> d;
             for (Pfn p = 0; p < map.size(); ++p)
-                if (map[p] != prevKept[p])
-                    d.push_back({ p, map[p] });
+                if (map[p] != prevKept[p] || flags[p] != prevFlags[p] || owners[p] != prevOwners[p])
+                    d.push_back({ p, map[p], flags[p], owners[p] });
             out.m_deltas.push_back(std::move(d));
         }
         prevKept = map;
+        prevFlags = flags;
+        prevOwners = owners;
         out.m_stateCounts.push_back(r.m_stateCounts[i]);
         out.m_counters.push_back(r.m_counters[i]);
         for (std::size_t l = 0; l < r.m_locks.size(); ++l) {
@@ -240,6 +286,16 @@ void Recorder::decimate()
                 sum.hold += r.m_locks[l][j].hold;
             }
             out.m_locks[l].push_back(sum);
+        }
+        for (std::size_t l = 0; l < r.m_lockCpuWait.size(); ++l) {
+            const auto& in = r.m_lockCpuWait[l];
+            if (in.empty())
+                continue;
+            auto& o = out.m_lockCpuWait[l];
+            o.resize((nf + 1) * cpus, 0);
+            for (std::size_t j = from; j <= i; ++j)
+                for (std::size_t c = 0; c < cpus; ++c)
+                    o[nf * cpus + c] += in[j * cpus + c];
         }
         from = i + 1;
         ++k;
@@ -263,6 +319,26 @@ void Recorder::decimate()
     out.m_decimations = r.m_decimations + 1;
     *m_rec = std::move(out);
     m_last = prevKept;
+    m_lastFlags = prevFlags;
+    m_lastOwners = prevOwners;
+}
+
+void Recorder::nameOwners()
+{
+    Recording& r = *m_rec;
+    if (r.m_mmNames.size() < m_k.mms.size())
+        r.m_mmNames.resize(m_k.mms.size());
+    for (std::size_t i = 0; i < m_k.mms.size(); ++i) {
+        if (!r.m_mmNames[i].empty())
+            continue;
+        for (const auto& t : m_s.tasks())
+            if (t->mm == m_k.mms[i].get()) {
+                r.m_mmNames[i] = t->name;
+                break;
+            }
+    }
+    if (r.m_fileNames.size() < m_k.mappings.size())
+        r.m_fileNames.resize(m_k.mappings.size());
 }
 
 void Recorder::findEvents()

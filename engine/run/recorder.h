@@ -28,12 +28,14 @@ private:
     void schedule();
     void decimate();
     void findEvents();
+    void nameOwners();
     std::uint16_t intern(const char* fn);
     Time binWidth() const { return m_rec->m_interval / static_cast<Time>(Recording::kCpuBinsPerFrame); }
 
     struct LockTotals {
         std::uint64_t acq = 0, cont = 0;
         Time wait = 0, hold = 0;
+        std::vector<Time> waitCpu; // per CPU
     };
 
     Kernel& m_k;
@@ -41,6 +43,7 @@ private:
     RecordingOptions m_opts;
     std::shared_ptr<Recording> m_rec;
     std::vector<std::uint8_t> m_last; // page map of the previous frame
+    std::vector<std::uint16_t> m_lastFlags, m_lastOwners; // page flags and owners of the previous frame
     std::unordered_map<const char*, std::uint16_t> m_fnIds;
     std::unordered_map<std::string, std::uint16_t> m_fnByName;
     std::vector<std::vector<float>> m_topShare; // per cpu, per bin: share of the current topFn

@@ -15,6 +15,52 @@ std::vector<std::uint8_t> Recording::pageMap(std::size_t f) const
     return map;
 }
 
+PageInfo Recording::pageInfo(std::size_t f, std::uint32_t pfn) const
+{
+    PageInfo info;
+    if (frameCount() == 0 || pfn >= m_pages)
+        return info;
+    f = std::min(f, frameCount() - 1);
+    std::size_t key = f / kKeyframeEvery;
+    info.state = static_cast<PageState>(m_keyframes[key][pfn]);
+    info.flags = m_keyFlags[key][pfn];
+    info.owner = m_keyOwners[key][pfn];
+    for (std::size_t i = key * kKeyframeEvery + 1; i <= f; ++i) {
+        const auto& d = m_deltas[i];
+        auto it = std::lower_bound(d.begin(), d.end(), pfn, [](const Delta& a, std::uint32_t p) { return a.pfn < p; });
+        if (it != d.end() && it->pfn == pfn) {
+            info.state = static_cast<PageState>(it->state);
+            info.flags = it->flags;
+            info.owner = it->owner;
+        }
+    }
+    return info;
+}
+
+std::string Recording::ownerName(std::uint16_t owner, std::uint16_t flags) const
+{
+    if (owner == 0)
+        return "none";
+    std::size_t id = owner - 1u;
+    if (flags & (PG_swapbacked | PG_anon)) {
+        if (id < m_mmNames.size() && !m_mmNames[id].empty())
+            return m_mmNames[id];
+        return "mm " + std::to_string(id);
+    }
+    if (id < m_fileNames.size() && !m_fileNames[id].empty())
+        return m_fileNames[id];
+    return "file " + std::to_string(id);
+}
+
+Time Recording::lockCpuWait(std::size_t lock, int cpu, std::size_t f) const
+{
+    if (lock >= m_lockCpuWait.size() || cpu < 0 || cpu >= m_cpus)
+        return 0;
+    const auto& w = m_lockCpuWait[lock];
+    std::size_t i = f * static_cast<std::size_t>(m_cpus) + static_cast<std::size_t>(cpu);
+    return i < w.size() ? w[i] : 0;
+}
+
 std::size_t Recording::counterIndex(const std::string& name) const
 {
     auto it = std::find(m_counterNames.begin(), m_counterNames.end(), name);
@@ -61,6 +107,12 @@ std::size_t Recording::memoryBytes() const
     std::size_t b = 0;
     for (auto& k : m_keyframes)
         b += k.capacity();
+    for (auto& k : m_keyFlags)
+        b += k.capacity() * sizeof(std::uint16_t);
+    for (auto& k : m_keyOwners)
+        b += k.capacity() * sizeof(std::uint16_t);
+    for (auto& w : m_lockCpuWait)
+        b += w.capacity() * sizeof(Time);
     for (auto& d : m_deltas)
         b += d.capacity() * sizeof(Delta) + sizeof(d);
     b += m_stateCounts.size() * (static_cast<std::size_t>(PageState::Count) * 8 + 24);

@@ -35,6 +35,13 @@ struct CpuBin {
     std::uint16_t topFn = 0; // index into functionNames(); 0 = idle
 };
 
+// One page at one frame, for the page map's tooltip.
+struct PageInfo {
+    PageState state = PageState::Free;
+    std::uint16_t flags = 0; // PageFlag bits
+    std::uint16_t owner = 0; // mm id + 1 (anon) or mapping id + 1 (file); 0 = none
+};
+
 struct InterestingEvent {
     Time at = 0;
     std::size_t frame = 0;
@@ -55,6 +62,12 @@ public:
 
     // The page map at frame f (decoded from the nearest keyframe at or before f).
     std::vector<std::uint8_t> pageMap(std::size_t f) const;
+    // State, flags and owner of one page at frame f: the keyframe's entry plus a binary search in each delta after it
+    // (no whole frame is decoded).
+    PageInfo pageInfo(std::size_t f, std::uint32_t pfn) const;
+    // "memset-3" (the first task of the mm), "file 2" or "mm 3"; "none" for owner 0. Anon pages (PG_swapbacked or
+    // PG_anon) are owned by an mm, the others by a page-cache mapping.
+    std::string ownerName(std::uint16_t owner, std::uint16_t flags) const;
     // Pages per state at frame f (PageState order).
     std::vector<std::uint64_t> stateCounts(std::size_t f) const { return m_stateCounts[f]; }
 
@@ -65,6 +78,8 @@ public:
 
     const std::vector<std::string>& lockNames() const { return m_lockNames; }
     const LockFrame& lockFrame(std::size_t lock, std::size_t f) const { return m_locks[lock][f]; }
+    // Time CPU `cpu` waited for the lock (all instances of the name) during frame f; 0 for a lock never contended.
+    Time lockCpuWait(std::size_t lock, int cpu, std::size_t f) const;
 
     const std::vector<std::string>& functionNames() const { return m_fnNames; }
     // CPU activity: bins [f * kCpuBinsPerFrame, (f + 1) * kCpuBinsPerFrame) belong to frame f.
@@ -84,18 +99,26 @@ private:
     struct Delta {
         std::uint32_t pfn;
         std::uint8_t state;
+        std::uint16_t flags;
+        std::uint16_t owner;
     };
     Time m_interval = 0;
     std::uint32_t m_pages = 0;
     int m_cpus = 0;
     std::vector<Time> m_frameTimes;
     std::vector<std::vector<std::uint8_t>> m_keyframes; // one per kKeyframeEvery frames
+    std::vector<std::vector<std::uint16_t>> m_keyFlags; // page flags per keyframe
+    std::vector<std::vector<std::uint16_t>> m_keyOwners; // page owner per keyframe
     std::vector<std::vector<Delta>> m_deltas; // per frame (empty for keyframes)
     std::vector<std::vector<std::uint64_t>> m_stateCounts;
     std::vector<std::string> m_counterNames;
     std::vector<std::vector<double>> m_counters;
     std::vector<std::string> m_lockNames;
     std::vector<std::vector<LockFrame>> m_locks; // [lock][frame]
+    // [lock] -> [frame * cpus + cpu] wait in the frame; empty until the lock is first contended
+    std::vector<std::vector<Time>> m_lockCpuWait;
+    std::vector<std::string> m_mmNames; // [mm id]
+    std::vector<std::string> m_fileNames; // [mapping id]
     std::vector<std::string> m_fnNames { "idle" };
     std::vector<std::vector<CpuBin>> m_cpuBins;
     std::vector<InterestingEvent> m_events;

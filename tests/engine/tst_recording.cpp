@@ -1,0 +1,118 @@
+// The recording's per-page flags and owners and its per-CPU lock waits: they agree with the page states and lock
+// totals recorded beside them, before and after decimation.
+#include "mm/page.h"
+#include "run/recording.h"
+#include "run/run.h"
+
+#include <QTest>
+
+using namespace mms;
+
+namespace {
+std::shared_ptr<const Recording> record(std::size_t budget)
+{
+    static Scenario sc = loadScenario("madv-free-swapin");
+    RunSpec spec;
+    spec.scenario = &sc;
+    spec.variant = "madvfree";
+    spec.scale = 0.01;
+    spec.seed = runSeed(sc.seed(), spec.variant, spec.point, 0);
+    spec.recording.enabled = true;
+    spec.recording.memoryBudget = budget;
+    return executeRun(spec).recording;
+}
+} // namespace
+
+class TestRecording : public QObject {
+    Q_OBJECT
+
+    static void checkPages(const Recording& r)
+    {
+        QVERIFY(r.frameCount() > 2);
+        bool sawAnon = false, sawFree = false;
+        for (std::size_t f : { std::size_t(0), r.frameCount() / 3, r.frameCount() / 2 + 1, r.frameCount() - 1 }) {
+            const auto map = r.pageMap(f);
+            for (std::uint32_t p = 0; p < r.pageCount(); ++p) {
+                const PageInfo info = r.pageInfo(f, p);
+                QCOMPARE(std::uint8_t(info.state), map[p]);
+                if (info.state == PageState::Free) {
+                    sawFree = true;
+                    QVERIFY2(info.flags & PG_buddy, pageFlagNames(info.flags).c_str());
+                    QCOMPARE(info.owner, std::uint16_t(0));
+                    QCOMPARE(r.ownerName(info.owner, info.flags), std::string("none"));
+                }
+                if (info.state == PageState::AnonActive || info.state == PageState::AnonInactive) {
+                    sawAnon = true;
+                    QVERIFY(info.flags & PG_lru);
+                    QVERIFY(info.flags & PG_swapbacked);
+                    QCOMPARE(bool(info.flags & PG_active), info.state == PageState::AnonActive);
+                    QVERIFY(info.owner != 0);
+                    const std::string list = pageListName(info.flags);
+                    QVERIFY2(list == (info.state == PageState::AnonActive ? "active_anon" : "inactive_anon"), list.c_str());
+                    const std::string owner = r.ownerName(info.owner, info.flags);
+                    QVERIFY2(owner != "none" && owner.rfind("mm ", 0) != 0, owner.c_str()); // a task's name
+                }
+            }
+        }
+        QVERIFY(sawAnon);
+        QVERIFY(sawFree);
+    }
+
+    static void checkLocks(const Recording& r)
+    {
+        bool any = false;
+        for (std::size_t l = 0; l < r.lockNames().size(); ++l)
+            for (std::size_t f = 0; f < r.frameCount(); ++f) {
+                Time sum = 0;
+                for (int c = 0; c < r.cpuCount(); ++c)
+                    sum += r.lockCpuWait(l, c, f);
+                QCOMPARE(sum, r.lockFrame(l, f).wait);
+                any = any || sum > 0;
+            }
+        QVERIFY(any); // madv-free-swapin contends swap_info's lock
+    }
+
+private Q_SLOTS:
+    void flagNames()
+    {
+        QCOMPARE(pageFlagNames(0), std::string("none"));
+        QCOMPARE(pageFlagNames(PG_lru | PG_active | PG_swapbacked), std::string("PG_lru|PG_active|PG_swapbacked"));
+        QCOMPARE(std::string(pageListName(PG_buddy)), std::string("buddy"));
+        QCOMPARE(std::string(pageListName(PG_lru)), std::string("inactive_file"));
+        QCOMPARE(std::string(pageListName(PG_lru | PG_unevictable)), std::string("unevictable"));
+    }
+
+    void fullRecording()
+    {
+        auto r = record(256u << 20);
+        QVERIFY(r);
+        QCOMPARE(r->decimations(), std::size_t(0));
+        checkPages(*r);
+        checkLocks(*r);
+        QCOMPARE(r->lockCpuWait(0, -1, 0), Time(0));
+        QCOMPARE(r->pageInfo(0, r->pageCount()).owner, std::uint16_t(0)); // out of range: a default
+    }
+
+    void decimatedRecording()
+    {
+        auto full = record(256u << 20);
+        auto r = record(full->memoryBytes() / 3);
+        QVERIFY(r);
+        QVERIFY(r->decimations() > 0);
+        checkPages(*r);
+        checkLocks(*r);
+        // Decimation merges frames: the total wait per lock and CPU is kept.
+        for (std::size_t l = 0; l < r->lockNames().size(); ++l)
+            for (int c = 0; c < r->cpuCount(); ++c) {
+                Time a = 0, b = 0;
+                for (std::size_t f = 0; f < full->frameCount(); ++f)
+                    a += full->lockCpuWait(l, c, f);
+                for (std::size_t f = 0; f < r->frameCount(); ++f)
+                    b += r->lockCpuWait(l, c, f);
+                QCOMPARE(b, a);
+            }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestRecording)
+#include "tst_recording.moc"

@@ -1,0 +1,209 @@
+#include "cpulockmapview.h"
+
+#include "lockheatmapview.h"
+#include "recordingview.h"
+
+#include <QHelpEvent>
+#include <QPainter>
+#include <QToolTip>
+
+#include <algorithm>
+#include <cmath>
+
+namespace mms {
+
+namespace {
+    constexpr int kTitleHeight = 20;
+    constexpr int kScaleHeight = 18;
+} // namespace
+
+CpuLockMapView::CpuLockMapView(QWidget* parent)
+    : QWidget(parent)
+{
+    setMouseTracking(true);
+}
+
+void CpuLockMapView::setRecording(std::shared_ptr<const Recording> rec, const QString& title)
+{
+    m_rec = std::move(rec);
+    m_title = title;
+    rebuild();
+    setTime(m_time);
+}
+
+void CpuLockMapView::setTime(Time t)
+{
+    m_time = t;
+    m_frame = m_rec && m_rec->frameCount() ? frameAt(*m_rec, t) : 0;
+    updatePeak();
+    update();
+}
+
+void CpuLockMapView::rebuild()
+{
+    m_columns.clear();
+    m_prefix.clear();
+    if (!m_rec || m_rec->frameCount() == 0)
+        return;
+    const std::size_t frames = m_rec->frameCount();
+    const int cpus = m_rec->cpuCount();
+    for (std::size_t l = 0; l < m_rec->lockNames().size(); ++l) {
+        std::vector<Time> prefix(frames * std::size_t(cpus), 0);
+        bool any = false;
+        for (std::size_t f = 0; f < frames; ++f)
+            for (int c = 0; c < cpus; ++c) {
+                Time w = m_rec->lockCpuWait(l, c, f);
+                any = any || w > 0;
+                prefix[f * std::size_t(cpus) + std::size_t(c)] = w + (f ? prefix[(f - 1) * std::size_t(cpus) + std::size_t(c)] : 0);
+            }
+        if (any) {
+            m_columns.push_back(l);
+            m_prefix.push_back(std::move(prefix));
+        }
+    }
+}
+
+Time CpuLockMapView::waitUpTo(int cpu, std::size_t column) const
+{
+    if (!m_rec || column >= m_prefix.size() || cpu < 0 || cpu >= m_rec->cpuCount())
+        return 0;
+    return m_prefix[column][m_frame * std::size_t(m_rec->cpuCount()) + std::size_t(cpu)];
+}
+
+double CpuLockMapView::waitShare(int cpu, std::size_t column) const
+{
+    if (!m_rec || m_rec->frameCount() == 0)
+        return 0;
+    Time elapsed = m_rec->frameTime(m_frame) - m_rec->frameTime(0);
+    if (elapsed <= 0)
+        return 0;
+    return std::min(1.0, double(waitUpTo(cpu, column)) / double(elapsed));
+}
+
+void CpuLockMapView::updatePeak()
+{
+    m_peak = 0;
+    if (!m_rec)
+        return;
+    for (std::size_t col = 0; col < m_columns.size(); ++col)
+        for (int c = 0; c < m_rec->cpuCount(); ++c)
+            m_peak = std::max(m_peak, waitShare(c, col));
+}
+
+int CpuLockMapView::cpuLabelWidth() const { return fontMetrics().horizontalAdvance(QStringLiteral("CPU 000")) + 8; }
+
+int CpuLockMapView::lockLabelHeight() const
+{
+    int h = 40;
+    if (m_rec)
+        for (std::size_t l : m_columns)
+            h = std::max(h, fontMetrics().horizontalAdvance(QString::fromStdString(m_rec->lockNames()[l])) + 8);
+    return std::min(h, height() / 3);
+}
+
+QRect CpuLockMapView::plotArea() const
+{
+    const int top = kTitleHeight + kScaleHeight;
+    return QRect(cpuLabelWidth(), top, std::max(1, width() - cpuLabelWidth() - 6), std::max(1, height() - top - lockLabelHeight()));
+}
+
+QPoint CpuLockMapView::cellCentre(int cpu, std::size_t column) const
+{
+    if (!m_rec || m_columns.empty() || column >= m_columns.size() || cpu < 0 || cpu >= m_rec->cpuCount())
+        return {};
+    QRect a = plotArea();
+    return QPointF(a.left() + (double(column) + 0.5) * a.width() / double(m_columns.size()),
+                   a.top() + (cpu + 0.5) * a.height() / m_rec->cpuCount())
+        .toPoint();
+}
+
+void CpuLockMapView::paintEvent(QPaintEvent*)
+{
+    QPainter p(this);
+    p.fillRect(rect(), palette().color(QPalette::Base));
+    const QFontMetrics fm(font());
+    p.setPen(palette().color(QPalette::Text));
+    if (!m_rec) {
+        p.drawText(rect(), Qt::AlignCenter, tr("no recording yet"));
+        return;
+    }
+    p.drawText(QRect(4, 0, width() - 8, kTitleHeight), Qt::AlignVCenter | Qt::AlignLeft,
+               fm.elidedText(tr("%1 — CPUs × locks: share of each CPU's time waiting, 0 → %2")
+                                 .arg(m_title, formatTime(m_rec->frameCount() ? m_rec->frameTime(m_frame) : 0)),
+                             Qt::ElideRight, width() - 8));
+    if (m_columns.empty()) {
+        p.drawText(rect(), Qt::AlignCenter, tr("no lock was contended"));
+        return;
+    }
+    QRect a = plotArea();
+    const int cpus = m_rec->cpuCount();
+    const auto cols = int(m_columns.size());
+    const double colW = double(a.width()) / cols, rowH = double(a.height()) / std::max(1, cpus);
+    for (int c = 0; c < cpus; ++c)
+        for (int col = 0; col < cols; ++col) {
+            double s = waitShare(c, std::size_t(col));
+            double x = m_peak > 0 && s > 0 ? std::max(0.04, std::sqrt(s / m_peak)) : 0.0;
+            QRectF cell(a.left() + col * colW, a.top() + c * rowH, colW, rowH);
+            p.fillRect(cell, QColor(heatColour(x)));
+        }
+    p.setPen(palette().color(QPalette::Mid));
+    if (colW >= 6)
+        for (int col = 1; col < cols; ++col)
+            p.drawLine(QPointF(a.left() + col * colW, a.top()), QPointF(a.left() + col * colW, a.bottom()));
+    p.drawRect(a.adjusted(0, 0, -1, -1));
+    // CPU labels (thinned when rows are short)
+    p.setPen(palette().color(QPalette::Text));
+    const int every = std::max(1, int(std::ceil(fm.height() / std::max(0.1, rowH))));
+    for (int c = 0; c < cpus; c += every)
+        p.drawText(QRectF(2, a.top() + c * rowH + rowH / 2 - fm.height() / 2.0, cpuLabelWidth() - 6, fm.height()),
+                   Qt::AlignVCenter | Qt::AlignRight, tr("CPU %1").arg(c));
+    // Lock labels, rotated, under their columns.
+    const int labelH = lockLabelHeight();
+    const int colEvery = std::max(1, int(std::ceil(fm.height() / std::max(0.1, colW))));
+    for (int col = 0; col < cols; col += colEvery) {
+        p.save();
+        p.translate(a.left() + col * colW + colW / 2 + fm.ascent() / 2.0 - 2, a.bottom() + 4);
+        p.rotate(90);
+        p.drawText(QRect(0, 0, labelH - 6, fm.height()), Qt::AlignLeft | Qt::AlignVCenter,
+                   fm.elidedText(QString::fromStdString(m_rec->lockNames()[m_columns[std::size_t(col)]]), Qt::ElideMiddle, labelH - 6));
+        p.restore();
+    }
+    // Colour scale: none .. peak share.
+    const QString none = tr("none"), peak = tr("peak %1%").arg(m_peak * 100, 0, 'f', 2);
+    const int left = std::min(a.left(), 4 + fm.horizontalAdvance(tr("scale:")) + 4);
+    const int rampW = std::clamp(width() - left - fm.horizontalAdvance(none) - fm.horizontalAdvance(peak) - 24, 20, 140);
+    QRect scale(left + fm.horizontalAdvance(none) + 6, kTitleHeight + 4, rampW, 8);
+    p.drawText(QRect(left, kTitleHeight, fm.horizontalAdvance(none) + 2, kScaleHeight), Qt::AlignLeft | Qt::AlignVCenter, none);
+    for (int i = 0; i < scale.width(); ++i)
+        p.fillRect(QRect(scale.left() + i, scale.top(), 1, scale.height()), QColor(heatColour(double(i) / scale.width())));
+    p.drawText(QRect(scale.right() + 6, kTitleHeight, fm.horizontalAdvance(peak) + 4, kScaleHeight), Qt::AlignLeft | Qt::AlignVCenter, peak);
+}
+
+bool CpuLockMapView::event(QEvent* e)
+{
+    if (e->type() == QEvent::ToolTip && m_rec && !m_columns.empty()) {
+        auto* help = static_cast<QHelpEvent*>(e);
+        QRect a = plotArea();
+        if (!a.contains(help->pos())) {
+            QToolTip::hideText();
+            return true;
+        }
+        auto col = std::size_t((help->pos().x() - a.left()) * int(m_columns.size()) / std::max(1, a.width()));
+        int cpu = (help->pos().y() - a.top()) * m_rec->cpuCount() / std::max(1, a.height());
+        col = std::min(col, m_columns.size() - 1);
+        cpu = std::clamp(cpu, 0, m_rec->cpuCount() - 1);
+        const std::size_t lock = m_columns[col];
+        QToolTip::showText(help->globalPos(),
+                           tr("CPU %1 waiting for %2\nfrom the start to %3: %4 (%5% of the CPU's time)\nin this frame: %6")
+                               .arg(cpu)
+                               .arg(QString::fromStdString(m_rec->lockNames()[lock]), formatTime(m_rec->frameTime(m_frame)),
+                                    formatTime(waitUpTo(cpu, col)))
+                               .arg(waitShare(cpu, col) * 100, 0, 'f', 3)
+                               .arg(formatTime(m_rec->lockCpuWait(lock, cpu, m_frame))),
+                           this);
+        return true;
+    }
+    return QWidget::event(e);
+}
+
+} // namespace mms
