@@ -2,12 +2,15 @@
 // main window to FILE, for docs, tests and reviews.
 #include "enginecontroller.h"
 #include "mainwindow.h"
+#include "pagemapview.h"
 #include "transportbar.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDir>
 #include <QDockWidget>
+#include <QHelpEvent>
+#include <QScreen>
 #include <QTimer>
 
 #include <cstdio>
@@ -30,7 +33,8 @@ int main(int argc, char** argv)
     QCommandLineOption screenshot(QStringLiteral("screenshot"), QStringLiteral("Write the main window to FILE (PNG) after the run and exit."), QStringLiteral("FILE"));
     QCommandLineOption raise(QStringLiteral("raise"), QStringLiteral("Bring these docks to the front (comma-separated: scenario, parameters, results, chart, compare, cpus, locks, counters)."), QStringLiteral("DOCKS"));
     QCommandLineOption dark(QStringLiteral("dark"), QStringLiteral("Use the dark palette."));
-    cli.addOptions({ scenario, variant, at, scale, screenshot, raise, dark });
+    QCommandLineOption hover(QStringLiteral("hover"), QStringLiteral("With --screenshot: show the page map's tooltip for page PFN and capture the whole screen."), QStringLiteral("PFN"));
+    cli.addOptions({ scenario, variant, at, scale, screenshot, raise, dark, hover });
     cli.process(app);
 
     const bool shot = cli.isSet(screenshot);
@@ -80,6 +84,19 @@ int main(int argc, char** argv)
             w.goToFraction(fraction);
         if (shot)
             QTimer::singleShot(300, &w, [&] {
+                if (cli.isSet(hover)) {
+                    const QPoint at = w.pageMap()->cellCentre(cli.value(hover).toUInt());
+                    QHelpEvent help(QEvent::ToolTip, at, w.pageMap()->mapToGlobal(at));
+                    QApplication::sendEvent(w.pageMap(), &help);
+                    QTimer::singleShot(500, &w, [&] {
+                        const QString file = cli.value(screenshot);
+                        const bool ok = w.screen()->grabWindow(0).save(file, "PNG");
+                        if (!ok)
+                            std::fprintf(stderr, "mmscope: cannot write %s\n", qPrintable(file));
+                        QApplication::exit(ok ? 0 : 1);
+                    });
+                    return;
+                }
                 const QString file = cli.value(screenshot);
                 const bool ok = w.grab().save(file, "PNG");
                 if (!ok)
