@@ -28,6 +28,14 @@ constexpr int PTRS_PER_PTE = 512; // PTEs per page-table page, i.e. per split pt
 constexpr int PCP_BATCH = 31; // per-cpu page list batch (zone_batchsize for a large zone)
 constexpr int PCP_HIGH = 6 * PCP_BATCH; // per-cpu list high mark (pageset high = 6 * batch)
 
+// pmd_addr_end(): the end of the page-table page holding `vpn`, clamped to `end` (page-table walks go a PMD at a
+// time, taking that page's split ptl).
+constexpr std::uint32_t pmd_addr_end(std::uint32_t vpn, std::uint32_t end)
+{
+    std::uint32_t next = (vpn / PTRS_PER_PTE + 1) * PTRS_PER_PTE;
+    return next < end ? next : end;
+}
+
 struct Pagevec {
     std::vector<Pfn> pages;
 };

@@ -59,11 +59,8 @@ namespace {
         MmuGather tlb;
         tlb.mm = &mm;
         std::uint32_t end = start + pages;
-        for (std::uint32_t pmd = start; pmd < end;) {
-            std::uint32_t next = std::min(end, (pmd / PTRS_PER_PTE + 1) * PTRS_PER_PTE);
-            co_await madvise_free_pte_range(k, t, tlb, mm, pmd, next);
-            pmd = next;
-        }
+        for (std::uint32_t pmd = start; pmd < end; pmd = pmd_addr_end(pmd, end))
+            co_await madvise_free_pte_range(k, t, tlb, mm, pmd, pmd_addr_end(pmd, end));
         co_await tlb_finish_mmu(k, t, tlb);
     }
 } // namespace

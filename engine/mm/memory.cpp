@@ -203,11 +203,8 @@ Co<> zap_page_range(Kernel& k, Task& t, MmStruct& mm, std::uint32_t start, std::
     MmuGather tlb;
     tlb.mm = &mm;
     std::uint32_t end = start + pages;
-    for (std::uint32_t pmd = start; pmd < end;) {
-        std::uint32_t next = std::min(end, (pmd / PTRS_PER_PTE + 1) * PTRS_PER_PTE);
-        co_await zap_pte_range(k, t, tlb, mm, pmd, next);
-        pmd = next;
-    }
+    for (std::uint32_t pmd = start; pmd < end; pmd = pmd_addr_end(pmd, end))
+        co_await zap_pte_range(k, t, tlb, mm, pmd, pmd_addr_end(pmd, end));
     co_await tlb_finish_mmu(k, t, tlb);
 }
 

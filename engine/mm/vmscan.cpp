@@ -13,11 +13,17 @@ namespace mms {
 namespace {
     enum class Unmap : std::uint8_t { Done, Discarded, Referenced };
 
-    // inactive_anon_is_low(): keep inactive * ratio >= active, ratio = sqrt(10 * zone GB) (1 below 1 GB).
+    // The inactive:active target ratio for a list of `bytes`: sqrt(10 * GB), 1 below 1 GB (inactive_list_is_low).
+    double inactive_ratio(std::uint64_t bytes)
+    {
+        auto gb = static_cast<double>(bytes >> 30);
+        return gb >= 1.0 ? std::floor(std::sqrt(10.0 * gb)) : 1.0;
+    }
+
+    // inactive_anon_is_low(): keep inactive * ratio >= active, the ratio from the zone's size.
     bool inactive_anon_is_low(const Kernel& k)
     {
-        auto gb = static_cast<double>(k.s.machine().memoryBytes >> 30);
-        double ratio = gb >= 1.0 ? std::floor(std::sqrt(10.0 * gb)) : 1.0;
+        double ratio = inactive_ratio(k.s.machine().memoryBytes);
         return static_cast<double>(k.lruvec.nr[LRU_INACTIVE_ANON]) * ratio < static_cast<double>(k.lruvec.nr[LRU_ACTIVE_ANON]);
     }
 
@@ -259,8 +265,7 @@ namespace {
     bool inactive_file_is_low(const Kernel& k)
     {
         std::uint64_t total = k.lruvec.nr[LRU_INACTIVE_FILE] + k.lruvec.nr[LRU_ACTIVE_FILE];
-        auto gb = static_cast<double>((total * kPageSize) >> 30);
-        double ratio = gb >= 1.0 ? std::floor(std::sqrt(10.0 * gb)) : 1.0;
+        double ratio = inactive_ratio(total * kPageSize);
         return static_cast<double>(k.lruvec.nr[LRU_INACTIVE_FILE]) * ratio < static_cast<double>(k.lruvec.nr[LRU_ACTIVE_FILE]);
     }
 
