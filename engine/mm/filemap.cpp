@@ -84,6 +84,8 @@ AddressSpace& new_address_space(Kernel& k, std::uint64_t sizePages)
     auto m = std::make_unique<AddressSpace>();
     m->id = static_cast<std::uint16_t>(k.mappings.size());
     m->sizePages = sizePages;
+    m->i_mmap_kind = k.tg.immapLock;
+    m->i_mmap_rwsem.setImpl(k.tg.rwsemImpl == RwsemImplToggle::Spinlock ? RwsemImpl::Spinlock : RwsemImpl::Xadd);
     k.mappings.push_back(std::move(m));
     return *k.mappings.back();
 }

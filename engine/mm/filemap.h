@@ -7,7 +7,10 @@
 // in its mapping from add_to_page_cache_lru() until __remove_mapping() (reclaim) takes it out.
 
 #include "mm/page.h"
+#include "mm/toggles.h"
 #include "sim/co.h"
+#include "sync/mutex.h"
+#include "sync/rwsem.h"
 #include "sync/spinlock.h"
 
 #include <cstdint>
@@ -18,8 +21,20 @@ namespace mms {
 
 class Kernel;
 struct Task;
+struct MmStruct;
 
 constexpr int VM_READAHEAD_PAGES = 32; // read_ahead_kb 128 (include/linux/mm.h: VM_READAHEAD_PAGES)
+
+// A VMA that maps part of a file, as the mapping's i_mmap tree holds it (vma->vm_mm, vm_start, vm_pgoff): virtual
+// page `start + i` maps file page `pgoff + i` for i < pages.
+struct FileVma {
+    MmStruct* mm = nullptr;
+    std::uint32_t start = 0;
+    std::uint32_t pages = 0;
+    std::uint64_t pgoff = 0;
+    bool covers(std::uint64_t index) const { return index >= pgoff && index < pgoff + pages; }
+    std::uint32_t vpnOf(std::uint64_t index) const { return start + static_cast<std::uint32_t>(index - pgoff); }
+};
 
 struct AddressSpace {
     std::uint16_t id = 0; // page owner id is id + 1
@@ -31,6 +46,12 @@ struct AddressSpace {
     bool unevictable = false; // AS_UNEVICTABLE (ramfs, SHM_LOCK): never set by the workloads here
     // Tasks sleeping in wait_on_page_locked() on one of this mapping's pages (a hashed page wait queue).
     std::vector<std::pair<Task*, std::uint32_t>> pageWaiters;
+    // The file's VMAs (the i_mmap interval tree) and the lock rmap walks and vma_link take: i_mmap_mutex until 3.18,
+    // i_mmap_rwsem since (i_mmap.lock). Only the one the toggle names is used.
+    std::vector<FileVma> i_mmap;
+    IMmapLock i_mmap_kind = IMmapLock::Mutex;
+    Mutex i_mmap_mutex { "mapping->i_mmap_mutex" };
+    RwSem i_mmap_rwsem { "mapping->i_mmap_rwsem" };
 
     Pfn lookup(std::uint64_t index) const { return index < pages.size() ? pages[index] : kNoPage; }
 };

@@ -1,4 +1,5 @@
 #include "mm/kernel.h"
+#include "mm/rmap.h"
 
 #include <algorithm>
 #include <cmath>
@@ -75,6 +76,16 @@ std::uint32_t Kernel::do_mmap(MmStruct& mm, std::uint32_t nrPages)
     while (mm.ptl.size() * PTRS_PER_PTE < mm.pte.size())
         mm.ptl.push_back(std::make_unique<SpinLock>("ptl"));
     mm.vmas.push_back(Vma { start, nrPages });
+    return start;
+}
+
+std::uint32_t Kernel::do_mmap_file(MmStruct& mm, AddressSpace& m, std::uint64_t pgoff, std::uint32_t nrPages)
+{
+    std::uint32_t start = do_mmap(mm, nrPages);
+    Vma& v = mm.vmas.back();
+    v.file = &m;
+    v.pgoff = pgoff;
+    vma_link_file(m, FileVma { &mm, start, nrPages, pgoff });
     return start;
 }
 
@@ -183,8 +194,11 @@ std::vector<const LockStat*> Kernel::lockStats() const
         v.push_back(&c.allocLock.stat());
         v.push_back(&c.freeLock.stat());
     }
-    for (auto& m : mappings)
+    for (auto& m : mappings) {
         v.push_back(&m->i_pages.stat());
+        if (!m->i_mmap.empty()) // the i_mmap lock of a mapped file, the kind i_mmap.lock names
+            v.push_back(m->i_mmap_kind == IMmapLock::Mutex ? &m->i_mmap_mutex.stat() : &m->i_mmap_rwsem.stat());
+    }
     for (auto& mm : mms) {
         v.push_back(&mm->mmap_sem.stat());
         if (mm->mmap_sem.impl() == RwsemImpl::Spinlock)
@@ -262,13 +276,22 @@ std::string Kernel::checkInvariants() const
     std::vector<std::vector<std::uint32_t>> refs(swap.size());
     for (std::size_t i = 0; i < swap.size(); ++i)
         refs[i].assign(swap[i]->nrSlots(), 0);
+    std::vector<std::uint32_t> fileMaps(n, 0); // present PTEs mapping each page-cache page (the reverse map)
     for (auto& mm : mms) {
-        std::uint64_t rss = 0, swapents = 0;
+        std::uint64_t rss = 0, swapents = 0, fileRss = 0;
         for (std::uint32_t vpn = 0; vpn < mm->pte.size(); ++vpn) {
             Pte e = mm->pte[vpn];
             if (pte::present(e)) {
-                ++rss;
                 Pfn p = pte::pfn(e);
+                const Vma* v = mm->file_vma_at(vpn);
+                if (v) { // a file mapping: the page of that file at the VMA's offset
+                    ++fileRss;
+                    if (p >= n || pages.owner(p) != v->file->id + 1u || pages.index(p) != v->pgoff + (vpn - v->start) || pages.test(p, PG_buddy | PG_anon | PG_swapbacked))
+                        return "PTE of mm " + std::to_string(mm->id) + " vpn " + std::to_string(vpn) + " maps page " + std::to_string(p) + " that is not its file's page";
+                    ++fileMaps[p];
+                    continue;
+                }
+                ++rss;
                 if (pages.owner(p) != mm->id + 1u || pages.index(p) != vpn || pages.test(p, PG_buddy))
                     return "PTE of mm " + std::to_string(mm->id) + " vpn " + std::to_string(vpn) + " maps page " + std::to_string(p) + " owned by someone else";
             } else if (pte::isSwap(e)) {
@@ -284,7 +307,15 @@ std::string Kernel::checkInvariants() const
             return "mm " + std::to_string(mm->id) + " rss counter " + std::to_string(mm->rss) + " != present PTEs " + std::to_string(rss);
         if (swapents != mm->swapents)
             return "mm " + std::to_string(mm->id) + " swapents counter " + std::to_string(mm->swapents) + " != swap PTEs " + std::to_string(swapents);
+        if (fileRss != mm->fileRss)
+            return "mm " + std::to_string(mm->id) + " file rss counter " + std::to_string(mm->fileRss) + " != present file PTEs " + std::to_string(fileRss);
+        for (const Vma& v : mm->vmas)
+            if (v.file && std::find_if(v.file->i_mmap.begin(), v.file->i_mmap.end(), [&](const FileVma& f) { return f.mm == mm.get() && f.start == v.start && f.pgoff == v.pgoff && f.pages == v.pages; }) == v.file->i_mmap.end())
+                return "file VMA of mm " + std::to_string(mm->id) + " at vpn " + std::to_string(v.start) + " is not on its mapping's i_mmap tree";
     }
+    for (Pfn p = 0; p < n; ++p)
+        if (pages.owner(p) != 0 && !pages.test(p, PG_anon | PG_swapbacked | PG_buddy) && pages.mapcount(p) != fileMaps[p])
+            return "page-cache page " + std::to_string(p) + " has mapcount " + std::to_string(pages.mapcount(p)) + " but " + std::to_string(fileMaps[p]) + " PTEs map it";
     // Slots held by the swap slots caches: each is in exactly one cache, reserved, with no reference and no page.
     std::vector<std::vector<std::uint8_t>> held(swap.size());
     for (std::size_t i = 0; i < swap.size(); ++i)
@@ -357,6 +388,7 @@ const char* vmName(Vm v)
     case Vm::SwapSlotsRefill: return "swap_slots_refill";
     case Vm::SwapFreeEntriesCalls: return "swapcache_free_entries_calls";
     case Vm::SwapFreeEntriesSlots: return "swapcache_free_entries_slots";
+    case Vm::RmapUnmap: return "rmap_unmap";
     case Vm::Count: break;
     }
     return "?";

@@ -62,6 +62,9 @@ struct Lruvec {
 struct Vma {
     std::uint32_t start = 0; // first virtual page number
     std::uint32_t pages = 0;
+    AddressSpace* file = nullptr; // vm_file->f_mapping of a file mapping; nullptr: anonymous
+    std::uint64_t pgoff = 0; // vm_pgoff: the file page mapped at `start`
+    bool contains(std::uint32_t vpn) const { return vpn >= start && vpn - start < pages; }
 };
 
 struct MmStruct {
@@ -72,9 +75,26 @@ struct MmStruct {
     std::vector<Vma> vmas;
     std::vector<bool> cpuVmMask; // mm_cpumask: CPUs running the mm at its last TLB flush (x86 clears lazily)
     std::uint64_t rss = 0; // MM_ANONPAGES
+    std::uint64_t fileRss = 0; // MM_FILEPAGES: present PTEs of file mappings
     std::uint64_t swapents = 0; // MM_SWAPENTS
 
     SpinLock& ptlFor(std::uint32_t vpn) { return *ptl[vpn / PTRS_PER_PTE]; }
+    // The file VMA holding `vpn`, or nullptr (anonymous memory or a hole).
+    const Vma* file_vma_at(std::uint32_t vpn) const
+    {
+        for (const Vma& v : vmas)
+            if (v.file && v.contains(vpn))
+                return &v;
+        return nullptr;
+    }
+    // find_vma(): the VMA holding `vpn`, or nullptr.
+    const Vma* find_vma(std::uint32_t vpn) const
+    {
+        for (const Vma& v : vmas)
+            if (v.contains(vpn))
+                return &v;
+        return nullptr;
+    }
 };
 
 // swap_slots.c (4.11): per-CPU caches of swap slots, SWAP_SLOTS_CACHE_SIZE (= SWAP_BATCH) entries each way.
@@ -181,6 +201,9 @@ public:
     MmStruct& mm_alloc();
     // mmap of anonymous memory: returns the first vpn of the new VMA.
     std::uint32_t do_mmap(MmStruct& mm, std::uint32_t nrPages);
+    // mmap of `nrPages` of file `m` from page `pgoff` (MAP_SHARED or a read-only MAP_PRIVATE: no COW here); the VMA
+    // goes on the file's i_mmap tree (vma_link). Set-up time, like do_mmap: no simulated time passes.
+    std::uint32_t do_mmap_file(MmStruct& mm, AddressSpace& m, std::uint64_t pgoff, std::uint32_t nrPages);
     MmStruct* mmOf(Pfn p) { return pages.owner(p) ? mms[pages.owner(p) - 1u].get() : nullptr; }
 
     void startKswapd(int cpu);

@@ -1,6 +1,7 @@
 // mm/memory.c (4.0): page faults (do_anonymous_page, do_swap_page with swapin readahead), zap_pte_range with
 // mmu_gather batching, exit_mmap.
 #include "mm/kernel.h"
+#include "mm/rmap.h"
 
 namespace mms {
 
@@ -69,6 +70,15 @@ namespace {
                 Sched::burn(t, k.cost.pteOpNs);
                 if (pte::none(e))
                     continue;
+                if (pte::present(e) && page_is_file_cache(k, pte::pfn(e))) {
+                    // A page-cache page stays in its file: drop the mapping only. (The kernel gathers it too, to
+                    // put_page after the flush; its refcount never reaches zero there, so nothing is freed.)
+                    mm.pte[vpn] = 0;
+                    --mm.fileRss;
+                    page_remove_file_rmap(k, t, pte::pfn(e));
+                    tlb.needFlush = true;
+                    continue;
+                }
                 if (pte::present(e)) {
                     Pfn p = pte::pfn(e);
                     mm.pte[vpn] = 0; // ptep_get_and_clear_full
@@ -213,6 +223,7 @@ Co<> exit_mmap(Kernel& k, Task& t, MmStruct& mm)
     FnScope fn(t, "exit_mmap");
     for (const Vma& v : mm.vmas)
         co_await zap_page_range(k, t, mm, v.start, v.pages);
+    co_await unlink_file_vmas(k, t, mm); // free_pgtables -> unlink_file_vma
     mm.vmas.clear();
 }
 

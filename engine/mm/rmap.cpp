@@ -1,0 +1,231 @@
+// mm/rmap.c (5.6), the file half: rmap_walk_file over the mapping's i_mmap tree, page_referenced_one and
+// try_to_unmap_one, and the batched TLB flush reclaim uses (mm/rmap.c's tlbflush_unmap_batch, 4.3+).
+//
+//   try_to_unmap(page, flags)
+//     rmap_walk_file                  i_mmap_lock_read (mutex: mutex_lock), vma_interval_tree_foreach
+//       try_to_unmap_one              page_vma_mapped_walk: pte_offset_map_lock (ptl), pte maps this page?
+//                                     young and !TTU_IGNORE_ACCESS -> fail; ptep_get_and_clear (+ flush, or
+//                                     set_tlb_ubc_flush_pending), migration entry if TTU_MIGRATION,
+//                                     dec_mm_counter(MM_FILEPAGES), page_remove_rmap, put_page
+//     i_mmap_unlock_read
+#include "mm/rmap.h"
+
+#include "mm/kernel.h"
+
+#include <algorithm>
+#include <bit>
+
+namespace mms {
+
+namespace {
+    struct UnmapArg {
+        unsigned flags;
+        TlbflushUnmapBatch* batch;
+        bool failed = false;
+    };
+
+    bool page_not_mapped(const Kernel& k, Pfn p) { return !page_mapped(k, p); }
+
+    // page_referenced_one(): test and clear the young bit of the PTE at `vpn` if it maps the page.
+    Co<bool> page_referenced_one(Kernel& k, Task& t, Pfn p, const FileVma& vma, std::uint32_t vpn, void* arg)
+    {
+        MmStruct& mm = *vma.mm;
+        SpinLock& ptl = mm.ptlFor(vpn);
+        co_await spin_lock(k.s, t, ptl);
+        Pte e = mm.pte[vpn];
+        Sched::burn(t, k.cost.pteOpNs);
+        if (pte::present(e) && pte::pfn(e) == p && pte::young(e)) {
+            mm.pte[vpn] = e & ~pte::kYoung; // ptep_clear_flush_young: no flush on x86 since 3.18
+            ++*static_cast<int*>(arg);
+        }
+        spin_unlock(k.s, t, ptl);
+        co_return true;
+    }
+
+    // try_to_unmap_one() for a file page at `vpn` of one VMA.
+    Co<bool> try_to_unmap_one(Kernel& k, Task& t, Pfn p, const FileVma& vma, std::uint32_t vpn, void* arg)
+    {
+        auto& ua = *static_cast<UnmapArg*>(arg);
+        MmStruct& mm = *vma.mm;
+        SpinLock& ptl = mm.ptlFor(vpn);
+        co_await spin_lock(k.s, t, ptl);
+        Pte e = mm.pte[vpn];
+        Sched::burn(t, k.cost.pteOpNs); // page_vma_mapped_walk: check_pte
+        if (!pte::present(e) || pte::pfn(e) != p) {
+            spin_unlock(k.s, t, ptl);
+            co_return true; // this VMA does not map the page (not faulted in, or already unmapped)
+        }
+        if (!(ua.flags & TTU_IGNORE_ACCESS) && pte::young(e)) {
+            // ptep_clear_flush_young_notify(): used since the last scan, keep it mapped; the walk ends.
+            mm.pte[vpn] = e & ~pte::kYoung;
+            spin_unlock(k.s, t, ptl);
+            ua.failed = true;
+            co_return false;
+        }
+        mm.pte[vpn] = (ua.flags & TTU_MIGRATION) ? pte::mkMigration(p) : 0;
+        if (ua.batch && (ua.flags & TTU_BATCH_FLUSH)) {
+            // set_tlb_ubc_flush_pending(): remember the mm; the stale TLB entries are flushed before the page is freed.
+            if (std::find(ua.batch->mms.begin(), ua.batch->mms.end(), &mm) == ua.batch->mms.end())
+                ua.batch->mms.push_back(&mm);
+        } else {
+            co_await flush_tlb_page(k, t, mm); // ptep_clear_flush: while holding the ptl, like the kernel
+        }
+        if (pte::dirty(e))
+            k.pages.set(p, PG_dirty); // set_page_dirty
+        --mm.fileRss; // dec_mm_counter(mm, MM_FILEPAGES)
+        page_remove_file_rmap(k, t, p);
+        Sched::burn(t, k.cost.lockedRmwNs); // put_page: the PTE's reference
+        k.vm.inc(Vm::RmapUnmap);
+        spin_unlock(k.s, t, ptl);
+        co_return true;
+    }
+
+    // vma_interval_tree_foreach: the descent of an augmented rbtree of `n` VMAs, one dependent load per level.
+    double intervalTreeDescentNs(const CostModel& c, std::size_t n)
+    {
+        return c.pteOpNs * static_cast<double>(std::bit_width(n + 1));
+    }
+} // namespace
+
+bool page_mapped(const Kernel& k, Pfn p) { return k.pages.mapcount(p) > 0; }
+
+bool page_is_file_cache(const Kernel& k, Pfn p)
+{
+    return k.pages.owner(p) != 0 && !k.pages.test(p, PG_anon | PG_swapbacked | PG_buddy);
+}
+
+Co<> i_mmap_lock_write(Kernel& k, Task& t, AddressSpace& m)
+{
+    if (m.i_mmap_kind == IMmapLock::Mutex)
+        co_await mutex_lock(k.s, t, m.i_mmap_mutex);
+    else
+        co_await m.i_mmap_rwsem.down_write(k.s, t);
+}
+
+Co<> i_mmap_unlock_write(Kernel& k, Task& t, AddressSpace& m)
+{
+    if (m.i_mmap_kind == IMmapLock::Mutex)
+        mutex_unlock(k.s, t, m.i_mmap_mutex);
+    else
+        co_await m.i_mmap_rwsem.up_write(k.s, t);
+}
+
+Co<> i_mmap_lock_read(Kernel& k, Task& t, AddressSpace& m)
+{
+    if (m.i_mmap_kind == IMmapLock::Mutex) // before 3.19 every walker took the mutex
+        co_await mutex_lock(k.s, t, m.i_mmap_mutex);
+    else
+        co_await m.i_mmap_rwsem.down_read(k.s, t);
+}
+
+Co<> i_mmap_unlock_read(Kernel& k, Task& t, AddressSpace& m)
+{
+    if (m.i_mmap_kind == IMmapLock::Mutex)
+        mutex_unlock(k.s, t, m.i_mmap_mutex);
+    else
+        co_await m.i_mmap_rwsem.up_read(k.s, t);
+}
+
+void vma_link_file(AddressSpace& m, const FileVma& vma) { m.i_mmap.push_back(vma); }
+
+Co<> unlink_file_vmas(Kernel& k, Task& t, MmStruct& mm)
+{
+    for (const Vma& v : mm.vmas) {
+        if (!v.file)
+            continue;
+        AddressSpace& m = *v.file;
+        co_await i_mmap_lock_write(k, t, m);
+        Sched::burn(t, intervalTreeDescentNs(k.cost, m.i_mmap.size()) + k.cost.listOpNs); // vma_interval_tree_remove
+        std::erase_if(m.i_mmap, [&](const FileVma& f) { return f.mm == &mm && f.start == v.start; });
+        co_await i_mmap_unlock_write(k, t, m);
+    }
+}
+
+Co<> rmap_walk_file(Kernel& k, Task& t, Pfn p, RmapWalkControl& rwc)
+{
+    FnScope fn(t, "rmap_walk_file");
+    AddressSpace& m = *k.mappings[k.pages.owner(p) - 1u];
+    std::uint64_t index = k.pages.index(p);
+    co_await i_mmap_lock_read(k, t, m);
+    Sched::burn(t, intervalTreeDescentNs(k.cost, m.i_mmap.size()));
+    // The tree is not changed while its lock is held (vma_link and unlink take it for write), so a copy of the
+    // covering VMAs is what the kernel's iteration sees.
+    std::vector<FileVma> covering;
+    for (const FileVma& v : m.i_mmap)
+        if (v.covers(index))
+            covering.push_back(v);
+    for (const FileVma& v : covering) {
+        Sched::burn(t, k.cost.pteOpNs); // the next node of the interval tree
+        bool more = co_await rwc.rmap_one(k, t, p, v, v.vpnOf(index), rwc.arg);
+        if (!more || (rwc.done && rwc.done(k, p)))
+            break;
+    }
+    co_await i_mmap_unlock_read(k, t, m);
+}
+
+void page_add_file_rmap(Kernel& k, Task& t, Pfn p)
+{
+    Sched::burn(t, k.cost.rmapOpNs); // atomic_inc_and_test(&page->_mapcount), __inc_node_page_state(NR_FILE_MAPPED)
+    k.touchLine(t, p);
+    k.pages.setMapcount(p, static_cast<std::uint8_t>(k.pages.mapcount(p) + 1));
+}
+
+void page_remove_file_rmap(Kernel& k, Task& t, Pfn p)
+{
+    Sched::burn(t, k.cost.rmapOpNs); // atomic_add_negative(-1, &page->_mapcount), NR_FILE_MAPPED
+    k.touchLine(t, p);
+    k.pages.setMapcount(p, static_cast<std::uint8_t>(k.pages.mapcount(p) - 1));
+}
+
+Co<int> page_referenced(Kernel& k, Task& t, Pfn p)
+{
+    if (!page_mapped(k, p) || !page_is_file_cache(k, p))
+        co_return 0;
+    FnScope fn(t, "page_referenced");
+    int referenced = 0;
+    RmapWalkControl rwc;
+    rwc.arg = &referenced;
+    rwc.rmap_one = page_referenced_one;
+    co_await rmap_walk_file(k, t, p, rwc);
+    co_return referenced;
+}
+
+Co<bool> try_to_unmap(Kernel& k, Task& t, Pfn p, unsigned flags, TlbflushUnmapBatch* batch)
+{
+    if (!page_is_file_cache(k, p))
+        co_return !page_mapped(k, p);
+    FnScope fn(t, "try_to_unmap");
+    UnmapArg ua { flags, batch };
+    RmapWalkControl rwc;
+    rwc.arg = &ua;
+    rwc.rmap_one = try_to_unmap_one;
+    rwc.done = page_not_mapped;
+    co_await rmap_walk_file(k, t, p, rwc);
+    co_return !page_mapped(k, p);
+}
+
+Co<> try_to_unmap_flush(Kernel& k, Task& t, TlbflushUnmapBatch& batch)
+{
+    if (!batch.flush_required())
+        co_return;
+    FnScope fn(t, "try_to_unmap_flush");
+    // arch_tlbbatch_flush(): flush_tlb_others() to the union of the batched mms' cpumasks, then the local flush.
+    std::vector<int> targets;
+    for (MmStruct* mm : batch.mms)
+        for (int c : k.tlbTargets(*mm, t.cpu))
+            if (std::find(targets.begin(), targets.end(), c) == targets.end())
+                targets.push_back(c);
+    batch.mms.clear();
+    Sched::burn(t, k.cost.tlbFlushLocalNs);
+    k.vm.inc(Vm::TlbLocalFlush);
+    if (targets.empty())
+        co_return;
+    std::sort(targets.begin(), targets.end());
+    for (int c : targets)
+        k.s.interrupt(c, k.cost.ipiHandleNs);
+    k.vm.inc(Vm::TlbRemoteIpi, targets.size());
+    Sched::burn(t, k.cost.ipiSendNs + static_cast<double>(targets.size() - 1) * k.cost.ipiPerExtraTargetNs);
+    co_await k.s.flush(t);
+}
+
+} // namespace mms

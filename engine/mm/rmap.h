@@ -1,0 +1,80 @@
+#pragma once
+// mm/rmap.c (5.6), the file half of the reverse map: from a page-cache page to the PTEs that map it, through the
+// VMAs on its mapping's i_mmap tree, walked under the mapping's i_mmap lock (i_mmap.lock: i_mmap_mutex as until
+// 3.18, or i_mmap_rwsem, which walkers take for read). Reclaim tests and clears young bits with page_referenced()
+// and unmaps with try_to_unmap(); page migration walks the same tree with its own rmap_one (migration entries,
+// remove_migration_ptes).
+//
+// Invariants (Kernel::checkInvariants): a page's mapcount is the number of present PTEs that map it; a present PTE
+// in a file VMA maps the page of that file at pgoff + (vpn - start); a mapped page is in the page cache.
+
+#include "mm/filemap.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace mms {
+
+class Kernel;
+struct MmStruct;
+struct Task;
+
+// enum ttu_flags
+enum TtuFlags : unsigned {
+    TTU_MIGRATION = 1u << 0, // leave a migration entry in the PTE instead of clearing it
+    TTU_IGNORE_ACCESS = 1u << 1, // unmap a young PTE too (otherwise a young PTE makes the unmap fail)
+    TTU_BATCH_FLUSH = 1u << 2, // defer the TLB flush to try_to_unmap_flush() (reclaim, since 4.3)
+};
+
+// struct tlbflush_unmap_batch (4.3): the mms whose PTEs try_to_unmap() cleared under TTU_BATCH_FLUSH; one
+// try_to_unmap_flush() then flushes them all with a single IPI round.
+struct TlbflushUnmapBatch {
+    std::vector<MmStruct*> mms;
+    bool flush_required() const { return !mms.empty(); }
+};
+
+// struct rmap_walk_control: rmap_one is called for each VMA of the page's mapping that covers the page's index,
+// with the virtual page where the page would be mapped (it checks the PTE itself, under the PTE lock); it returns
+// false to end the walk. done (optional) is checked after each VMA: true ends the walk.
+struct RmapWalkControl {
+    void* arg = nullptr;
+    Co<bool> (*rmap_one)(Kernel& k, Task& t, Pfn p, const FileVma& vma, std::uint32_t vpn, void* arg) = nullptr;
+    bool (*done)(const Kernel& k, Pfn p) = nullptr;
+};
+
+bool page_mapped(const Kernel& k, Pfn p);
+// A page-cache page (owned by a mapping, not anonymous, not swap-backed).
+bool page_is_file_cache(const Kernel& k, Pfn p);
+
+// i_mmap_lock_write / i_mmap_lock_read: the mapping's i_mmap lock, exclusive either way when it is a mutex.
+Co<> i_mmap_lock_write(Kernel& k, Task& t, AddressSpace& m);
+Co<> i_mmap_unlock_write(Kernel& k, Task& t, AddressSpace& m);
+Co<> i_mmap_lock_read(Kernel& k, Task& t, AddressSpace& m);
+Co<> i_mmap_unlock_read(Kernel& k, Task& t, AddressSpace& m);
+
+// vma_link() of a file VMA onto its mapping's i_mmap tree (set-up time, no simulated time passes).
+void vma_link_file(AddressSpace& m, const FileVma& vma);
+// unlink_file_vma() for every file VMA of `mm` (exit, munmap): i_mmap_lock_write, remove, unlock.
+Co<> unlink_file_vmas(Kernel& k, Task& t, MmStruct& mm);
+
+// rmap_walk_file(): i_mmap_lock_read, vma_interval_tree_foreach over the VMAs covering the page's index,
+// rwc.rmap_one for each, i_mmap_unlock_read. The caller holds the page lock.
+Co<> rmap_walk_file(Kernel& k, Task& t, Pfn p, RmapWalkControl& rwc);
+
+// page_add_file_rmap() / page_remove_rmap() of a file page: _mapcount and NR_FILE_MAPPED.
+void page_add_file_rmap(Kernel& k, Task& t, Pfn p);
+void page_remove_file_rmap(Kernel& k, Task& t, Pfn p);
+
+// page_referenced() of a file page: clears the young bit of every PTE mapping it and returns how many were young.
+// An unmapped page returns 0 without a walk (no lock taken), as 5.6 does.
+Co<int> page_referenced(Kernel& k, Task& t, Pfn p);
+
+// try_to_unmap(): walks the page's mappings, clearing each PTE that maps it (a migration entry with TTU_MIGRATION),
+// flushing the TLB (or recording the mm in `batch` with TTU_BATCH_FLUSH), dropping mapcount and MM_FILEPAGES.
+// Without TTU_IGNORE_ACCESS a young PTE stops the walk (the page was used again: reclaim activates it). Returns
+// true when the page is no longer mapped.
+Co<bool> try_to_unmap(Kernel& k, Task& t, Pfn p, unsigned flags, TlbflushUnmapBatch* batch = nullptr);
+// try_to_unmap_flush(): one local flush and one IPI round to the CPUs any batched mm is live on.
+Co<> try_to_unmap_flush(Kernel& k, Task& t, TlbflushUnmapBatch& batch);
+
+} // namespace mms
