@@ -13,6 +13,9 @@
 #include "mm/filemap.h"
 
 #include "mm/kernel.h"
+#include "mm/rmap.h"
+
+#include <algorithm>
 
 namespace mms {
 
@@ -49,6 +52,24 @@ namespace {
             m.pageWaiters.emplace_back(&t, t.sleepGen + 1);
             co_await k.s.sleep(t);
         }
+    }
+
+    bool PageReadahead(const AddressSpace& m, std::uint64_t index)
+    {
+        return index < m.readahead.size() && m.readahead[index];
+    }
+
+    // page_cache_async_readahead(): ClearPageReadahead, and read the window after the cached run (the "query the
+    // page cache" case of ondemand_readahead, right for one reader and for several).
+    Co<> page_cache_async_readahead(Kernel& k, Task& t, AddressSpace& m, std::uint64_t index)
+    {
+        m.readahead[index] = 0;
+        std::uint64_t start = index + 1;
+        while (start < m.sizePages && m.lookup(start) != kNoPage && start < index + 2 * VM_READAHEAD_PAGES)
+            ++start;
+        Sched::burn(t, xarrayWalkNs(k.cost)); // page_cache_next_miss()
+        if (start < m.sizePages && m.lookup(start) == kNoPage)
+            co_await do_page_cache_readahead(k, t, m, start, VM_READAHEAD_PAGES, start);
     }
 
     // add_to_page_cache_lru(): false if another reader inserted this index first (-EEXIST).
@@ -156,17 +177,8 @@ Co<bool> generic_file_buffered_read(Kernel& k, Task& t, AddressSpace& m, std::ui
         co_await do_page_cache_readahead(k, t, m, index, VM_READAHEAD_PAGES, index + 1);
         p = find_get_page(k, t, m, index);
     }
-    if (index < m.readahead.size() && m.readahead[index]) {
-        // page_cache_async_readahead(): ClearPageReadahead, and read the window after the cached run (the
-        // "query the page cache" case of ondemand_readahead, right for one reader and for several).
-        m.readahead[index] = 0;
-        std::uint64_t start = index + 1;
-        while (start < m.sizePages && m.lookup(start) != kNoPage && start < index + 2 * VM_READAHEAD_PAGES)
-            ++start;
-        Sched::burn(t, xarrayWalkNs(c)); // page_cache_next_miss()
-        if (start < m.sizePages && m.lookup(start) == kNoPage)
-            co_await do_page_cache_readahead(k, t, m, start, VM_READAHEAD_PAGES, start);
-    }
+    if (PageReadahead(m, index))
+        co_await page_cache_async_readahead(k, t, m, index);
     if (k.pages.test(p, PG_locked))
         co_await wait_on_page_locked(k, t, m, p); // PageUptodate is clear until the reader unlocks it
     {
@@ -253,6 +265,8 @@ Co<> activate_page_drain(Kernel& k, Task& t)
     }
 }
 
+void unlock_page(Kernel& k, Task& t, Pfn p) { unlock_page(k, t, *k.mappings[k.pages.owner(p) - 1u], p); }
+
 Co<bool> remove_mapping(Kernel& k, Task& t, Pfn p)
 {
     FnScope fn(t, "__remove_mapping");
@@ -275,6 +289,106 @@ Co<bool> remove_mapping(Kernel& k, Task& t, Pfn p)
     k.pages.clear(p, PG_locked | PG_referenced | PG_active);
     wake_page_waiters(k, m);
     co_return true;
+}
+
+// --- mmap reads: filemap_fault, filemap_map_pages, and mm/memory.c's do_read_fault that calls them ---
+
+namespace {
+    constexpr std::uint32_t kFaultAroundPages = 16; // fault_around_bytes = 64 KiB (mm/memory.c)
+
+    // lock_page(): sleep until the page lock is free, then take it.
+    Co<> lock_page(Kernel& k, Task& t, AddressSpace& m, Pfn p)
+    {
+        if (k.pages.test(p, PG_locked))
+            co_await wait_on_page_locked(k, t, m, p);
+        Sched::burn(t, k.cost.lockedRmwNs); // test_and_set_bit_lock
+        k.pages.set(p, PG_locked);
+    }
+
+    // filemap_fault(): the page at `index`, pinned and locked. A miss reads around the fault
+    // (do_sync_mmap_readahead: ra_pages from index - ra_pages/2, PG_readahead at size - async_size, async_size =
+    // ra_pages/4); a hit on a PG_readahead page starts the next window (do_async_mmap_readahead).
+    Co<Pfn> filemap_fault(Kernel& k, Task& t, AddressSpace& m, std::uint64_t index)
+    {
+        FnScope fn(t, "filemap_fault");
+        Pfn p = find_get_page(k, t, m, index);
+        if (p != kNoPage && PageReadahead(m, index)) {
+            co_await page_cache_async_readahead(k, t, m, index);
+        } else if (p == kNoPage) {
+            k.vm.inc(Vm::PgMajFault);
+            std::uint64_t start = index > VM_READAHEAD_PAGES / 2 ? index - VM_READAHEAD_PAGES / 2 : 0;
+            std::uint64_t mark = start + VM_READAHEAD_PAGES - VM_READAHEAD_PAGES / 4;
+            while (p == kNoPage) { // pagecache_get_page(FGP_CREAT) after the read-around
+                co_await do_page_cache_readahead(k, t, m, start, VM_READAHEAD_PAGES, mark);
+                p = find_get_page(k, t, m, index);
+                start = index; // raced with reclaim: read from the fault on
+            }
+        }
+        co_await lock_page(k, t, m, p);
+        co_return p;
+    }
+
+    // Maps `p` at `vpn` (the caller holds the PTE lock and checked the PTE is none): alloc_set_pte().
+    void alloc_set_pte(Kernel& k, Task& t, MmStruct& mm, std::uint32_t vpn, Pfn p)
+    {
+        // The reader touches the page right away, so the hardware sets the accessed bit: the PTE is young.
+        mm.pte[vpn] = pte::mkPresent(p, false, true);
+        ++mm.fileRss; // inc_mm_counter_fast(MM_FILEPAGES)
+        page_add_file_rmap(k, t, p);
+        Sched::burn(t, k.cost.pteOpNs);
+    }
+
+    // filemap_map_pages() over [from, to): map the cached, unlocked, uptodate pages whose PTE is none, under one PTE
+    // lock. Pages with PG_readahead are skipped so that the fault on them starts the next readahead window.
+    Co<> filemap_map_pages(Kernel& k, Task& t, MmStruct& mm, const Vma& v, std::uint32_t from, std::uint32_t to)
+    {
+        FnScope fn(t, "filemap_map_pages");
+        AddressSpace& m = *v.file;
+        SpinLock& ptl = mm.ptlFor(from);
+        co_await spin_lock(k.s, t, ptl);
+        Sched::burn(t, xarrayWalkNs(k.cost)); // xas_find
+        for (std::uint32_t vpn = from; vpn < to; ++vpn) {
+            std::uint64_t index = v.pgoff + (vpn - v.start);
+            Pfn p = m.lookup(index);
+            Sched::burn(t, k.cost.pteOpNs); // xas_next_entry
+            if (p == kNoPage || k.pages.test(p, PG_locked) || PageReadahead(m, index) || !pte::none(mm.pte[vpn]))
+                continue;
+            // page_cache_get_speculative, trylock_page, then unlock_page: the PTE keeps the mapping's reference
+            Sched::burn(t, 3 * k.cost.lockedRmwNs);
+            k.touchLine(t, p);
+            alloc_set_pte(k, t, mm, vpn, p);
+        }
+        spin_unlock(k.s, t, ptl);
+    }
+
+    // do_fault_around(): the fault_around_bytes-aligned window around the fault, clamped to the VMA and to the
+    // page-table page. Returns true if the faulting PTE got mapped.
+    Co<bool> do_fault_around(Kernel& k, Task& t, MmStruct& mm, const Vma& v, std::uint32_t vpn)
+    {
+        std::uint32_t from = std::max(vpn / kFaultAroundPages * kFaultAroundPages, v.start);
+        std::uint32_t end = v.start + v.pages;
+        std::uint32_t to = std::min({ from + kFaultAroundPages, end, pmd_addr_end(from, end) });
+        co_await filemap_map_pages(k, t, mm, v, from, to);
+        co_return !pte::none(mm.pte[vpn]);
+    }
+} // namespace
+
+Co<> do_read_fault(Kernel& k, Task& t, MmStruct& mm, Vma v, std::uint32_t vpn)
+{
+    FnScope fn(t, "do_read_fault");
+    bool mapped = co_await do_fault_around(k, t, mm, v, vpn);
+    if (mapped)
+        co_return;
+    AddressSpace& m = *v.file;
+    Pfn p = co_await filemap_fault(k, t, m, v.pgoff + (vpn - v.start)); // __do_fault
+    // finish_fault(): map it unless another thread did meanwhile.
+    SpinLock& ptl = mm.ptlFor(vpn);
+    co_await spin_lock(k.s, t, ptl);
+    if (pte::none(mm.pte[vpn]))
+        alloc_set_pte(k, t, mm, vpn, p);
+    spin_unlock(k.s, t, ptl);
+    unlock_page(k, t, m, p);
+    put_page(k, t, p); // the lookup's reference; a mapped page is held by its PTE (mapcount)
 }
 
 } // namespace mms

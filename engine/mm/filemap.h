@@ -76,6 +76,8 @@ Co<> mark_page_accessed(Kernel& k, Task& t, Pfn p);
 Co<> activate_page(Kernel& k, Task& t, Pfn p);
 // Drains this CPU's activate_page pagevec (part of lru_add_drain()).
 Co<> activate_page_drain(Kernel& k, Task& t);
+// unlock_page() of a page-cache page: clear PG_locked and wake the tasks waiting on it.
+void unlock_page(Kernel& k, Task& t, Pfn p);
 // __remove_mapping() for a clean, unmapped page-cache page that reclaim has isolated and locked: under i_pages, take
 // it out of the mapping unless someone else holds a reference. Returns true if the page may be freed. Unlocks the
 // page (and wakes its waiters) either way.

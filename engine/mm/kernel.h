@@ -288,6 +288,8 @@ Co<> do_anonymous_page(Kernel& k, Task& t, MmStruct& mm, std::uint32_t vpn);
 Co<> do_swap_page(Kernel& k, Task& t, MmStruct& mm, std::uint32_t vpn, Pte orig);
 Co<> zap_page_range(Kernel& k, Task& t, MmStruct& mm, std::uint32_t start, std::uint32_t pages);
 Co<> exit_mmap(Kernel& k, Task& t, MmStruct& mm);
+// filemap.cpp: a read fault on a file VMA (fault-around, filemap_fault, finish_fault)
+Co<> do_read_fault(Kernel& k, Task& t, MmStruct& mm, Vma v, std::uint32_t vpn);
 // madvise.cpp
 Co<> sys_madvise(Kernel& k, Task& t, MmStruct& mm, std::uint32_t start, std::uint32_t pages, Advice advice);
 // tlb.cpp

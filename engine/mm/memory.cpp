@@ -197,7 +197,10 @@ Co<> handle_mm_fault(Kernel& k, Task& t, MmStruct& mm, std::uint32_t vpn, bool w
     k.vm.inc(Vm::PgFault);
     co_await mm.mmap_sem.down_read(k.s, t);
     Pte e = mm.pte[vpn];
-    if (pte::none(e))
+    const Vma* file = pte::none(e) ? mm.file_vma_at(vpn) : nullptr;
+    if (file)
+        co_await do_read_fault(k, t, mm, *file, vpn); // do_fault(): read faults only, no COW of file pages here
+    else if (pte::none(e))
         co_await do_anonymous_page(k, t, mm, vpn);
     else if (pte::isSwap(e))
         co_await do_swap_page(k, t, mm, vpn, e);

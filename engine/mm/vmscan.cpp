@@ -4,6 +4,7 @@
 // IPIs to CPUs running the owner), writes dirty ones out and frees clean ones. A page MADV_FREE'd and not
 // redirtied is discarded without I/O (TTU_LZFREE).
 #include "mm/kernel.h"
+#include "mm/rmap.h"
 
 #include <algorithm>
 #include <cmath>
@@ -43,8 +44,9 @@ namespace {
         return out;
     }
 
-    // page_referenced() for an anonymous page: test and clear the young bit of its PTE under the owner's ptl.
-    Co<bool> page_referenced(Kernel& k, Task& t, Pfn p)
+    // page_referenced() for an anonymous page (page_referenced_anon before 3.x's rmap_walk; the file half is
+    // mm/rmap.cpp): test and clear the young bit of its PTE under the owner's ptl.
+    Co<bool> page_referenced_anon(Kernel& k, Task& t, Pfn p)
     {
         MmStruct* mm = k.mmOf(p);
         if (!mm || k.pages.mapcount(p) == 0)
@@ -62,8 +64,8 @@ namespace {
         co_return young;
     }
 
-    // try_to_unmap_one() for an anonymous page mapped once.
-    Co<Unmap> try_to_unmap(Kernel& k, Task& t, Pfn p)
+    // try_to_unmap_one() for an anonymous page mapped once (try_to_unmap_anon).
+    Co<Unmap> try_to_unmap_anon(Kernel& k, Task& t, Pfn p)
     {
         MmStruct* mm = k.mmOf(p);
         if (!mm || k.pages.mapcount(p) == 0)
@@ -137,7 +139,7 @@ namespace {
             k.pages.set(p, PG_reclaim);
             co_return Verdict::Keep;
         }
-        bool referenced = co_await page_referenced(k, t, p);
+        bool referenced = co_await page_referenced_anon(k, t, p);
         if (referenced) { // PAGEREF_ACTIVATE for a swap-backed page
             k.pages.set(p, PG_active);
             k.vm.inc(Vm::PgActivate);
@@ -150,7 +152,7 @@ namespace {
                 co_return Verdict::Keep;
             }
         }
-        Unmap r = co_await try_to_unmap(k, t, p);
+        Unmap r = co_await try_to_unmap_anon(k, t, p);
         if (r == Unmap::Referenced) {
             k.pages.set(p, PG_active);
             k.vm.inc(Vm::PgActivate);
@@ -239,7 +241,7 @@ namespace {
         std::vector<Pfn> list = isolate_lru_pages(k, t, LRU_ACTIVE_ANON, nr);
         spin_unlock(k.s, t, k.lruvec.lru_lock);
         for (Pfn p : list) {
-            co_await page_referenced(k, t, p); // anon pages are deactivated even when referenced
+            co_await page_referenced_anon(k, t, p); // anon pages are deactivated even when referenced
             k.pages.clear(p, PG_active | PG_referenced);
             k.vm.inc(Vm::PgDeactivate);
         }
@@ -305,7 +307,8 @@ namespace {
     }
 
     // shrink_active_list() on the file list: an unmapped page-cache page has no PTE to be young in, so
-    // page_referenced() finds nothing and every page is deactivated (only mapped VM_EXEC pages stay active).
+    // page_referenced() finds nothing; a mapped one has its young bits tested and cleared by an rmap walk. Either
+    // way it is deactivated (only mapped VM_EXEC pages stay active, and no workload here maps text).
     Co<> shrink_active_file_list(Kernel& k, Task& t, int nr)
     {
         FnScope fn(t, "shrink_active_list");
@@ -314,6 +317,11 @@ namespace {
         std::vector<Pfn> list = isolate_file_pages(k, t, LRU_ACTIVE_FILE, nr);
         spin_unlock(k.s, t, k.lruvec.lru_lock);
         for (Pfn p : list) {
+            if (page_mapped(k, p) && !k.pages.test(p, PG_locked) && !k.isPinned(p)) {
+                k.pages.set(p, PG_locked); // trylock_page for the walk (page_referenced(page, 0, ...))
+                co_await page_referenced(k, t, p);
+                unlock_page(k, t, p);
+            }
             Sched::burn(t, k.cost.rmapOpNs + k.cost.lockedRmwNs); // page_referenced (mapcount 0), ClearPageActive
             k.pages.clear(p, PG_active);
             k.vm.inc(Vm::PgDeactivate);
@@ -321,12 +329,34 @@ namespace {
         co_await move_file_pages_to_lru(k, t, list);
     }
 
-    // shrink_page_list() for clean, unmapped page-cache pages: trylock_page, page_check_references (a page only
-    // read() has no young PTE: PAGEREF_RECLAIM_CLEAN even with PG_referenced), __remove_mapping, free.
+    enum class PageRef : std::uint8_t { Activate, Keep, Reclaim };
+
+    // page_check_references() for a page-cache page: the young PTEs page_referenced() found and cleared, and
+    // PG_referenced (test-and-cleared). A page only read() has no PTE, so PG_referenced alone never keeps it
+    // (PAGEREF_RECLAIM_CLEAN); a mapped page used since the last scan gets one more trip round the inactive list
+    // (PAGEREF_KEEP, PG_referenced set), and is activated if it was used again or is mapped more than once.
+    Co<PageRef> page_check_references(Kernel& k, Task& t, Pfn p)
+    {
+        int referenced_ptes = co_await page_referenced(k, t, p);
+        Sched::burn(t, k.cost.lockedRmwNs); // TestClearPageReferenced
+        bool referenced_page = k.pages.test(p, PG_referenced);
+        k.pages.clear(p, PG_referenced);
+        if (referenced_ptes == 0)
+            co_return PageRef::Reclaim;
+        k.pages.set(p, PG_referenced); // SetPageReferenced
+        if (referenced_page || referenced_ptes > 1)
+            co_return PageRef::Activate;
+        co_return PageRef::Keep;
+    }
+
+    // shrink_page_list() for clean page-cache pages: trylock_page, page_check_references, try_to_unmap of a mapped
+    // page (its TLB flushes batched: TTU_BATCH_FLUSH), __remove_mapping, and one try_to_unmap_flush() before the
+    // pages are freed.
     Co<std::uint64_t> shrink_file_page_list(Kernel& k, Task& t, std::vector<Pfn>& list)
     {
         FnScope fn(t, "shrink_page_list");
         std::vector<Pfn> keep, toFree;
+        TlbflushUnmapBatch tlb_ubc;
         for (Pfn p : list) {
             Sched::burn(t, k.cost.reclaimPerPageNs);
             if (k.isPinned(p) || k.pages.test(p, PG_locked)) { // an extra reference, or trylock_page() failed
@@ -334,14 +364,29 @@ namespace {
                 continue;
             }
             k.pages.set(p, PG_locked);
-            Sched::burn(t, 2 * k.cost.lockedRmwNs); // trylock_page, TestClearPageReferenced
-            k.pages.clear(p, PG_referenced);
+            Sched::burn(t, k.cost.lockedRmwNs); // trylock_page
+            PageRef ref = co_await page_check_references(k, t, p);
+            if (ref == PageRef::Reclaim && page_mapped(k, p)) {
+                bool unmapped = co_await try_to_unmap(k, t, p, TTU_BATCH_FLUSH, &tlb_ubc);
+                if (!unmapped) // a young PTE: used again meanwhile (activate_locked)
+                    ref = PageRef::Activate;
+            }
+            if (ref != PageRef::Reclaim) {
+                if (ref == PageRef::Activate) {
+                    k.pages.set(p, PG_active);
+                    k.vm.inc(Vm::PgActivate);
+                }
+                unlock_page(k, t, p);
+                keep.push_back(p);
+                continue;
+            }
             bool freed = co_await remove_mapping(k, t, p); // unlocks the page either way
             if (freed)
                 toFree.push_back(p);
             else
                 keep.push_back(p);
         }
+        co_await try_to_unmap_flush(k, t, tlb_ubc); // no page is freed while a stale TLB entry may still map it
         for (Pfn p : toFree) {
             k.pages.clear(p, PG_isolated);
             co_await free_hot_cold_page(k, t, p); // free_unref_page_list
@@ -370,7 +415,16 @@ namespace {
     {
         if (inactive_file_is_low(k) || k.lruvec.nr[LRU_INACTIVE_FILE] == 0)
             co_await shrink_active_file_list(k, t, SWAP_CLUSTER_MAX);
-        co_return co_await shrink_inactive_file_list(k, t, SWAP_CLUSTER_MAX, kswapd);
+        // A batch can free nothing when every page in it is mapped and young (kept for another trip round the
+        // list): the kernel then raises the scan priority and scans on (do_try_to_free_pages, balance_pgdat), so
+        // scan further batches, at most the list's length, before reporting failure.
+        std::uint64_t got = 0;
+        for (std::uint64_t scanned = 0; got == 0 && scanned < k.lruvec.nr[LRU_INACTIVE_FILE]; scanned += SWAP_CLUSTER_MAX) {
+            got = co_await shrink_inactive_file_list(k, t, SWAP_CLUSTER_MAX, kswapd);
+            if (got == 0 && k.lruvec.nr[LRU_INACTIVE_FILE] == 0)
+                break;
+        }
+        co_return got;
     }
 } // namespace
 

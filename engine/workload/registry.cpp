@@ -14,6 +14,7 @@ const std::vector<WorkloadKind>& workloadKinds()
         v.push_back(ddKind());
         v.push_back(lruFileReadonceKind());
         v.push_back(lruFileReadtwiceKind());
+        v.push_back(lruFileMmapReadKind());
         v.push_back(usememKind());
         return v;
     }();

@@ -35,8 +35,31 @@ namespace {
         // dd's last pagevecs stay per-CPU (lru_add_drain happens on the next reclaim or drain), like the kernel's.
     }
 
+    // usemem -f sparse-file --readonly SIZE: mmap the file and read every page; a page not mapped yet faults
+    // (do_read_fault: fault-around, filemap_fault with read-around). Then exit, which unmaps the file.
+    Co<> usemem_readonly(Kernel& k, Task& t, MmStruct& mm, std::uint32_t start, std::uint32_t pages, DdSpec spec)
+    {
+        for (std::uint32_t vpn = start; vpn < start + pages; ++vpn) {
+            if (spec.end > 0 && k.s.sim().now() + t.debt >= spec.end)
+                break;
+            if (!pte::present(mm.pte[vpn]))
+                co_await handle_mm_fault(k, t, mm, vpn, false);
+            mm.pte[vpn] |= pte::kYoung; // the load sets the accessed bit
+            Sched::burn(t, k.cost.userMemsetPageNs); // usemem's loop over the page's words, at memory speed
+            ++t.opsDone;
+            if ((vpn + 1) % kPagesPerResched == 0)
+                co_await k.s.cond_resched(t);
+        }
+        co_await exit_mmap(k, t, mm);
+    }
+
     class FileReaders final : public Workload {
     public:
+        explicit FileReaders(bool mmap)
+            : m_mmap(mmap)
+        {
+        }
+
         void setup(WorkloadContext& ctx) override
         {
             const auto& p = ctx.params;
@@ -54,12 +77,21 @@ namespace {
             for (int f = 0; f < files; ++f) {
                 AddressSpace& m = new_address_space(k, pages);
                 for (int r = 0; r < readers; ++r, ++j) {
-                    Task& t = ctx.s.spawn("dd-" + std::to_string(f) + (readers > 1 ? "." + std::to_string(r) : ""),
-                        j % ctx.s.cpuCount(), false, nullptr, Rng::mix(ctx.seed, static_cast<std::uint64_t>(j)));
+                    std::string name = (m_mmap ? "usemem-" : "dd-") + std::to_string(f)
+                        + (readers > 1 ? "." + std::to_string(r) : "");
+                    MmStruct* mm = m_mmap ? &k.mm_alloc() : nullptr;
+                    std::uint64_t seed = Rng::mix(ctx.seed, static_cast<std::uint64_t>(j));
+                    Task& t = ctx.s.spawn(name, j % ctx.s.cpuCount(), false, mm, seed);
                     if (j == 0) // this run's placement of memory: one draw for the whole run
                         k.memCostJitter = t.rng.jitter(p.at("run_jitter").get<double>());
                     m_tasks.push_back(&t);
-                    ctx.s.start(t, dd(k, t, m, spec));
+                    if (m_mmap) {
+                        auto n = static_cast<std::uint32_t>(pages);
+                        std::uint32_t start = k.do_mmap_file(*mm, m, 0, n);
+                        ctx.s.start(t, usemem_readonly(k, t, *mm, start, n, spec));
+                    } else {
+                        ctx.s.start(t, dd(k, t, m, spec));
+                    }
                 }
             }
         }
@@ -88,6 +120,7 @@ namespace {
         }
 
     private:
+        bool m_mmap;
         std::vector<Task*> m_tasks;
     };
 
@@ -105,7 +138,8 @@ namespace {
         };
     }
 
-    std::unique_ptr<Workload> make() { return std::unique_ptr<Workload>(new FileReaders); }
+    std::unique_ptr<Workload> make() { return std::unique_ptr<Workload>(new FileReaders(false)); }
+    std::unique_ptr<Workload> makeMmap() { return std::unique_ptr<Workload>(new FileReaders(true)); }
 } // namespace
 
 WorkloadKind ddKind()
@@ -125,6 +159,16 @@ WorkloadKind lruFileReadtwiceKind()
     return { "lru-file-readtwice",
         "vm-scalability case-lru-file-readtwice: two dd bs=4k per sparse file started together, RAM << data",
         params(32, 2, "64GiB", 1.0), make };
+}
+
+WorkloadKind lruFileMmapReadKind()
+{
+    auto p = params(32, 1, "64GiB", 1.0);
+    p[1].help = "usemem processes per file (each maps the whole file)";
+    p[1].defaultValue = 1;
+    return { "lru-file-mmap-read",
+        "vm-scalability case-lru-file-mmap-read: one usemem -f sparse-file --readonly per file, mmap faults, RAM << data",
+        std::move(p), makeMmap };
 }
 
 } // namespace mms
