@@ -80,6 +80,7 @@ namespace {
         k.pages.setFlags(p, PG_locked); // __SetPageLocked: the page is not visible yet, non-atomic
         k.touchLine(t, p);
         Sched::burn(t, 2 * c.lockedRmwNs); // mem_cgroup_try_charge + commit: css refcount and the memcg counters
+        k.chargeMemcg(t, p);
         co_await spin_lock(k.s, t, m.i_pages);
         if (m.lookup(index) != kNoPage) {
             Sched::burn(t, xarrayWalkNs(c));
@@ -241,9 +242,10 @@ Co<> activate_page_drain(Kernel& k, Task& t)
     Pagevec& pv = k.pcpu[static_cast<std::size_t>(t.cpu)].activate;
     std::vector<Pfn> pages;
     pages.swap(pv.pages);
-    // pagevec_lru_move_fn(pvec, __activate_page): one lru_lock round trip for the batch.
-    co_await spin_lock(k.s, t, k.lruvec.lru_lock);
+    // pagevec_lru_move_fn(pvec, __activate_page): one lru_lock round trip for the batch (per lruvec).
+    LruLock lk(k, t);
     for (Pfn p : pages) {
+        co_await lk.relock(p);
         std::uint16_t f = k.pages.flags(p);
         if ((f & PG_lru) && !(f & PG_active) && !(f & PG_unevictable)) {
             k.touchLruDel(t, p);
@@ -257,7 +259,7 @@ Co<> activate_page_drain(Kernel& k, Task& t)
             k.vm.inc(Vm::PgActivate);
         }
     }
-    spin_unlock(k.s, t, k.lruvec.lru_lock);
+    lk.unlock();
     // release_pages(): drop the pagevec's references.
     for (Pfn p : pages) {
         Sched::burn(t, c.lockedRmwNs);

@@ -16,6 +16,16 @@ Kernel::Kernel(Sched& sched, const Toggles& toggles, std::uint64_t reservedPages
     auto nr = static_cast<std::uint32_t>(m.memoryPages());
     pages.resize(nr);
     pcpu.resize(static_cast<std::size_t>(s.cpuCount()));
+    lruvecs.push_back(&lruvec);
+    for (int i = 1; i < std::clamp(tg.lruvecs, 1, kMaxLruvecs); ++i) {
+        m_memcgLruvecs.push_back(std::make_unique<Lruvec>());
+        Lruvec& v = *m_memcgLruvecs.back();
+        v.listBase = static_cast<std::uint32_t>(i * NR_LRU_LISTS);
+        v.lru_lock.setName("memcg[" + std::to_string(i) + "] lruvec->lru_lock");
+        lruvecs.push_back(&v);
+    }
+    if (lruvecs.size() > 1)
+        pageMemcg.assign(nr, 0);
     reservedPages = std::min<std::uint64_t>(reservedPages, nr / 2);
     // Reserved pages (kernel text, page tables, slab) are allocated and on no list.
     zone.freeList.reserve(nr);
@@ -125,12 +135,13 @@ LruList Kernel::page_lru(std::uint16_t flags)
 
 void Kernel::add_page_to_lru_list(Pfn p, LruList l, bool tail)
 {
+    Lruvec& v = lruvecOf(p);
     pages.set(p, PG_lru);
     if (tail)
-        pages.listAddTail(lruHead(l), p);
+        pages.listAddTail(lruHead(v, l), p);
     else
-        pages.listAdd(lruHead(l), p);
-    ++lruvec.nr[l];
+        pages.listAdd(lruHead(v, l), p);
+    ++v.nr[l];
 }
 
 void Kernel::del_page_from_lru_list(Pfn p)
@@ -138,7 +149,7 @@ void Kernel::del_page_from_lru_list(Pfn p)
     LruList l = page_lru(pages.flags(p));
     pages.listDel(p);
     pages.clear(p, PG_lru);
-    --lruvec.nr[l];
+    --lruvecOf(p).nr[l];
 }
 
 void Kernel::endIo(BlockDevice& dev, IoRequest& r)
@@ -184,6 +195,8 @@ std::vector<int> Kernel::tlbTargets(MmStruct& mm, int self) const
 std::vector<const LockStat*> Kernel::lockStats() const
 {
     std::vector<const LockStat*> v { &zone.lock.stat(), &lruvec.lru_lock.stat() };
+    for (auto& lv : m_memcgLruvecs)
+        v.push_back(&lv->lru_lock.stat());
     for (auto& si : swap) {
         v.push_back(&si->lock.stat());
         v.push_back(&si->treeLock.stat());
@@ -215,19 +228,22 @@ std::string Kernel::checkInvariants() const
     std::uint32_t n = pages.size();
     // LRU lists: walk each, check flags and counts.
     std::vector<std::uint8_t> onList(n, 0);
-    for (int l = 0; l < NR_LRU_LISTS; ++l) {
-        std::uint64_t count = 0;
-        for (Pfn p = pages.first(lruHead(static_cast<LruList>(l))); p != kNoPage && p < n; p = pages.next(p)) {
-            if (onList[p]++)
-                return "page " + std::to_string(p) + " is on two LRU lists";
-            if (!pages.test(p, PG_lru) || page_lru(pages.flags(p)) != l)
-                return "page " + std::to_string(p) + " on list " + lruListName(static_cast<LruList>(l)) + " has flags that say otherwise";
-            ++count;
+    for (const Lruvec* v : lruvecs)
+        for (int l = 0; l < NR_LRU_LISTS; ++l) {
+            std::uint64_t count = 0;
+            for (Pfn p = pages.first(lruHead(*v, static_cast<LruList>(l))); p != kNoPage && p < n; p = pages.next(p)) {
+                if (onList[p]++)
+                    return "page " + std::to_string(p) + " is on two LRU lists";
+                if (!pages.test(p, PG_lru) || page_lru(pages.flags(p)) != l)
+                    return "page " + std::to_string(p) + " on list " + lruListName(static_cast<LruList>(l)) + " has flags that say otherwise";
+                if (&lruvecOf(p) != v)
+                    return "page " + std::to_string(p) + " is on the lists of another memcg's lruvec";
+                ++count;
+            }
+            if (count != v->nr[l])
+                return std::string("list ") + lruListName(static_cast<LruList>(l)) + " holds " + std::to_string(count)
+                    + " pages but its counter says " + std::to_string(v->nr[l]);
         }
-        if (count != lruvec.nr[l])
-            return std::string("list ") + lruListName(static_cast<LruList>(l)) + " holds " + std::to_string(count)
-                + " pages but its counter says " + std::to_string(lruvec.nr[l]);
-    }
     std::uint64_t buddy = 0;
     for (Pfn p = 0; p < n; ++p) {
         bool lru = pages.test(p, PG_lru);

@@ -57,7 +57,10 @@ struct Zone {
 struct Lruvec {
     SpinLock lru_lock { "zone->lru_lock" };
     std::uint64_t nr[NR_LRU_LISTS] = {};
+    std::uint32_t listBase = 0; // this lruvec's lists are PageArray lists listBase + LruList
 };
+
+constexpr int kMaxLruvecs = 64; // lru.lruvecs: PageArray::kListHeads / NR_LRU_LISTS
 
 struct Vma {
     std::uint32_t start = 0; // first virtual page number
@@ -147,7 +150,40 @@ public:
     Toggles tg;
     PageArray pages;
     Zone zone;
-    Lruvec lruvec;
+    Lruvec lruvec; // the node's lruvec (root memcg): every anonymous page, and the page cache with lru.lruvecs = 1
+    // lru.lruvecs > 1 (what-if, per-memcg lruvecs and their own lru_lock, 5.11): lruvecs[0] is `lruvec`, the rest
+    // belong to memcgs 1..N-1. Page-cache pages are charged to the memcg of the task that added them
+    // (pageMemcg); tasks are put in memcgs by their workload (setTaskMemcg). Anonymous pages stay in the root.
+    std::vector<Lruvec*> lruvecs;
+    std::vector<std::uint8_t> pageMemcg; // by Pfn; empty with one lruvec
+    std::vector<std::uint8_t> taskMemcg; // by task id; missing = root
+    void setTaskMemcg(const Task& t, int memcg)
+    {
+        if (taskMemcg.size() <= t.id)
+            taskMemcg.resize(t.id + 1u, 0);
+        taskMemcg[t.id] = static_cast<std::uint8_t>(memcg % static_cast<int>(lruvecs.size()));
+    }
+    // mem_cgroup_try_charge() of a new page-cache page to the task's memcg.
+    void chargeMemcg(const Task& t, Pfn p)
+    {
+        if (!pageMemcg.empty())
+            pageMemcg[p] = t.id < taskMemcg.size() ? taskMemcg[t.id] : 0;
+    }
+    // mem_cgroup_page_lruvec()
+    Lruvec& lruvecOf(Pfn p)
+    {
+        return pageMemcg.empty() || pages.test(p, PG_swapbacked) ? lruvec : *lruvecs[pageMemcg[p]];
+    }
+    const Lruvec& lruvecOf(Pfn p) const { return const_cast<Kernel*>(this)->lruvecOf(p); }
+    Pfn lruHead(const Lruvec& v, LruList l) const { return pages.listHead(v.listBase + l); }
+    std::uint64_t nrFileLru() const
+    {
+        std::uint64_t n = 0;
+        for (const Lruvec* v : lruvecs)
+            n += v->nr[LRU_INACTIVE_FILE] + v->nr[LRU_ACTIVE_FILE];
+        return n;
+    }
+    std::size_t reclaimRotor = 0; // the lruvec the next reclaim pass starts at (mem_cgroup_iter's shared position)
     std::vector<PerCpuState> pcpu;
     std::vector<std::unique_ptr<SwapInfo>> swap;
     std::vector<std::unique_ptr<MmStruct>> mms;
@@ -180,7 +216,7 @@ public:
     {
         if (lineOwner.empty())
             return;
-        Pfn h = lruHead(l);
+        Pfn h = lruHead(lruvecOf(p), l);
         touchLine(t, h);
         touchLine(t, pages.next(h));
         touchLine(t, p);
@@ -246,12 +282,47 @@ public:
     std::string checkInvariants() const;
 
 private:
+    std::vector<std::unique_ptr<Lruvec>> m_memcgLruvecs;
     void endIo(BlockDevice& dev, IoRequest& r);
     Task* m_kswapd = nullptr;
     std::uint32_t m_kswapdGen = 0;
     bool m_kswapdWoken = false;
     std::vector<std::pair<Task*, std::uint32_t>> m_congested;
     friend Co<> kswapd_main(Kernel& k, Task& t);
+};
+
+// The lru_lock a run over a batch of pages holds: taken for the first page's lruvec and re-taken only when a page
+// of another lruvec comes (relock_page_lruvec_irqsave, 5.11). With one lruvec it is one lock round trip per batch,
+// as pagevec_lru_move_fn and release_pages have it.
+class LruLock {
+public:
+    LruLock(Kernel& k, Task& t)
+        : m_k(k)
+        , m_t(t)
+    {
+    }
+    LruLock(const LruLock&) = delete;
+    LruLock& operator=(const LruLock&) = delete;
+    Co<> relock(Pfn p)
+    {
+        Lruvec& v = m_k.lruvecOf(p);
+        if (&v == m_held)
+            co_return;
+        unlock();
+        co_await spin_lock(m_k.s, m_t, v.lru_lock);
+        m_held = &v;
+    }
+    void unlock()
+    {
+        if (m_held)
+            spin_unlock(m_k.s, m_t, m_held->lru_lock);
+        m_held = nullptr;
+    }
+
+private:
+    Kernel& m_k;
+    Task& m_t;
+    Lruvec* m_held = nullptr;
 };
 
 // --- the kernel paths (one line each here; the bodies sit in files named after the kernel's) ---

@@ -111,7 +111,7 @@ public:
     Pfn prev(Pfn p) const { return m_prev[p]; }
     bool listEmpty(Pfn head) const { return m_next[head] == head; }
 
-    static constexpr std::uint32_t kListHeads = 16;
+    static constexpr std::uint32_t kListHeads = 320; // NR_LRU_LISTS lists for each of up to 64 lruvecs
 
 private:
     std::uint32_t m_nr = 0;

@@ -50,8 +50,9 @@ namespace {
     {
         FnScope fn(t, "__pagevec_lru_add");
         std::vector<Pfn> orphans;
-        co_await spin_lock(k.s, t, k.lruvec.lru_lock);
+        LruLock lk(k, t);
         for (Pfn p : pv.pages) {
+            co_await lk.relock(p);
             if (orphaned(k, p)) {
                 k.pages.clear(p, PG_pagevec | PG_reclaim);
                 orphans.push_back(p);
@@ -59,7 +60,7 @@ namespace {
             }
             pagevec_lru_add_fn(k, t, p);
         }
-        spin_unlock(k.s, t, k.lruvec.lru_lock);
+        lk.unlock();
         pv.pages.clear();
         for (Pfn p : orphans)
             co_await free_hot_cold_page(k, t, p);
@@ -68,8 +69,9 @@ namespace {
     Co<> pagevec_deactivate(Kernel& k, Task& t, Pagevec& pv)
     {
         FnScope fn(t, "lru_deactivate_fn");
-        co_await spin_lock(k.s, t, k.lruvec.lru_lock);
+        LruLock lk(k, t);
         for (Pfn p : pv.pages) {
+            co_await lk.relock(p);
             if (k.pages.test(p, PG_lru) && k.pages.test(p, PG_active) && !k.pages.test(p, PG_isolated)) {
                 k.del_page_from_lru_list(p);
                 k.pages.clear(p, PG_active | PG_referenced);
@@ -78,7 +80,7 @@ namespace {
                 Sched::burn(t, 2 * k.cost.listOpNs);
             }
         }
-        spin_unlock(k.s, t, k.lruvec.lru_lock);
+        lk.unlock();
         pv.pages.clear();
     }
 } // namespace
@@ -123,9 +125,11 @@ Co<> release_pages(Kernel& k, Task& t, std::vector<Pfn>& pages, bool gathered)
     toFree.reserve(pages.size());
     // lru_lock is held across a batch of SWAP_CLUSTER_MAX pages; every page's state is read under it.
     for (std::size_t i = 0; i < pages.size(); i += SWAP_CLUSTER_MAX) {
-        co_await spin_lock(k.s, t, k.lruvec.lru_lock);
+        LruLock lk(k, t);
+        co_await lk.relock(pages[i]);
         for (std::size_t j = i; j < std::min(pages.size(), i + SWAP_CLUSTER_MAX); ++j) {
             Pfn p = pages[j];
+            co_await lk.relock(p);
             if (gathered)
                 k.unpin(p);
             Sched::burn(t, k.cost.lockedRmwNs); // put_page_testzero
@@ -146,7 +150,7 @@ Co<> release_pages(Kernel& k, Task& t, std::vector<Pfn>& pages, bool gathered)
             }
             toFree.push_back(p);
         }
-        spin_unlock(k.s, t, k.lruvec.lru_lock);
+        lk.unlock();
     }
     for (Pfn p : toFree)
         co_await free_hot_cold_page(k, t, p);

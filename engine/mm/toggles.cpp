@@ -87,7 +87,7 @@ namespace {
                 choice(&Toggles::lruBarrier,
                     { { "none", LruBarrier::None }, { "smp_mb", LruBarrier::SmpMb }, { "after_atomic", LruBarrier::AfterAtomic } }) },
             { "lru.pagevec_size", integer(&Toggles::pagevecSize, 1, 512) },
-            { "lru.lruvecs", integer(&Toggles::lruvecs, 1, 1024) },
+            { "lru.lruvecs", integer(&Toggles::lruvecs, 1, 64) }, // kMaxLruvecs
             { "swap.slots_cache",
                 choice(&Toggles::slotsCache,
                     { { "off", SlotsCache::Off }, { "per_cpu", SlotsCache::PerCpu }, { "per_cpu_per_device", SlotsCache::PerCpuPerDevice } }) },

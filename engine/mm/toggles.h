@@ -31,7 +31,7 @@ struct Toggles {
     EvictableCall pageEvictable = EvictableCall::None; // lru.page_evictable: none (pre-5.6: checked outside lru_lock)|outofline|inline
     LruBarrier lruBarrier = LruBarrier::None; // lru.barrier: none (pre-9c4e6b1a7027)|smp_mb|after_atomic
     int pagevecSize = 14; // lru.pagevec_size: PAGEVEC_SIZE (14 until 4.15, 15, 31 in 6.9)
-    int lruvecs = 1; // lru.lruvecs: what-if, per-memcg lruvec locks (5.11)
+    int lruvecs = 1; // lru.lruvecs: what-if, per-memcg lruvecs with their own lru_lock (5.11), 1..64
     // swap (seed 003)
     SlotsCache slotsCache = SlotsCache::Off; // swap.slots_cache: off|per_cpu|per_cpu_per_device
     bool sortBeforeFree = false; // swap.sort_before_free

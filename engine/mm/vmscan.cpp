@@ -261,23 +261,24 @@ namespace {
         co_return freed;
     }
 
-    // --- the file LRU, as 5.6 reclaims clean page cache (root memcg, one node: the pgdat lru_lock) ---
+    // --- the file LRU, as 5.6 reclaims clean page cache (one node: the pgdat lru_lock of the root memcg's lruvec,
+    // or with lru.lruvecs > 1 the lruvec and lock of each memcg) ---
 
     // inactive_list_is_low(file): the same sqrt(10 * GB) ratio as for anon (5.6 without refaults).
-    bool inactive_file_is_low(const Kernel& k)
+    bool inactive_file_is_low(const Lruvec& v)
     {
-        std::uint64_t total = k.lruvec.nr[LRU_INACTIVE_FILE] + k.lruvec.nr[LRU_ACTIVE_FILE];
+        std::uint64_t total = v.nr[LRU_INACTIVE_FILE] + v.nr[LRU_ACTIVE_FILE];
         double ratio = inactive_ratio(total * kPageSize);
-        return static_cast<double>(k.lruvec.nr[LRU_INACTIVE_FILE]) * ratio < static_cast<double>(k.lruvec.nr[LRU_ACTIVE_FILE]);
+        return static_cast<double>(v.nr[LRU_INACTIVE_FILE]) * ratio < static_cast<double>(v.nr[LRU_ACTIVE_FILE]);
     }
 
     // isolate_lru_pages() from the tail of a file list (caller holds lru_lock): __isolate_lru_page() takes a
     // reference (get_page_unless_zero) and clears PG_lru, two atomics on a struct page that another CPU wrote last.
-    std::vector<Pfn> isolate_file_pages(Kernel& k, Task& t, LruList l, int nr)
+    std::vector<Pfn> isolate_file_pages(Kernel& k, Task& t, Lruvec& v, LruList l, int nr)
     {
         std::vector<Pfn> out;
         for (int i = 0; i < nr; ++i) {
-            Pfn p = k.pages.last(k.lruHead(l));
+            Pfn p = k.pages.last(k.lruHead(v, l));
             if (p == kNoPage)
                 break;
             k.touchLruDel(t, p);
@@ -292,30 +293,29 @@ namespace {
     // move_pages_to_lru(): under lru_lock, each page to the head of the list its flags say.
     Co<> move_file_pages_to_lru(Kernel& k, Task& t, std::vector<Pfn>& list)
     {
-        if (list.empty())
-            co_return;
-        co_await spin_lock(k.s, t, k.lruvec.lru_lock);
+        LruLock lk(k, t);
         for (Pfn p : list) {
+            co_await lk.relock(p);
             k.pages.clear(p, PG_isolated);
             LruList l = Kernel::page_lru(k.pages.flags(p));
             k.touchLruAdd(t, p, l);
             k.add_page_to_lru_list(p, l);
             Sched::burn(t, k.cost.lockedRmwNs + k.cost.listOpNs); // SetPageLRU + list_move + lru size
         }
-        spin_unlock(k.s, t, k.lruvec.lru_lock);
+        lk.unlock();
         list.clear();
     }
 
     // shrink_active_list() on the file list: an unmapped page-cache page has no PTE to be young in, so
     // page_referenced() finds nothing; a mapped one has its young bits tested and cleared by an rmap walk. Either
     // way it is deactivated (only mapped VM_EXEC pages stay active, and no workload here maps text).
-    Co<> shrink_active_file_list(Kernel& k, Task& t, int nr)
+    Co<> shrink_active_file_list(Kernel& k, Task& t, Lruvec& v, int nr)
     {
         FnScope fn(t, "shrink_active_list");
         co_await lru_add_drain(k, t);
-        co_await spin_lock(k.s, t, k.lruvec.lru_lock);
-        std::vector<Pfn> list = isolate_file_pages(k, t, LRU_ACTIVE_FILE, nr);
-        spin_unlock(k.s, t, k.lruvec.lru_lock);
+        co_await spin_lock(k.s, t, v.lru_lock);
+        std::vector<Pfn> list = isolate_file_pages(k, t, v, LRU_ACTIVE_FILE, nr);
+        spin_unlock(k.s, t, v.lru_lock);
         for (Pfn p : list) {
             if (page_mapped(k, p) && !k.pages.test(p, PG_locked) && !k.isPinned(p)) {
                 k.pages.set(p, PG_locked); // trylock_page for the walk (page_referenced(page, 0, ...))
@@ -396,13 +396,13 @@ namespace {
         co_return toFree.size();
     }
 
-    Co<std::uint64_t> shrink_inactive_file_list(Kernel& k, Task& t, int nr, bool kswapd)
+    Co<std::uint64_t> shrink_inactive_file_list(Kernel& k, Task& t, Lruvec& v, int nr, bool kswapd)
     {
         FnScope fn(t, "shrink_inactive_list");
         co_await lru_add_drain(k, t);
-        co_await spin_lock(k.s, t, k.lruvec.lru_lock);
-        std::vector<Pfn> list = isolate_file_pages(k, t, LRU_INACTIVE_FILE, nr);
-        spin_unlock(k.s, t, k.lruvec.lru_lock);
+        co_await spin_lock(k.s, t, v.lru_lock);
+        std::vector<Pfn> list = isolate_file_pages(k, t, v, LRU_INACTIVE_FILE, nr);
+        spin_unlock(k.s, t, v.lru_lock);
         k.vm.inc(kswapd ? Vm::PgScanKswapd : Vm::PgScanDirect, list.size());
         std::uint64_t freed = co_await shrink_file_page_list(k, t, list);
         co_await move_file_pages_to_lru(k, t, list);
@@ -411,17 +411,36 @@ namespace {
 
     // shrink_lruvec() for the file lists. get_scan_count() in 5.6 scans only file pages while the inactive file
     // list is big enough (SCAN_FILE), which is always the case for the page-cache workloads here.
-    Co<std::uint64_t> shrink_file_lruvec(Kernel& k, Task& t, bool kswapd)
+    Co<std::uint64_t> shrink_file_lruvec(Kernel& k, Task& t, Lruvec& v, bool kswapd)
     {
-        if (inactive_file_is_low(k) || k.lruvec.nr[LRU_INACTIVE_FILE] == 0)
-            co_await shrink_active_file_list(k, t, SWAP_CLUSTER_MAX);
+        if (inactive_file_is_low(v) || v.nr[LRU_INACTIVE_FILE] == 0)
+            co_await shrink_active_file_list(k, t, v, SWAP_CLUSTER_MAX);
         // A batch can free nothing when every page in it is mapped and young (kept for another trip round the
         // list): the kernel then raises the scan priority and scans on (do_try_to_free_pages, balance_pgdat), so
         // scan further batches, at most the list's length, before reporting failure.
         std::uint64_t got = 0;
-        for (std::uint64_t scanned = 0; got == 0 && scanned < k.lruvec.nr[LRU_INACTIVE_FILE]; scanned += SWAP_CLUSTER_MAX) {
-            got = co_await shrink_inactive_file_list(k, t, SWAP_CLUSTER_MAX, kswapd);
-            if (got == 0 && k.lruvec.nr[LRU_INACTIVE_FILE] == 0)
+        for (std::uint64_t scanned = 0; got == 0 && scanned < v.nr[LRU_INACTIVE_FILE]; scanned += SWAP_CLUSTER_MAX) {
+            got = co_await shrink_inactive_file_list(k, t, v, SWAP_CLUSTER_MAX, kswapd);
+            if (got == 0 && v.nr[LRU_INACTIVE_FILE] == 0)
+                break;
+        }
+        co_return got;
+    }
+
+    // shrink_node_memcgs(): each memcg's lruvec in turn, from where the last reclaimer left off. 5.6 visits every
+    // memcg on every pass; a direct reclaimer here stops once it has its SWAP_CLUSTER_MAX pages, and the shared
+    // starting point spreads concurrent reclaimers over the lruvecs (with one lruvec: shrink_file_lruvec).
+    Co<std::uint64_t> shrink_file_memcgs(Kernel& k, Task& t, bool kswapd)
+    {
+        std::size_t n = k.lruvecs.size();
+        std::size_t first = k.reclaimRotor++ % n;
+        std::uint64_t got = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+            Lruvec& v = *k.lruvecs[(first + i) % n];
+            if (v.nr[LRU_INACTIVE_FILE] + v.nr[LRU_ACTIVE_FILE] == 0)
+                continue;
+            got += co_await shrink_file_lruvec(k, t, v, kswapd);
+            if (!kswapd && got >= SWAP_CLUSTER_MAX)
                 break;
         }
         co_return got;
@@ -431,8 +450,8 @@ namespace {
 Co<std::uint64_t> shrink_zone(Kernel& k, Task& t, bool kswapd)
 {
     FnScope fn(t, "shrink_zone");
-    if (k.lruvec.nr[LRU_INACTIVE_FILE] + k.lruvec.nr[LRU_ACTIVE_FILE] > 0) { // page cache to reclaim first
-        std::uint64_t got = co_await shrink_file_lruvec(k, t, kswapd);
+    if (k.nrFileLru() > 0) { // page cache to reclaim first
+        std::uint64_t got = co_await shrink_file_memcgs(k, t, kswapd);
         if (got > 0 || k.lruvec.nr[LRU_INACTIVE_ANON] + k.lruvec.nr[LRU_ACTIVE_ANON] == 0)
             co_return got;
     }

@@ -82,6 +82,7 @@ namespace {
                     MmStruct* mm = m_mmap ? &k.mm_alloc() : nullptr;
                     std::uint64_t seed = Rng::mix(ctx.seed, static_cast<std::uint64_t>(j));
                     Task& t = ctx.s.spawn(name, j % ctx.s.cpuCount(), false, mm, seed);
+                    k.setTaskMemcg(t, j); // lru.lruvecs > 1: task j runs in memcg j mod N
                     if (j == 0) // this run's placement of memory: one draw for the whole run
                         k.memCostJitter = t.rng.jitter(p.at("run_jitter").get<double>());
                     m_tasks.push_back(&t);
@@ -111,11 +112,17 @@ namespace {
             out["throughput_mbps"] = m_tasks.empty() ? 0.0 : mbps / static_cast<double>(m_tasks.size());
             out["elapsed_s"] = toSec(end);
             out["pages_read"] = static_cast<double>(pagesRead);
-            const LockStat& lru = ctx.k.lruvec.lru_lock.stat();
-            // Busy fraction of lru_lock (hold time over the run) and its hold time per page read.
-            out["lru_lock_busy"] = end > 0 ? static_cast<double>(lru.holdTotal) / static_cast<double>(end) : 0.0;
-            out["lru_lock_hold_ns_per_page"] = pagesRead ? toNs(lru.holdTotal) / static_cast<double>(pagesRead) : 0.0;
-            out["lru_lock_wait_ns_per_page"] = pagesRead ? toNs(lru.waitTotal) / static_cast<double>(pagesRead) : 0.0;
+            // Busy fraction of lru_lock (hold time over the run; with several lruvecs, the mean over their locks) and
+            // its hold and wait time per page read (summed over the locks).
+            Time hold = 0, wait = 0;
+            for (const Lruvec* v : ctx.k.lruvecs) {
+                hold += v->lru_lock.stat().holdTotal;
+                wait += v->lru_lock.stat().waitTotal;
+            }
+            auto locks = static_cast<double>(ctx.k.lruvecs.size());
+            out["lru_lock_busy"] = end > 0 ? static_cast<double>(hold) / static_cast<double>(end) / locks : 0.0;
+            out["lru_lock_hold_ns_per_page"] = pagesRead ? toNs(hold) / static_cast<double>(pagesRead) : 0.0;
+            out["lru_lock_wait_ns_per_page"] = pagesRead ? toNs(wait) / static_cast<double>(pagesRead) : 0.0;
             out["ns_per_page"] = pagesRead && m_tasks.size() == 1 ? toNs(end - m_tasks[0]->started) / static_cast<double>(pagesRead) : 0.0;
         }
 

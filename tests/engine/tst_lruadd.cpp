@@ -65,7 +65,8 @@ private Q_SLOTS:
         QVERIFY2(in < aa && aa < pre, qPrintable(pct(in) + " " + pct(aa) + " " + pct(pre)));
         // The mechanism: the critical section per page is shorter, in the same order.
         QVERIFY(mean(rs, "inline", "lru_lock_hold_ns_per_page") < mean(rs, "mainline", "lru_lock_hold_ns_per_page"));
-        QVERIFY(mean(rs, "pre-9c4e6b1a7027", "lru_lock_hold_ns_per_page") < mean(rs, "inline-after-atomic", "lru_lock_hold_ns_per_page"));
+        QVERIFY(mean(rs, "pre-9c4e6b1a7027", "lru_lock_hold_ns_per_page")
+            < mean(rs, "inline-after-atomic", "lru_lock_hold_ns_per_page"));
         // readtwice: most pages are read twice from the cache and activated by the second read.
         double read = mean(rs, "mainline", "pages_read");
         QVERIFY2(mean(rs, "mainline", "vm.pgalloc") < 0.7 * read, "the two readers of a file do not share its pages");
@@ -99,7 +100,8 @@ private Q_SLOTS:
         QVERIFY(mean(rs, "pre-9c4e6b1a7027", "elapsed_s") < mean(rs, "inline-after-atomic", "elapsed_s"));
         // Time per page within 25 % of the post's 56.64 s per 100 GiB.
         double perPage = mean(rs, "mainline", "ns_per_page");
-        QVERIFY2(std::fabs(perPage / (56.64143e9 / (100.0 * 262144)) - 1.0) < 0.25, qPrintable(QString::number(perPage)));
+        QVERIFY2(
+            std::fabs(perPage / (56.64143e9 / (100.0 * 262144)) - 1.0) < 0.25, qPrintable(QString::number(perPage)));
         QCOMPARE(mean(rs, "mainline", "vm.pgsteal"), 0.0);
         QCOMPARE(mean(rs, "mainline", "vm.pgactivate"), 0.0); // read once: PG_referenced only
     }
@@ -115,6 +117,30 @@ private Q_SLOTS:
         QVERIFY(c.stddev > 0);
         QVERIFY2(c.stddev / c.mean < 0.02, qPrintable(QString::number(c.stddev / c.mean))); // post: 1.2 % and 0.4 %
         QVERIFY(c.publishedSd.has_value());
+    }
+
+    void lruvecsRelieveLruLock()
+    {
+        // The what-if of per-memcg lruvecs (5.11): tasks spread over 4 memcgs, each page on its memcg's lruvec under
+        // that lruvec's lock. The same 64 readers then queue on 4 locks instead of one.
+        Scenario one = loadScenario("lru-file-readtwice");
+        one.selectVariants({ "mainline" });
+        Scenario four = one;
+        four.set("lru.lruvecs", "4");
+        ResultSet r1 = run(one, 0.1, 2), r4 = run(four, 0.1, 2); // the runner checks the invariants of each
+        QVERIFY(mean(r1, "mainline", "lru_lock_busy") > 0.9);
+        QVERIFY2(mean(r4, "mainline", "lru_lock_busy") < 0.7,
+            qPrintable(QString::number(mean(r4, "mainline", "lru_lock_busy"))));
+        double more = mean(r4, "mainline", "throughput_mbps") / mean(r1, "mainline", "throughput_mbps");
+        QVERIFY2(more > 1.2, qPrintable(QString::number(more)));
+        QVERIFY(mean(r4, "mainline", "lru_lock_wait_ns_per_page")
+            < 0.5 * mean(r1, "mainline", "lru_lock_wait_ns_per_page"));
+        // Every memcg's lock was used: the page cache really is spread over the four lruvecs.
+        int used = 0;
+        for (auto& l : r4.results.front().locks)
+            if (l.name.find("lru_lock") != std::string::npos && l.acquisitions > 1000)
+                ++used;
+        QCOMPARE(used, 4);
     }
 
     void deterministicAtAnyThreadCount()
