@@ -1,6 +1,8 @@
 // Seed 002 (lru-file-readtwice, dd-sparse-read): the post's directions at reduced scale, the effect vanishing on a
 // lightly loaded machine, the page-cache invariants after every run, and byte-identical results at any thread count.
 #include "run/format.h"
+#include "run/recording.h"
+#include "run/run.h"
 #include "run/runner.h"
 
 #include <QtTest>
@@ -46,6 +48,36 @@ std::string withoutHost(const ResultSet& rs)
 }
 
 QString pct(double x) { return QString::number(x * 100.0, 'f', 2) + "%"; }
+// The lock heatmap's lru_lock row: the share of each recorded frame (after the first quarter: the page cache fills
+// before reclaim starts) that lru_lock was held, from the recording the heatmap draws.
+std::vector<double> lruLockHeat(Scenario sc, double scale)
+{
+    RunSpec spec;
+    spec.scenario = &sc;
+    spec.variant = "mainline";
+    spec.scale = scale;
+    spec.seed = runSeed(sc.seed(), spec.variant, spec.point, 0);
+    spec.recording.enabled = true;
+    spec.recording.interval = us(500); // 100 frames over the 50 ms run at scale 0.05
+    auto rec = executeRun(spec).recording;
+    const auto& names = rec->lockNames();
+    auto it = std::find(names.begin(), names.end(), "zone->lru_lock");
+    if (it == names.end())
+        return {};
+    auto lock = static_cast<std::size_t>(it - names.begin());
+    std::vector<double> heat;
+    for (std::size_t f = rec->frameCount() / 4 + 1; f < rec->frameCount(); ++f) {
+        double width = static_cast<double>(rec->frameTime(f) - rec->frameTime(f - 1));
+        heat.push_back(width > 0 ? static_cast<double>(rec->lockFrame(lock, f).hold) / width : 0.0);
+    }
+    return heat;
+}
+
+double median(std::vector<double> v)
+{
+    std::sort(v.begin(), v.end());
+    return v.empty() ? 0.0 : v[v.size() / 2];
+}
 } // namespace
 
 class TestLruAdd : public QObject {
@@ -141,6 +173,20 @@ private Q_SLOTS:
             if (l.name.find("lru_lock") != std::string::npos && l.acquisitions > 1000)
                 ++used;
         QCOMPARE(used, 4);
+    }
+
+    void lockHeatmapShowsSaturation()
+    {
+        Scenario busy = loadScenario("lru-file-readtwice");
+        std::vector<double> heat = lruLockHeat(busy, 0.05);
+        QVERIFY(heat.size() >= 10);
+        QVERIFY2(median(heat) > 0.9, qPrintable(QString::number(median(heat))));
+        Scenario light = busy;
+        light.set("files", "1");
+        std::vector<double> cool = lruLockHeat(light, 0.05);
+        QVERIFY2(median(cool) < 0.3, qPrintable(QString::number(median(cool))));
+        qInfo("lru_lock held %.1f %% of each frame (median), %.1f %% with one file", 100 * median(heat),
+            100 * median(cool));
     }
 
     void deterministicAtAnyThreadCount()
