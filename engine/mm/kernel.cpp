@@ -209,8 +209,11 @@ std::vector<const LockStat*> Kernel::lockStats() const
     }
     for (auto& m : mappings) {
         v.push_back(&m->i_pages.stat());
-        if (!m->i_mmap.empty()) // the i_mmap lock of a mapped file, the kind i_mmap.lock names
-            v.push_back(m->i_mmap_kind == IMmapLock::Mutex ? &m->i_mmap_mutex.stat() : &m->i_mmap_rwsem.stat());
+        // The i_mmap lock (the kind i_mmap.lock names) of a file that is or was mapped: once listed, a lock stays
+        // listed, so the recording's per-frame rows stay aligned after the last munmap.
+        const LockStat& immap = m->i_mmap_kind == IMmapLock::Mutex ? m->i_mmap_mutex.stat() : m->i_mmap_rwsem.stat();
+        if (!m->i_mmap.empty() || immap.acquisitions > 0)
+            v.push_back(&immap);
     }
     for (auto& mm : mms) {
         v.push_back(&mm->mmap_sem.stat());

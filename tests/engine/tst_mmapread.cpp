@@ -4,6 +4,8 @@
 #include "mm/kernel.h"
 #include "mm/rmap.h"
 #include "run/format.h"
+#include "run/recording.h"
+#include "run/run.h"
 #include "run/runner.h"
 
 #include <QtTest>
@@ -189,6 +191,27 @@ private Q_SLOTS:
         QVERIFY(metric(rs, "pre-9c4e6b1a7027", "lru_lock_hold_ns_per_page")
             < metric(rs, "inline", "lru_lock_hold_ns_per_page"));
         QVERIFY(metric(rs, "pre-9c4e6b1a7027", "throughput_mbps") > 1.03 * metric(rs, "mainline", "throughput_mbps"));
+    }
+
+    void recordingKeepsTheIMmapLock()
+    {
+        // The processes munmap their files at exit; the i_mmap lock's row must still run to the last frame.
+        Scenario sc = loadScenario("lru-file-mmap-read");
+        RunSpec spec;
+        spec.scenario = &sc;
+        spec.variant = "mainline";
+        spec.scale = 0.02;
+        spec.seed = runSeed(sc.seed(), spec.variant, spec.point, 0);
+        spec.recording.enabled = true;
+        auto rec = executeRun(spec).recording;
+        const auto& names = rec->lockNames();
+        QVERIFY(std::find(names.begin(), names.end(), "mapping->i_mmap_rwsem") != names.end());
+        std::uint64_t acquisitions = 0;
+        for (std::size_t l = 0; l < names.size(); ++l)
+            if (names[l] == "mapping->i_mmap_rwsem")
+                for (std::size_t f = 0; f < rec->frameCount(); ++f)
+                    acquisitions += rec->lockFrame(l, f).acquisitions;
+        QVERIFY(acquisitions > 0);
     }
 
     void mmapReadDeterministic()
