@@ -334,7 +334,8 @@ namespace {
     // page_check_references() for a page-cache page: the young PTEs page_referenced() found and cleared, and
     // PG_referenced (test-and-cleared). A page only read() has no PTE, so PG_referenced alone never keeps it
     // (PAGEREF_RECLAIM_CLEAN); a mapped page used since the last scan gets one more trip round the inactive list
-    // (PAGEREF_KEEP, PG_referenced set), and is activated if it was used again or is mapped more than once.
+    // (PAGEREF_KEEP, PG_referenced set: 645747462435, "detect mapped file pages used only once"), and is activated
+    // if it was used again or is mapped more than once (34dbc67a644f, "promote shared file mapped pages").
     Co<PageRef> page_check_references(Kernel& k, Task& t, Pfn p)
     {
         int referenced_ptes = co_await page_referenced(k, t, p);
