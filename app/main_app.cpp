@@ -3,6 +3,8 @@
 #include "enginecontroller.h"
 #include "mainwindow.h"
 #include "pagemapview.h"
+#include "scenariobrowser.h"
+#include "sourcepostview.h"
 #include "transportbar.h"
 
 #include <QApplication>
@@ -34,7 +36,9 @@ int main(int argc, char** argv)
     QCommandLineOption raise(QStringLiteral("raise"), QStringLiteral("Bring these docks to the front (comma-separated: scenario, parameters, results, chart, compare, cpus, locks, counters)."), QStringLiteral("DOCKS"));
     QCommandLineOption dark(QStringLiteral("dark"), QStringLiteral("Use the dark palette."));
     QCommandLineOption hover(QStringLiteral("hover"), QStringLiteral("With --screenshot: show the page map's tooltip for page PFN and capture the whole screen."), QStringLiteral("PFN"));
-    cli.addOptions({ scenario, variant, at, scale, screenshot, raise, dark, hover });
+    QCommandLineOption size(QStringLiteral("size"), QStringLiteral("With --screenshot: the window's size (default 1600x1000)."), QStringLiteral("WxH"));
+    QCommandLineOption post(QStringLiteral("post"), QStringLiteral("Open the scenario's source post (with --screenshot: capture the whole screen)."));
+    cli.addOptions({ scenario, variant, at, scale, screenshot, raise, dark, hover, size, post });
     cli.process(app);
 
     const bool shot = cli.isSet(screenshot);
@@ -67,9 +71,21 @@ int main(int argc, char** argv)
         if (shot)
             return 2;
     }
+    QSize shotSize(1600, 1000);
+    if (cli.isSet(size)) {
+        const QStringList wh = cli.value(size).split(QLatin1Char('x'));
+        const int sw = wh.value(0).toInt(), sh = wh.value(1).toInt();
+        if (wh.size() != 2 || sw < 200 || sh < 200) {
+            std::fprintf(stderr, "mmscope: --size: expected WIDTHxHEIGHT such as 1280x800, got %s\n", qPrintable(cli.value(size)));
+            return 2;
+        }
+        shotSize = QSize(sw, sh);
+    }
     if (shot)
-        w.resize(1600, 1000);
+        w.resize(shotSize);
     w.show();
+    if (cli.isSet(post) && !w.browser()->openSourcePost())
+        std::fprintf(stderr, "mmscope: --post: the scenario names no built-in post\n");
     for (const QString& name : cli.value(raise).split(QLatin1Char(','), Qt::SkipEmptyParts))
         if (auto* d = w.findChild<QDockWidget*>(name.trimmed()))
             d->raise();
@@ -84,6 +100,18 @@ int main(int argc, char** argv)
             w.goToFraction(fraction);
         if (shot)
             QTimer::singleShot(300, &w, [&] {
+                if (cli.isSet(post)) {
+                    if (auto* view = w.findChild<mms::SourcePostView*>()) {
+                        view->move(w.width() / 4, w.height() / 8);
+                        view->raise();
+                    }
+                    QTimer::singleShot(500, &w, [&] {
+                        const QString file = cli.value(screenshot);
+                        const bool ok = w.screen()->grabWindow(0).save(file, "PNG");
+                        QApplication::exit(ok ? 0 : 1);
+                    });
+                    return;
+                }
                 if (cli.isSet(hover)) {
                     const QPoint at = w.pageMap()->cellCentre(cli.value(hover).toUInt());
                     QHelpEvent help(QEvent::ToolTip, at, w.pageMap()->mapToGlobal(at));

@@ -58,6 +58,7 @@ public:
     CpuLockMapView* cpuLockMap() const { return m_cpuLocks; }
     CpuTimelineView* cpuTimeline() const { return m_timeline; }
     ParameterEditor* parameters() const { return m_params; }
+    ScenarioBrowser* browser() const { return m_browser; }
     ResultsModel* resultsModel() const { return m_resultsModel; }
     std::shared_ptr<const ResultSet> results() const { return m_results; }
     std::shared_ptr<const Scenario> resultsScenario() const { return m_resultsScenario; }

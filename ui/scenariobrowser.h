@@ -9,9 +9,12 @@
 #include <memory>
 
 class QListWidget;
+class QPushButton;
 class QTextBrowser;
 
 namespace mms {
+
+class SourcePostView;
 
 class ScenarioBrowser : public QWidget {
     Q_OBJECT
@@ -20,6 +23,8 @@ public:
 
     void showScenario(const Scenario& sc);
     static QString describe(const Scenario& sc);
+    // Opens (or raises) the reader on the shown scenario's source post; null when no such post is built in.
+    SourcePostView* openSourcePost();
 
 Q_SIGNALS:
     // A built-in id or a file path.
@@ -27,7 +32,10 @@ Q_SIGNALS:
 
 private:
     QListWidget* m_list;
+    QPushButton* m_post;
     QTextBrowser* m_text;
+    SourcePostView* m_postView = nullptr;
+    std::unique_ptr<Scenario> m_scenario;
 };
 
 } // namespace mms

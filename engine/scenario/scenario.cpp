@@ -13,6 +13,7 @@ namespace mms {
 
 const std::vector<std::pair<std::string_view, std::string_view>>& embeddedScenarios();
 std::string_view embeddedPublishedFigures();
+const std::vector<std::pair<std::string_view, std::string_view>>& embeddedSeeds();
 
 namespace {
     std::string describe(const OJson& v)
@@ -494,6 +495,14 @@ const nlohmann::json& publishedFigures()
 {
     static const nlohmann::json figures = nlohmann::json::parse(embeddedPublishedFigures());
     return figures;
+}
+
+std::string_view sourcePost(const std::string& seedFile)
+{
+    for (auto& [name, text] : embeddedSeeds())
+        if (name == seedFile)
+            return text;
+    return {};
 }
 
 } // namespace mms

@@ -11,6 +11,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace mms {
@@ -75,5 +76,8 @@ std::vector<ScenarioInfo> builtinScenarios();
 Scenario loadScenario(const std::string& idOrPath);
 // The posts' published figures (resources/published-figures.json).
 const nlohmann::json& publishedFigures();
+// The text of a source post (resources/seeds) by its file name, as a scenario's source.seed names it; empty if
+// no such post is built in.
+std::string_view sourcePost(const std::string& seedFile);
 
 } // namespace mms

@@ -4,10 +4,16 @@
 #include "pagemapview.h"
 #include "parametereditor.h"
 #include "resultsmodel.h"
+#include "sourcepostview.h"
 #include "transportbar.h"
 
 #include <QFile>
+#include <QApplication>
 #include <QLineEdit>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QRegularExpression>
+#include <QTimer>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -73,6 +79,105 @@ private Q_SLOTS:
         QVERIFY2(w.lastError().contains(QLatin1String("broken.json")), qPrintable(w.lastError()));
         QVERIFY(!w.loadScenario(QStringLiteral("no-such-scenario")));
         QVERIFY(w.loadScenario(QStringLiteral("madv-free-swapin")));
+    }
+
+    void brokenFileGivesADialog_data()
+    {
+        QTest::addColumn<QByteArray>("content");
+        QTest::addColumn<QString>("names"); // what the dialog must name besides the file
+        QTest::addRow("truncated JSON") << QByteArray("{\"id\": \"x\", \"machine\": {\"cpus\": 4}") << QStringLiteral("parse");
+        QTest::addRow("wrong type") << QByteArray(R"({"id": "x", "title": "t", "machine": {"preset": "generic-12cpu-2015", "cpus": "many"},
+            "workload": {"kind": "memset-madvise"}, "variants": {"a": {}}, "metrics": ["elapsed_s"]})") << QStringLiteral("machine.cpus");
+        QTest::addRow("unknown workload") << QByteArray(R"({"id": "x", "title": "t", "machine": {"preset": "generic-12cpu-2015"},
+            "workload": {"kind": "fork-bomb"}, "variants": {"a": {}}, "metrics": ["elapsed_s"]})") << QStringLiteral("fork-bomb");
+    }
+    void brokenFileGivesADialog()
+    {
+        // With dialogs on, as the app runs: opening the file shows a message box naming the file and the problem,
+        // and the window keeps its scenario.
+        QFETCH(QByteArray, content);
+        QFETCH(QString, names);
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("broken.json"));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(content);
+        f.close();
+        MainWindow::Options o = quiet();
+        o.dialogs = true;
+        MainWindow w(o);
+        QVERIFY(w.loadScenario(QStringLiteral("madv-free-swapin")));
+        w.show();
+        QString shown;
+        QTimer::singleShot(0, &w, [&] {
+            for (QWidget* top : QApplication::topLevelWidgets())
+                if (auto* box = qobject_cast<QMessageBox*>(top); box && box->isVisible()) {
+                    shown = box->text();
+                    box->accept();
+                }
+        });
+        QVERIFY(!w.loadScenario(path));
+        QVERIFY2(shown.contains(QLatin1String("broken.json")), qPrintable(shown));
+        QVERIFY2(shown.contains(names, Qt::CaseInsensitive), qPrintable(shown));
+        QCOMPARE(w.parameters()->scenario()->id(), std::string("madv-free-swapin"));
+    }
+
+    void sourcePostIsOneClickAway()
+    {
+        MainWindow w(quiet());
+        QVERIFY(w.loadScenario(QStringLiteral("madv-free-swapin")));
+        w.show();
+        auto* button = w.findChild<QPushButton*>(QStringLiteral("source-post-button"));
+        QVERIFY(button);
+        QVERIFY(button->isEnabled());
+        QTest::mouseClick(button, Qt::LeftButton);
+        auto* post = w.findChild<SourcePostView*>(QStringLiteral("source-post"));
+        QVERIFY(post);
+        QTRY_VERIFY(post->isVisible());
+        QVERIFY(post->text().contains(QLatin1String("madvise_free")));
+        // At the table: the swapin counts and the /usr/bin/time lines of the post.
+        QVERIFY2(post->highlightedText().contains(QLatin1String("879,585")), qPrintable(post->highlightedText()));
+    }
+
+    void sourcePostOfEveryScenario_data()
+    {
+        QTest::addColumn<QString>("id");
+        for (const ScenarioInfo& s : builtinScenarios())
+            QTest::addRow("%s", s.id.c_str()) << QString::fromStdString(s.id);
+    }
+    void sourcePostOfEveryScenario()
+    {
+        // Every built-in scenario's post is built in (a clean clone has no ../shared), reads as lines, and where
+        // the scenario has published figures the viewer lands on a passage holding them.
+        QFETCH(QString, id);
+        const Scenario sc = loadScenario(id.toStdString());
+        SourcePostView v;
+        QVERIFY2(v.showScenario(sc), qPrintable(QString::fromStdString(sc.json()["source"].dump())));
+        const QString text = v.text();
+        QVERIFY(text.size() > 1000);
+        // Where the archive collapsed the mail onto a few long lines, the reader breaks it up again: headers,
+        // trailers and quoted lines start lines of their own.
+        const std::string_view raw = sourcePost(sourceSeed(sc));
+        const auto rawLines = std::count(raw.begin(), raw.end(), '\n') + 1;
+        const QStringList lines = text.split(QLatin1Char('\n'));
+        int longest = 0;
+        for (const QString& line : lines)
+            longest = std::max(longest, int(line.size()));
+        if (longest > 1500 || rawLines < 10) {
+            QVERIFY2(lines.size() >= 3 * rawLines, qPrintable(QStringLiteral("%1 -> %2 lines").arg(rawLines).arg(lines.size())));
+            QVERIFY(std::any_of(lines.begin(), lines.end(), [](const QString& l) {
+                return l.startsWith(QLatin1String("Subject: ")) || l.startsWith(QLatin1String("From: "));
+            }));
+        }
+        if (!sc.published().is_object() || sc.published().empty())
+            return;
+        const QString mark = v.highlightedText();
+        QVERIFY2(!mark.isEmpty(), "no published figure found in the post");
+        int figures = 0;
+        static const QRegularExpression number(QStringLiteral("\\d[\\d,]*\\.?\\d*"));
+        for (auto it = number.globalMatch(mark); it.hasNext(); it.next())
+            ++figures;
+        QVERIFY2(figures >= 2, qPrintable(mark));
     }
 
     void parameterEditorValidatesAsYouType_data()
