@@ -172,11 +172,29 @@ namespace {
         opts.recording.memoryBudget = 64u << 20;
         std::mutex m;
         bool tty = isatty(2);
-        if (tty)
+        // Runs finished and the share of all the work done (inside the running runs too), on one line.
+        std::size_t runsDone = 0, runsTotal = planRuns(sc).size();
+        double share = 0;
+        auto show = [&] {
+            char pct[16];
+            std::snprintf(pct, sizeof pct, "%5.1f %%", 100.0 * share);
+            err << "\r" << sc.id() << ": " << runsDone << "/" << runsTotal << " runs, " << pct << (runsDone == runsTotal ? "\n" : "") << std::flush;
+        };
+        if (tty) {
             opts.progress = [&](std::size_t done, std::size_t total) {
                 std::lock_guard<std::mutex> lock(m);
-                err << "\r" << sc.id() << ": " << done << "/" << total << " runs" << (done == total ? "\n" : "") << std::flush;
+                runsDone = std::max(runsDone, done);
+                runsTotal = total;
+                show();
             };
+            opts.progressFraction = [&](double f) {
+                std::lock_guard<std::mutex> lock(m);
+                if (f > share) {
+                    share = f;
+                    show();
+                }
+            };
+        }
         ResultSet rs = runScenario(sc, opts);
         std::signal(SIGINT, previous);
         return rs;

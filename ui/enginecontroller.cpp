@@ -50,6 +50,7 @@ quint64 EngineController::start(const Request& request)
     m_job = job;
     m_running = true;
     m_pendingScenario = request.scenario;
+    m_progress = 0;
     Q_EMIT runStarted(gen);
     Q_EMIT progressChanged(0.0);
 
@@ -61,16 +62,16 @@ quint64 EngineController::start(const Request& request)
         opts.scale = req.scale;
         opts.interrupter = job.get();
         opts.recording.enabled = req.record;
-        // Throttle: at most one queued progress update per 1 % (heaptrack emits every 0.1 %; runs are coarse).
-        auto lastPercent = std::make_shared<std::atomic<int>>(-1);
-        opts.progress = [self, gen, lastPercent](std::size_t done, std::size_t total) {
-            int pct = total ? static_cast<int>(100 * done / total) : 100;
-            if (lastPercent->exchange(pct) == pct)
-                return;
+        // The runner reports the share of all the work done (finished runs and the running ones' own progress)
+        // in 0.1 % steps, like heaptrack; each step is one queued call. They may arrive out of order from
+        // parallel runs: the GUI side keeps the largest.
+        opts.progressFraction = [self, gen](double fraction) {
             QMetaObject::invokeMethod(
-                self.data(), [self, gen, pct] {
-                    if (self && self->m_generation == gen)
-                        Q_EMIT self->progressChanged(pct / 100.0);
+                self.data(), [self, gen, fraction] {
+                    if (self && self->m_generation == gen && fraction > self->m_progress) {
+                        self->m_progress = fraction;
+                        Q_EMIT self->progressChanged(fraction);
+                    }
                 },
                 Qt::QueuedConnection);
         };

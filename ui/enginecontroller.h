@@ -36,6 +36,7 @@ public:
 
 Q_SIGNALS:
     void runStarted(quint64 generation);
+    // The share of the run's work done, 0..1, growing in steps of at least 0.1 % (inside one simulation too).
     void progressChanged(double fraction);
     void runFinished(std::shared_ptr<const mms::ResultSet> results);
     void runCancelled();
@@ -50,6 +51,7 @@ private:
     std::vector<std::pair<std::shared_ptr<Job>, std::thread>> m_workers;
     quint64 m_generation = 0;
     bool m_running = false;
+    double m_progress = 0; // the largest share done reported for the current generation
     std::shared_ptr<const ResultSet> m_results;
     std::shared_ptr<const Scenario> m_scenario;
     std::shared_ptr<const Scenario> m_pendingScenario;

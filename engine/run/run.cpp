@@ -2,7 +2,9 @@
 
 #include "run/recorder.h"
 
+#include <algorithm>
 #include <map>
+#include <optional>
 
 namespace mms {
 
@@ -42,6 +44,28 @@ namespace {
                 out.push_back(s);
         return out;
     }
+
+    // Passes cancellation through and adds the workload's own progress. The simulator polls wasInterrupted()
+    // every 64 Ki events (a few hundred times per host second at most), a modest rate for progress too.
+    class RunInterrupter final : public Interrupter {
+    public:
+        RunInterrupter(Interrupter& outer, const Workload& workload)
+            : m_outer(outer)
+            , m_workload(workload)
+        {
+        }
+        bool wasInterrupted() override
+        {
+            const double f = m_workload.progress();
+            if (f >= 0)
+                m_outer.progress(std::min(f, 1.0));
+            return m_outer.wasInterrupted();
+        }
+
+    private:
+        Interrupter& m_outer;
+        const Workload& m_workload;
+    };
 } // namespace
 
 RunResult executeRun(const RunSpec& spec, Interrupter* interrupter)
@@ -59,7 +83,10 @@ RunResult executeRun(const RunSpec& spec, Interrupter* interrupter)
         recorder = std::make_unique<Recorder>(kernel, sched, spec.recording);
 
     // The user tasks end the run; kernel threads (kswapd) then sleep and the event queue drains.
-    bool finished = sim.run(interrupter);
+    std::optional<RunInterrupter> watch;
+    if (interrupter)
+        watch.emplace(*interrupter, *workload);
+    bool finished = sim.run(watch ? &*watch : nullptr);
 
     RunResult r;
     r.variant = spec.variant;

@@ -24,7 +24,9 @@ struct RunSpec {
     bool checkInvariants = false; // verify the kernel's invariants at the end (tests)
 };
 
-// Throws ScenarioError for an invalid setup; returns with metrics["cancelled"] = 1 if interrupted.
+// Throws ScenarioError for an invalid setup; returns with metrics["cancelled"] = 1 if interrupted. While the run
+// goes, the interrupter also hears the workload's progress (Interrupter::progress, 0..1, from this thread) when
+// the workload can tell it.
 RunResult executeRun(const RunSpec& spec, Interrupter* interrupter = nullptr);
 
 // The per-run seed: (scenario seed, variant, point, repetition) mixed; host-independent.

@@ -9,6 +9,59 @@
 
 namespace mms {
 
+namespace {
+    // Per-run progress for runScenario: each run's share done in its own slot; the sum over all runs, in 0.1 %
+    // steps, goes to the caller whenever it grows. Slots are written by the run's worker only; the sum is read
+    // racily, which can only make a report late, never wrong by more than a step.
+    class ProgressTracker {
+    public:
+        ProgressTracker(std::size_t runs, std::function<void(double)> report)
+            : m_share(runs)
+            , m_report(std::move(report))
+        {
+        }
+        void set(std::size_t run, double fraction)
+        {
+            if (!m_report)
+                return;
+            m_share[run].store(fraction, std::memory_order_relaxed);
+            double sum = 0;
+            for (const auto& s : m_share)
+                sum += s.load(std::memory_order_relaxed);
+            const int permille = static_cast<int>(1000.0 * sum / static_cast<double>(m_share.size()));
+            int last = m_reported.load(std::memory_order_relaxed);
+            while (permille > last)
+                if (m_reported.compare_exchange_weak(last, permille)) {
+                    m_report(permille / 1000.0);
+                    return;
+                }
+        }
+
+    private:
+        std::vector<std::atomic<double>> m_share;
+        std::atomic<int> m_reported { 0 };
+        std::function<void(double)> m_report;
+    };
+
+    // The interrupter one run sees: cancellation from the caller's, progress into the run's slot.
+    class RunSlot final : public Interrupter {
+    public:
+        RunSlot(Interrupter* outer, ProgressTracker& tracker, std::size_t run)
+            : m_outer(outer)
+            , m_tracker(tracker)
+            , m_run(run)
+        {
+        }
+        bool wasInterrupted() override { return m_outer && m_outer->wasInterrupted(); }
+        void progress(double fraction) override { m_tracker.set(m_run, fraction); }
+
+    private:
+        Interrupter* m_outer;
+        ProgressTracker& m_tracker;
+        std::size_t m_run;
+    };
+} // namespace
+
 std::string engineVersion() { return MMSCOPE_VERSION; }
 
 std::vector<PlannedRun> planRuns(const Scenario& sc)
@@ -35,6 +88,7 @@ ResultSet runScenario(const Scenario& sc, const RunnerOptions& opts)
     rs.threads = threads;
 
     std::atomic<std::size_t> done { 0 };
+    ProgressTracker tracker(plan.size(), opts.progressFraction);
     std::atomic<bool> cancelled { false };
     auto body = [&](std::size_t i) {
         if (cancelled.load() || (opts.interrupter && opts.interrupter->wasInterrupted())) {
@@ -50,9 +104,12 @@ ResultSet runScenario(const Scenario& sc, const RunnerOptions& opts)
         spec.seed = runSeed(sc.seed(), spec.variant, spec.point, spec.rep);
         spec.checkInvariants = opts.checkInvariants;
         spec.recording = opts.recording;
-        rs.results[i] = executeRun(spec, opts.interrupter);
+        RunSlot slot(opts.interrupter, tracker, i);
+        rs.results[i] = executeRun(spec, &slot);
         if (rs.results[i].metrics.count("cancelled"))
             cancelled = true;
+        else
+            tracker.set(i, 1.0);
         std::size_t n = ++done;
         if (opts.progress)
             opts.progress(n, plan.size());

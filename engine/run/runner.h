@@ -15,6 +15,10 @@ struct RunnerOptions {
     Interrupter* interrupter = nullptr;
     // Called after each run completes (from a worker thread; must be thread-safe): runs done, runs in total.
     std::function<void(std::size_t, std::size_t)> progress;
+    // The share of all the work done, 0..1: finished runs plus the running ones' own progress (their workloads'
+    // work done of planned). Called from worker threads (must be thread-safe), only when the share has grown by
+    // at least 0.1 %; concurrent calls may arrive out of order, so keep the largest.
+    std::function<void(double)> progressFraction;
     bool checkInvariants = false;
     RecordingOptions recording;
 };

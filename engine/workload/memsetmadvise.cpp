@@ -40,6 +40,7 @@ namespace {
             auto bytes = ctx.params.at("size").get<std::uint64_t>();
             auto pages = static_cast<std::uint32_t>(std::max<std::uint64_t>(1, bytes / kPageSize));
             int loops = ctx.params.at("loops").get<int>();
+            m_plannedOps = static_cast<std::uint64_t>(n) * pages * static_cast<std::uint64_t>(loops);
             ctx.k.startKswapd(0);
             for (int i = 0; i < n; ++i) {
                 MmStruct& mm = ctx.k.mm_alloc();
@@ -63,8 +64,17 @@ namespace {
             out["swapouts"] = static_cast<double>(ctx.k.vm.get(Vm::PswpOut));
         }
 
+        double progress() const override
+        {
+            std::uint64_t done = 0; // pages memset, over all processes and loops
+            for (const Task* t : m_tasks)
+                done += t->opsDone;
+            return m_plannedOps ? static_cast<double>(done) / static_cast<double>(m_plannedOps) : -1.0;
+        }
+
     private:
         std::vector<Task*> m_tasks;
+        std::uint64_t m_plannedOps = 0;
     };
 } // namespace
 

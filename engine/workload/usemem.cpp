@@ -51,6 +51,8 @@ namespace {
                 m_tasks.push_back(&t);
             }
             prefault(k, mms, cpus, order, budget, Rng(Rng::mix(ctx.seed, 0x05e3e3)));
+            for (const MmStruct* mm : mms)
+                m_mappedAtExit += mm->rss + mm->swapents;
             m_freeTime.assign(static_cast<std::size_t>(n), 0);
             for (int i = 0; i < n; ++i)
                 ctx.s.start(*m_tasks[static_cast<std::size_t>(i)], exitProcess(k, *m_tasks[static_cast<std::size_t>(i)], m_freeTime[static_cast<std::size_t>(i)]));
@@ -157,8 +159,22 @@ namespace {
                 }
         }
 
+    public:
+        // exit_mmap() zaps every present PTE (rss) and swap entry (swapents): the share zapped so far.
+        double progress() const override
+        {
+            if (m_mappedAtExit == 0)
+                return -1.0;
+            std::uint64_t left = 0;
+            for (const Task* t : m_tasks)
+                left += t->mm->rss + t->mm->swapents;
+            return 1.0 - static_cast<double>(left) / static_cast<double>(m_mappedAtExit);
+        }
+
+    private:
         std::vector<Task*> m_tasks;
         std::vector<Time> m_freeTime;
+        std::uint64_t m_mappedAtExit = 0;
     };
 } // namespace
 

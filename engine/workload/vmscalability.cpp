@@ -73,6 +73,9 @@ namespace {
             k.startKswapd(0);
             DdSpec spec;
             spec.end = runtime > 0 ? ns(runtime * 1e9) : 0;
+            m_sim = &ctx.s.sim();
+            m_end = spec.end;
+            m_plannedPages = static_cast<std::uint64_t>(files) * static_cast<std::uint64_t>(readers) * pages;
             int j = 0;
             for (int f = 0; f < files; ++f) {
                 AddressSpace& m = new_address_space(k, pages);
@@ -126,9 +129,24 @@ namespace {
             out["ns_per_page"] = pagesRead && m_tasks.size() == 1 ? toNs(end - m_tasks[0]->started) / static_cast<double>(pagesRead) : 0.0;
         }
 
+        // Each dd stops at EOF or at the script's timeout, whichever comes first: the further of the two.
+        double progress() const override
+        {
+            std::uint64_t read = 0;
+            for (const Task* t : m_tasks)
+                read += t->opsDone;
+            double f = m_plannedPages ? static_cast<double>(read) / static_cast<double>(m_plannedPages) : 0.0;
+            if (m_end > 0)
+                f = std::max(f, static_cast<double>(m_sim->now()) / static_cast<double>(m_end));
+            return std::min(f, 1.0);
+        }
+
     private:
         bool m_mmap;
         std::vector<Task*> m_tasks;
+        const Simulator* m_sim = nullptr;
+        Time m_end = 0;
+        std::uint64_t m_plannedPages = 0;
     };
 
     std::vector<ParamSpec> params(int files, int readers, const char* size, double runtime)

@@ -41,6 +41,10 @@ public:
     virtual void setup(WorkloadContext& ctx) = 0;
     // Called when the simulation has ended; fills the metrics.
     virtual void finish(WorkloadContext& ctx, Metrics& out) = 0;
+    // The share of its planned work done so far, 0..1, for progress inside one run (pages touched of those
+    // planned, entries freed of those mapped); negative when the workload cannot tell (progress then moves per
+    // finished run only). Called on the run's own thread between events, so it may read the tasks directly.
+    virtual double progress() const { return -1; }
 };
 
 struct WorkloadKind {

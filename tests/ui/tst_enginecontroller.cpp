@@ -5,6 +5,9 @@
 #include "run/runner.h"
 
 #include <QSignalSpy>
+
+#include <algorithm>
+#include <mutex>
 #include <QTest>
 
 using namespace mms;
@@ -70,6 +73,61 @@ private Q_SLOTS:
         QVERIFY(!c.isRunning());
         QTest::qWait(300);
         QCOMPARE(finished.count(), 0);
+        c.start(request(0.01));
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
+    }
+
+    static EngineController::Request oneRun(double scale)
+    {
+        EngineController::Request r = request(scale);
+        OJson doc = r.scenario->json();
+        const OJson madvfree = doc["variants"]["madvfree"];
+        doc["variants"] = OJson::object({ { "madvfree", madvfree } });
+        r.scenario = std::make_shared<const Scenario>(Scenario::fromJson(doc, "one run"));
+        return r;
+    }
+
+    void runnerReportsProgressInsideARun()
+    {
+        // One run: per-run progress alone would jump from 0 to 1. The workload's own progress moves in between,
+        // in steps of at least 0.1 %, never backwards, and ends at 1.
+        auto sc = oneRun(0.03).scenario;
+        std::mutex m;
+        std::vector<double> seen;
+        RunnerOptions opts;
+        opts.scale = 0.03;
+        opts.threads = 2;
+        opts.progressFraction = [&](double f) {
+            std::lock_guard<std::mutex> lock(m);
+            seen.push_back(f);
+        };
+        const ResultSet rs = runScenario(*sc, opts);
+        QCOMPARE(rs.results.size(), std::size_t(1));
+        QVERIFY2(seen.size() >= 10, qPrintable(QString::number(seen.size())));
+        QCOMPARE(seen.back(), 1.0);
+        QVERIFY(std::count_if(seen.begin(), seen.end(), [](double f) { return f > 0.05 && f < 0.95; }) >= 5);
+        for (std::size_t i = 1; i < seen.size(); ++i)
+            QVERIFY(seen[i] >= seen[i - 1] + 0.001 - 1e-12); // single-threaded here: in order
+    }
+
+    void cancelInsideARun()
+    {
+        // The GUI's progress bar moves during the one run; cancelling then stops it mid-run, and the controller
+        // takes the next run.
+        EngineController c;
+        QSignalSpy progress(&c, &EngineController::progressChanged);
+        QSignalSpy finished(&c, &EngineController::runFinished);
+        QSignalSpy cancelled(&c, &EngineController::runCancelled);
+        c.start(oneRun(0.1));
+        QTRY_VERIFY_WITH_TIMEOUT(progress.count() > 0 && progress.last().at(0).toDouble() >= 0.02, 60000);
+        const double at = progress.last().at(0).toDouble();
+        QVERIFY2(at < 1.0, "the run finished before it could be cancelled: raise the scale");
+        c.cancel();
+        QCOMPARE(cancelled.count(), 1);
+        QTest::qWait(300);
+        QCOMPARE(finished.count(), 0);
+        for (int i = 1; i < progress.count(); ++i)
+            QVERIFY(progress.at(i).at(0).toDouble() >= progress.at(i - 1).at(0).toDouble() || progress.at(i).at(0).toDouble() == 0.0);
         c.start(request(0.01));
         QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
     }
