@@ -2,7 +2,10 @@
 
 #include "comparepanel.h"
 #include "counterplot.h"
+#include "cpulockmapview.h"
 #include "export.h"
+#include "lockheatmapview.h"
+#include "recordingview.h"
 #include "resultschart.h"
 #include "resultsmodel.h"
 #include "run/format.h"
@@ -14,10 +17,12 @@
 #include <QDateTime>
 #include <QFile>
 #include <QFileInfo>
+#include <QPainter>
 #include <QPdfWriter>
 #include <QTextDocument>
 #include <QUrl>
 
+#include <algorithm>
 #include <memory>
 
 namespace mms {
@@ -60,6 +65,55 @@ namespace {
         return html + QStringLiteral("</table>");
     }
 
+    // A view that paints itself (no QCustomPlot) as a 2x image, the way the app shows it at the end of the run.
+    QImage renderView(QWidget& w, QSize size)
+    {
+        w.resize(size);
+        QImage img(size * 2, QImage::Format_ARGB32_Premultiplied);
+        img.setDevicePixelRatio(2);
+        img.fill(w.palette().color(QPalette::Window));
+        w.render(&img);
+        return img;
+    }
+
+    // The runs whose lock maps go into the report: per variant, repetition 0 at the last sweep point (the most
+    // threads or users, where the posts' contention is largest).
+    std::vector<const RunResult*> lockMapRuns(const ResultSet& rs)
+    {
+        std::vector<const RunResult*> out;
+        for (const RunResult& r : rs.results) {
+            if (!r.recording || r.rep != 0)
+                continue;
+            auto same = std::find_if(out.begin(), out.end(), [&](const RunResult* o) { return o->variant == r.variant; });
+            if (same == out.end())
+                out.push_back(&r);
+            else
+                *same = &r; // results are in point order: the later one is the later point
+        }
+        return out;
+    }
+
+    void addLockCharts(const ResultSet& rs, std::vector<Chart>& charts)
+    {
+        for (const RunResult* r : lockMapRuns(rs)) {
+            const QString label = ComparePanel::runLabel(*r, false);
+            const Time end = recordingEnd(*r->recording);
+            LockHeatmapView heat;
+            heat.setRecording(r->recording, label);
+            heat.setTime(end);
+            charts.push_back({ QStringLiteral("chart-%1.png").arg(charts.size()),
+                               QStringLiteral("Locks × time, %1: colour = share of all CPUs' time spent waiting for the lock in each frame").arg(label),
+                               renderView(heat, QSize(760, 260)) });
+            CpuLockMapView map;
+            map.setRecording(r->recording, label);
+            map.setTime(end);
+            const int rows = r->recording->cpuCount();
+            charts.push_back({ QStringLiteral("chart-%1.png").arg(charts.size()),
+                               QStringLiteral("CPUs × locks, %1: colour = share of each CPU's time spent waiting for each lock over the whole run").arg(label),
+                               renderView(map, QSize(760, std::clamp(140 + rows * 14, 240, 900))) });
+        }
+    }
+
     std::vector<Chart> makeCharts(const Scenario& sc, const ResultSet& rs)
     {
         std::vector<Chart> charts;
@@ -90,6 +144,7 @@ namespace {
                                    QStringLiteral("%1 over simulated time").arg(QString::fromLatin1(c)), counters.renderImage(QSize(760, 300)) });
             }
         }
+        addLockCharts(rs, charts);
         return charts;
     }
 

@@ -1,7 +1,11 @@
 // Export: every chart writes a valid PNG, PDF and SVG; tables and the report carry the results; an unwritable
 // folder is reported, not crashed on; the item models pass QAbstractItemModelTester.
+#include "comparepanel.h"
 #include "counterplot.h"
+#include "cpulockmapview.h"
+#include "cputimelineview.h"
 #include "export.h"
+#include "lockheatmapview.h"
 #include "pagemapview.h"
 #include "report.h"
 #include "resultschart.h"
@@ -66,7 +70,7 @@ private Q_SLOTS:
     {
         QTest::addColumn<QString>("chart");
         QTest::addColumn<QString>("ext");
-        for (const char* chart : { "results", "counters", "pagemap" })
+        for (const char* chart : { "results", "counters", "pagemap", "heatmap", "cpulocks", "timeline", "compare" })
             for (const char* ext : { "png", "pdf", "svg" })
                 QTest::addRow("%s.%s", chart, ext) << QString::fromLatin1(chart) << QString::fromLatin1(ext);
     }
@@ -88,16 +92,36 @@ private Q_SLOTS:
             c.resize(700, 400);
             c.setSeries({ { QStringLiteral("madvfree"), m_rs->results[1].recording } });
             ok = c.exportTo(path, &error);
+        } else if (chart == QLatin1String("compare")) {
+            ComparePanel c;
+            c.resize(900, 400);
+            c.setResults(m_sc, m_rs);
+            c.setTime(midRun());
+            ok = exportWidget(&c, path, &error);
         } else {
-            PageMapView v;
-            v.resize(500, 400);
-            v.setRecording(m_rs->results[1].recording, QStringLiteral("madvfree"));
-            v.setTime(m_rs->results[1].recording->frameTime(m_rs->results[1].recording->frameCount() / 3));
-            ok = exportWidget(&v, path, &error);
+            // The views that paint themselves, each at a third of the madvfree run.
+            std::unique_ptr<QWidget> w;
+            auto show = [&](auto* v) {
+                v->setRecording(m_rs->results[1].recording, QStringLiteral("madvfree"));
+                v->setTime(midRun());
+                w.reset(v);
+            };
+            if (chart == QLatin1String("pagemap"))
+                show(new PageMapView);
+            else if (chart == QLatin1String("heatmap"))
+                show(new LockHeatmapView);
+            else if (chart == QLatin1String("cpulocks"))
+                show(new CpuLockMapView);
+            else
+                show(new CpuTimelineView);
+            w->resize(500, 400);
+            ok = exportWidget(w.get(), path, &error);
         }
         QVERIFY2(ok, qPrintable(error));
         verifyFile(path);
     }
+
+    Time midRun() const { return m_rs->results[1].recording->frameTime(m_rs->results[1].recording->frameCount() / 3); }
 
     void unwritableFolderIsReported()
     {
@@ -125,6 +149,13 @@ private Q_SLOTS:
             QVERIFY2(html.contains(QLatin1String(v)), v);
         QVERIFY(html.contains(QLatin1String("data:image/png;base64,")));
         QVERIFY(html.contains(QString::fromStdString(m_sc->json()["source"]["seed"].get<std::string>())));
+        // Both lock views per variant: locks x time and CPUs x locks, as images.
+        for (const char* v : { "dontneed", "madvfree", "madvfree-patched" }) {
+            QVERIFY2(html.contains(QStringLiteral("CPUs × locks, %1:").arg(QLatin1String(v))), v);
+            QVERIFY2(html.contains(QStringLiteral("Locks × time, %1:").arg(QLatin1String(v))), v);
+        }
+        // 3 results charts (one per metric), the counter charts, 2 lock charts per variant: each an image.
+        QVERIFY(html.count(QLatin1String("<img src='data:image/png;base64,")) >= int(m_sc->metrics().size()) + 6);
     }
 
     void pdfReport()

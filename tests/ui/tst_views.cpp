@@ -8,12 +8,14 @@
 #include "run/recording.h"
 #include "run/run.h"
 
+#include <algorithm>
+
 #include <QTest>
 
 using namespace mms;
 
 namespace {
-std::shared_ptr<const Recording> recordingOf(const std::string& variant)
+RunResult runOf(const std::string& variant)
 {
     static Scenario sc = loadScenario("madv-free-swapin");
     RunSpec spec;
@@ -22,8 +24,9 @@ std::shared_ptr<const Recording> recordingOf(const std::string& variant)
     spec.scale = 0.01;
     spec.seed = runSeed(sc.seed(), variant, spec.point, 0);
     spec.recording.enabled = true;
-    return executeRun(spec).recording;
+    return executeRun(spec);
 }
+std::shared_ptr<const Recording> recordingOf(const std::string& variant) { return runOf(variant).recording; }
 } // namespace
 
 class TestViews : public QObject {
@@ -123,6 +126,48 @@ private Q_SLOTS:
         QVERIFY(qGray(shot.pixel(hot)) < qGray(none) - 40);
         if (haveIdle)
             QCOMPARE(shot.pixel(v.cellCentre(idleL, idleF) * shot.devicePixelRatio()) & 0xffffff, none);
+    }
+
+    void heatmapRowsFollowLockstat()
+    {
+        // Row by row against the run's lockstat (what `mmscope-cli run --format json` reports): a lock that lockstat
+        // says was waited for has hot cells in its row; one that was never waited for is "none" all along.
+        const RunResult run = runOf("madvfree");
+        const Recording& rec = *run.recording;
+        LockHeatmapView v;
+        v.resize(700, 80 + 18 * int(rec.lockNames().size()));
+        v.setRecording(run.recording, QStringLiteral("madvfree"));
+        const QImage shot = v.grab().toImage();
+        const QRgb none = heatColour(0) & 0xffffff;
+        Time heaviest = 0;
+        for (const LockSummary& s : run.locks)
+            heaviest = std::max(heaviest, s.waitTotal);
+        int hotRows = 0, quietRows = 0;
+        for (const LockSummary& s : run.locks) {
+            const auto it = std::find(rec.lockNames().begin(), rec.lockNames().end(), s.name);
+            QVERIFY2(it != rec.lockNames().end(), s.name.c_str());
+            const auto l = std::size_t(it - rec.lockNames().begin());
+            Time recorded = 0;
+            for (std::size_t f = 0; f < rec.frameCount(); ++f)
+                recorded += rec.lockFrame(l, f).wait;
+            QCOMPARE(recorded > 0, s.waitTotal > 0);
+            int hot = 0;
+            const int cursorX = v.cellCentre(l, 0).x(); // the time cursor's line is drawn at t = 0
+            for (std::size_t f = 0; f < rec.frameCount(); ++f) {
+                const QPoint c = v.cellCentre(l, f);
+                if (c.x() > cursorX + 2 && (shot.pixel(c * shot.devicePixelRatio()) & 0xffffff) != none)
+                    ++hot;
+            }
+            if (s.waitTotal == 0) {
+                QVERIFY2(hot == 0, s.name.c_str());
+                ++quietRows;
+            } else if (s.waitTotal * 20 >= heaviest) { // a lock with a twentieth of the top wait shows colour
+                QVERIFY2(hot > 0, s.name.c_str());
+                ++hotRows;
+            }
+        }
+        QVERIFY(hotRows >= 1);
+        QVERIFY(quietRows >= 1);
     }
 
     void cpuTimelineIsNotBlank()
