@@ -13,8 +13,8 @@
 namespace mms {
 
 namespace {
-    constexpr int kTitleHeight = 20;
-    constexpr int kScaleHeight = 18;
+    // the colour scale's row: its labels' line and a margin
+    int scaleHeight(const QWidget* w) { return std::max(18, w->fontMetrics().height() + 4); }
 } // namespace
 
 CpuLockMapView::CpuLockMapView(QWidget* parent)
@@ -103,7 +103,7 @@ int CpuLockMapView::lockLabelHeight() const
 
 QRect CpuLockMapView::plotArea() const
 {
-    const int top = kTitleHeight + kScaleHeight;
+    const int top = titleHeight(this) + scaleHeight(this);
     return QRect(cpuLabelWidth(), top, std::max(1, width() - cpuLabelWidth() - 6), std::max(1, height() - top - lockLabelHeight()));
 }
 
@@ -127,10 +127,12 @@ void CpuLockMapView::paintEvent(QPaintEvent*)
         p.drawText(rect(), Qt::AlignCenter, tr("no recording yet"));
         return;
     }
-    p.drawText(QRect(4, 0, width() - 8, kTitleHeight), Qt::AlignVCenter | Qt::AlignLeft,
-               fm.elidedText(tr("%1 — CPUs × locks: share of each CPU's time waiting, 0 → %2")
-                                 .arg(m_title, formatTime(m_rec->frameCount() ? m_rec->frameTime(m_frame) : 0)),
-                             Qt::ElideRight, width() - 8));
+    const QString upTo = formatTime(m_rec->frameCount() ? m_rec->frameTime(m_frame) : 0);
+    p.drawText(QRect(4, 0, width() - 8, titleHeight(this)), Qt::AlignVCenter | Qt::AlignLeft,
+               fitTitle(fm, width() - 8,
+                        { tr("%1 — CPUs × locks: share of each CPU's time waiting, 0 → %2").arg(m_title, upTo),
+                          tr("%1 — CPUs × locks: wait share, 0 → %2").arg(m_title, upTo), tr("%1 — CPUs × locks").arg(m_title),
+                          tr("CPUs × locks") }));
     if (m_columns.empty()) {
         p.drawText(rect(), Qt::AlignCenter, tr("no lock was contended"));
         return;
@@ -172,11 +174,11 @@ void CpuLockMapView::paintEvent(QPaintEvent*)
     const QString none = tr("none"), peak = tr("peak %1%").arg(m_peak * 100, 0, 'f', 2);
     const int left = std::min(a.left(), 4 + fm.horizontalAdvance(tr("scale:")) + 4);
     const int rampW = std::clamp(width() - left - fm.horizontalAdvance(none) - fm.horizontalAdvance(peak) - 24, 20, 140);
-    QRect scale(left + fm.horizontalAdvance(none) + 6, kTitleHeight + 4, rampW, 8);
-    p.drawText(QRect(left, kTitleHeight, fm.horizontalAdvance(none) + 2, kScaleHeight), Qt::AlignLeft | Qt::AlignVCenter, none);
+    QRect scale(left + fm.horizontalAdvance(none) + 6, titleHeight(this) + 4, rampW, 8);
+    p.drawText(QRect(left, titleHeight(this), fm.horizontalAdvance(none) + 2, scaleHeight(this)), Qt::AlignLeft | Qt::AlignVCenter, none);
     for (int i = 0; i < scale.width(); ++i)
         p.fillRect(QRect(scale.left() + i, scale.top(), 1, scale.height()), QColor(heatColour(double(i) / scale.width())));
-    p.drawText(QRect(scale.right() + 6, kTitleHeight, fm.horizontalAdvance(peak) + 4, kScaleHeight), Qt::AlignLeft | Qt::AlignVCenter, peak);
+    p.drawText(QRect(scale.right() + 6, titleHeight(this), fm.horizontalAdvance(peak) + 4, scaleHeight(this)), Qt::AlignLeft | Qt::AlignVCenter, peak);
 }
 
 bool CpuLockMapView::event(QEvent* e)

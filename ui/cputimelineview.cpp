@@ -13,7 +13,6 @@
 namespace mms {
 
 namespace {
-    constexpr int kTitleHeight = 20;
     constexpr int kMainRows = 3;
     constexpr int kRowsPerCpu = kMainRows + 1;
     const QColor kIdle(0xee, 0xee, 0xea);
@@ -134,7 +133,7 @@ int CpuTimelineView::labelWidth() const
 
 QRect CpuTimelineView::plotArea() const
 {
-    return QRect(labelWidth(), kTitleHeight, width() - labelWidth() - 6, height() - kTitleHeight - legendHeight());
+    return QRect(labelWidth(), titleHeight(this), width() - labelWidth() - 6, height() - titleHeight(this) - legendHeight());
 }
 
 void CpuTimelineView::paintEvent(QPaintEvent*)
@@ -147,8 +146,10 @@ void CpuTimelineView::paintEvent(QPaintEvent*)
         p.drawText(rect(), Qt::AlignCenter, tr("no recording yet"));
         return;
     }
-    p.drawText(QRect(4, 0, width() - 8, kTitleHeight), Qt::AlignVCenter | Qt::AlignLeft,
-               tr("%1 — what each CPU did (%2 bins per frame)").arg(m_title).arg(Recording::kCpuBinsPerFrame));
+    p.drawText(QRect(4, 0, width() - 8, titleHeight(this)), Qt::AlignVCenter | Qt::AlignLeft,
+               fitTitle(QFontMetrics(font()), width() - 8,
+                        { tr("%1 — what each CPU did (%2 bins per frame)").arg(m_title).arg(Recording::kCpuBinsPerFrame),
+                          tr("%1 — what each CPU did").arg(m_title), tr("CPU timeline") }));
     QRect a = plotArea();
     p.drawImage(a, m_image);
     const int cpus = m_rec->cpuCount();

@@ -11,8 +11,8 @@
 namespace mms {
 
 namespace {
-    constexpr int kTitleHeight = 20;
-    constexpr int kScaleHeight = 26;
+    // the colour scale's row: its labels' line and a margin
+    int scaleHeight(const QWidget* w) { return std::max(26, w->fontMetrics().height() + 12); }
 } // namespace
 
 QRgb heatColour(double x)
@@ -98,7 +98,7 @@ int LockHeatmapView::labelWidth() const
 
 QRect LockHeatmapView::plotArea() const
 {
-    return QRect(labelWidth(), kTitleHeight, width() - labelWidth() - 6, height() - kTitleHeight - kScaleHeight);
+    return QRect(labelWidth(), titleHeight(this), width() - labelWidth() - 6, height() - titleHeight(this) - scaleHeight(this));
 }
 
 QPoint LockHeatmapView::cellCentre(std::size_t lock, std::size_t frame) const
@@ -120,8 +120,12 @@ void LockHeatmapView::paintEvent(QPaintEvent*)
         p.drawText(rect(), Qt::AlignCenter, tr("no recording yet"));
         return;
     }
-    p.drawText(QRect(4, 0, width() - 8, kTitleHeight), Qt::AlignVCenter | Qt::AlignLeft,
-               tr("%1 — lock wait share of all CPUs per frame (peak %2%)").arg(m_title).arg(m_maxShare * 100, 0, 'f', 2));
+    const QString peakPct = QString::number(m_maxShare * 100, 'f', 2);
+    p.drawText(QRect(4, 0, width() - 8, titleHeight(this)), Qt::AlignVCenter | Qt::AlignLeft,
+               fitTitle(QFontMetrics(font()), width() - 8,
+                        { tr("%1 — lock wait share of all CPUs per frame (peak %2%)").arg(m_title, peakPct),
+                          tr("%1 — locks × time (peak %2%)").arg(m_title, peakPct), tr("%1 — locks × time").arg(m_title),
+                          tr("locks × time") }));
     if (m_image.isNull()) {
         p.drawText(rect(), Qt::AlignCenter, tr("no locks recorded"));
         return;
@@ -141,8 +145,8 @@ void LockHeatmapView::paintEvent(QPaintEvent*)
     // Time axis ends and the cursor.
     Time end = recordingEnd(*m_rec);
     p.setPen(palette().color(QPalette::Text));
-    p.drawText(QRect(a.left(), a.bottom() + 2, 120, kScaleHeight - 4), Qt::AlignLeft | Qt::AlignTop, QStringLiteral("0"));
-    p.drawText(QRect(a.right() - 120, a.bottom() + 2, 120, kScaleHeight - 4), Qt::AlignRight | Qt::AlignTop, formatTime(end));
+    p.drawText(QRect(a.left(), a.bottom() + 2, 120, scaleHeight(this) - 4), Qt::AlignLeft | Qt::AlignTop, QStringLiteral("0"));
+    p.drawText(QRect(a.right() - 120, a.bottom() + 2, 120, scaleHeight(this) - 4), Qt::AlignRight | Qt::AlignTop, formatTime(end));
     // colour scale, between the axis' end labels when it fits
     const int none = fm.horizontalAdvance(tr("none")), peak = fm.horizontalAdvance(tr("peak"));
     const int room = a.width() - fm.horizontalAdvance(QStringLiteral("0")) - fm.horizontalAdvance(formatTime(end)) - none - peak - 40;
@@ -151,8 +155,8 @@ void LockHeatmapView::paintEvent(QPaintEvent*)
         QRect scale(a.left() + fm.horizontalAdvance(QStringLiteral("0")) + none + 16, a.bottom() + 6, rampW, 8);
         for (int i = 0; i < scale.width(); ++i)
             p.fillRect(QRect(scale.left() + i, scale.top(), 1, scale.height()), QColor(heatColour(double(i) / scale.width())));
-        p.drawText(QRect(scale.left() - none - 4, a.bottom() + 2, none, kScaleHeight - 4), Qt::AlignRight | Qt::AlignTop, tr("none"));
-        p.drawText(QRect(scale.right() + 4, a.bottom() + 2, peak + 2, kScaleHeight - 4), Qt::AlignLeft | Qt::AlignTop, tr("peak"));
+        p.drawText(QRect(scale.left() - none - 4, a.bottom() + 2, none, scaleHeight(this) - 4), Qt::AlignRight | Qt::AlignTop, tr("none"));
+        p.drawText(QRect(scale.right() + 4, a.bottom() + 2, peak + 2, scaleHeight(this) - 4), Qt::AlignLeft | Qt::AlignTop, tr("peak"));
     }
     if (end > 0) {
         double x = a.left() + double(std::clamp<Time>(m_time, 0, end)) / double(end) * a.width();

@@ -15,7 +15,6 @@
 namespace mms {
 
 namespace {
-    constexpr int kTitleHeight = 20;
     constexpr uchar kNoPageIndex = 255; // image cells past the last page
     constexpr int kStates = static_cast<int>(PageState::Count);
 
@@ -128,7 +127,7 @@ int PageMapView::legendHeight() const
 
 QRect PageMapView::mapArea() const
 {
-    return QRect(0, kTitleHeight, width(), height() - kTitleHeight - legendHeight());
+    return QRect(0, titleHeight(this), width(), height() - titleHeight(this) - legendHeight());
 }
 
 QRectF PageMapView::imageRect() const
@@ -190,7 +189,7 @@ void PageMapView::paintEvent(QPaintEvent*)
                        .arg(m_frame + 1)
                        .arg(m_rec->frameCount())
                        .arg(m_rec->pageCount());
-    p.drawText(QRect(4, 0, width() - 8, kTitleHeight), Qt::AlignVCenter | Qt::AlignLeft,
+    p.drawText(QRect(4, 0, width() - 8, titleHeight(this)), Qt::AlignVCenter | Qt::AlignLeft,
                fm.elidedText(head, Qt::ElideRight, width() - 8));
 
     QRect area = mapArea();
@@ -279,7 +278,7 @@ QString PageMapView::tooltipText(quint32 pfn) const
     return tr("pfn %1 (0x%2)\nstate: %3\nflags: %4\nowner: %5\nlist: %6")
         .arg(pfn)
         .arg(pfn, 0, 16)
-        .arg(pageStateLabel(info.state), QString::fromStdString(pageFlagNames(info.flags)),
+        .arg(pageStateLabel(info.state), wrapFlags(QString::fromStdString(pageFlagNames(info.flags))),
              QString::fromStdString(m_rec->ownerName(info.owner, info.flags)), QString::fromLatin1(pageListName(info.flags)));
 }
 

@@ -23,6 +23,28 @@ const QVector<QRgb>& pageStatePalette()
     return palette;
 }
 
+QString fitTitle(const QFontMetrics& fm, int width, const QStringList& candidates)
+{
+    for (const QString& c : candidates)
+        if (fm.horizontalAdvance(c) <= width)
+            return c;
+    return candidates.isEmpty() ? QString() : fm.elidedText(candidates.back(), Qt::ElideRight, width);
+}
+
+QString wrapFlags(const QString& flags, int columns)
+{
+    QString out, line;
+    for (const QString& f : flags.split(QLatin1Char('|'))) {
+        if (!line.isEmpty() && line.size() + 1 + f.size() > columns) {
+            out += line + QLatin1String("|\n       "); // under "flags: ", like the kernel's %pGp with '|'
+            line.clear();
+        } else if (!line.isEmpty())
+            line += QLatin1Char('|');
+        line += f;
+    }
+    return out + line;
+}
+
 QString pageStateLabel(PageState s) { return QString::fromLatin1(pageStateName(s)); }
 
 QString formatTime(Time t)

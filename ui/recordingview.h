@@ -4,8 +4,11 @@
 #include "run/recording.h"
 
 #include <QColor>
+#include <QFontMetrics>
+#include <QStringList>
 #include <QString>
 #include <QVector>
+#include <QWidget>
 
 #include <algorithm>
 
@@ -33,5 +36,16 @@ QString pageStateLabel(PageState s);
 
 // "1.234 s", "12.5 ms".
 QString formatTime(Time t);
+
+// Height of a view's title row: the font's line and a margin (fonts grow with the DPI setting, not only with
+// QT_SCALE_FACTOR, so a fixed pixel height would clip them).
+inline int titleHeight(const QWidget* w) { return std::max(20, w->fontMetrics().height() + 6); }
+
+// A view's title: the first of the candidates (longest first) that fits the width, else the last one elided, so
+// a narrow dock reads "madvfree — CPUs × locks" rather than "madvfree — CPUs × locks: sh…".
+QString fitTitle(const QFontMetrics& fm, int width, const QStringList& candidates);
+
+// PG_ flags as lines of at most about `columns` characters, for tooltips.
+QString wrapFlags(const QString& flags, int columns = 40);
 
 } // namespace mms
