@@ -98,7 +98,7 @@ int CpuLockMapView::lockLabelHeight() const
     if (m_rec)
         for (std::size_t l : m_columns)
             h = std::max(h, fontMetrics().horizontalAdvance(QString::fromStdString(m_rec->lockNames()[l])) + 8);
-    return std::min(h, height() / 3);
+    return std::min(h, height() * 42 / 100);
 }
 
 QRect CpuLockMapView::plotArea() const

@@ -93,7 +93,7 @@ int LockHeatmapView::labelWidth() const
     if (m_rec)
         for (auto& n : m_rec->lockNames())
             w = std::max(w, fontMetrics().horizontalAdvance(QString::fromStdString(n)) + 10);
-    return std::min(w, width() / 3);
+    return std::min(w, width() * 42 / 100); // lock names are what the row means: let them have room
 }
 
 QRect LockHeatmapView::plotArea() const

@@ -240,9 +240,12 @@ void MainWindow::applyDefaultLayout()
     auto* dLocks = findChild<QDockWidget*>(QStringLiteral("locks"));
     auto* dCounters = findChild<QDockWidget*>(QStringLiteral("counters"));
     const int w = width(), h = height();
+    // On a short screen (1280x800) the bottom row and the results table give height to the results chart, whose
+    // axes and legend need about 250 px to read.
+    const bool shortScreen = h < 900;
     resizeDocks({ dScenario, dResults }, { std::min(300, w / 5), w * 36 / 100 }, Qt::Horizontal);
-    resizeDocks({ dCpu }, { h * 38 / 100 }, Qt::Vertical);
-    resizeDocks({ dResults, dChart }, { h * 22 / 100, h * 30 / 100 }, Qt::Vertical);
+    resizeDocks({ dCpu }, { h * (shortScreen ? 35 : 38) / 100 }, Qt::Vertical);
+    resizeDocks({ dResults, dChart }, { h * (shortScreen ? 23 : 22) / 100, h * (shortScreen ? 37 : 30) / 100 }, Qt::Vertical);
     resizeDocks({ dCpu, dLocks, dCounters }, { w * 36 / 100, w * 30 / 100, w * 34 / 100 }, Qt::Horizontal);
 }
 
@@ -375,7 +378,7 @@ void MainWindow::showResults(std::shared_ptr<const ResultSet> rs)
     m_run = -1;
     showRun(m_runPick->itemData(pick).toInt());
     m_scaleNote->setText(m_results->scale != 1.0
-                             ? tr("Simulated at scale %1: counts and times of work scale about with it, so compare shapes and ratios with the post.").arg(m_results->scale)
+                             ? tr("Scale %1: counts and times scale with it; compare shapes and ratios with the post.").arg(m_results->scale)
                              : tr("Simulated at full scale."));
     statusBar()->showMessage(tr("%1 runs in %2 s (host, %3 threads)").arg(m_results->results.size()).arg(m_results->wallSeconds, 0, 'f', 2).arg(m_results->threads), 8000);
 }
@@ -603,6 +606,11 @@ void MainWindow::setDarkPalette(bool dark)
         p.setColor(QPalette::PlaceholderText, QColor(0x8a, 0x8a, 0x8a));
         p.setColor(QPalette::ToolTipBase, QColor(0x35, 0x37, 0x3b));
         p.setColor(QPalette::ToolTipText, QColor(0xe4, 0xe4, 0xe4));
+        p.setColor(QPalette::Link, QColor(0x7c, 0xb8, 0xff)); // the default dark blue is unreadable on Base
+        p.setColor(QPalette::LinkVisited, QColor(0xc0, 0x9c, 0xff));
+        p.setColor(QPalette::BrightText, QColor(0xff, 0x80, 0x80));
+        for (QPalette::ColorRole r : { QPalette::WindowText, QPalette::Text, QPalette::ButtonText })
+            p.setColor(QPalette::Disabled, r, QColor(0x80, 0x80, 0x80));
     }
     QApplication::setPalette(p);
     if (m_darkAction && m_darkAction->isChecked() != dark)

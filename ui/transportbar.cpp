@@ -4,7 +4,9 @@
 
 #include <QAction>
 #include <QComboBox>
+#include <QEvent>
 #include <QLabel>
+#include <QPainter>
 #include <QSlider>
 #include <QStyle>
 #include <QTimer>
@@ -13,7 +15,30 @@ namespace mms {
 
 namespace {
     constexpr int kTickMs = 40; // 25 frames per second at 1x
-}
+
+    // The style's media icons are drawn dark: on a dark palette they vanish. Repaint their shapes in the
+    // palette's button text colour there (keeping the style's own icons on a light palette).
+    QIcon mediaIcon(const QWidget* w, QStyle::StandardPixmap sp)
+    {
+        const QIcon icon = w->style()->standardIcon(sp);
+        if (w->palette().color(QPalette::Window).lightness() >= 128)
+            return icon;
+        QIcon out;
+        for (int size : { 16, 22, 32, 48 }) {
+            const QPixmap shape = icon.pixmap(QSize(size, size), w->devicePixelRatioF());
+            QPixmap tinted(shape.size());
+            tinted.setDevicePixelRatio(shape.devicePixelRatio());
+            tinted.fill(Qt::transparent);
+            QPainter p(&tinted);
+            p.drawPixmap(0, 0, shape);
+            p.setCompositionMode(QPainter::CompositionMode_SourceIn);
+            p.fillRect(QRect(0, 0, tinted.width(), tinted.height()), w->palette().color(QPalette::ButtonText));
+            p.end();
+            out.addPixmap(tinted);
+        }
+        return out;
+    }
+} // namespace
 
 TransportBar::TransportBar(QWidget* parent)
     : QToolBar(tr("Transport"), parent)
@@ -23,13 +48,13 @@ TransportBar::TransportBar(QWidget* parent)
     , m_timer(new QTimer(this))
 {
     setObjectName(QStringLiteral("transport"));
-    auto* st = style();
-    m_home = addAction(st->standardIcon(QStyle::SP_MediaSkipBackward), tr("Home"), this, &TransportBar::home);
-    m_back = addAction(st->standardIcon(QStyle::SP_MediaSeekBackward), tr("Step back"), this, &TransportBar::stepBack);
-    m_play = addAction(st->standardIcon(QStyle::SP_MediaPlay), tr("Play"), this, &TransportBar::togglePlay);
-    m_forward = addAction(st->standardIcon(QStyle::SP_MediaSeekForward), tr("Step forward"), this, &TransportBar::stepForward);
-    m_end_ = addAction(st->standardIcon(QStyle::SP_MediaSkipForward), tr("End"), this, &TransportBar::toEnd);
-    m_next = addAction(st->standardIcon(QStyle::SP_ArrowRight), tr("Next event"), this, [this] { Q_EMIT nextEventRequested(); });
+    m_home = addAction(tr("Home"), this, &TransportBar::home);
+    m_back = addAction(tr("Step back"), this, &TransportBar::stepBack);
+    m_play = addAction(tr("Play"), this, &TransportBar::togglePlay);
+    m_forward = addAction(tr("Step forward"), this, &TransportBar::stepForward);
+    m_end_ = addAction(tr("End"), this, &TransportBar::toEnd);
+    m_next = addAction(style()->standardIcon(QStyle::SP_ArrowRight), tr("Next event"), this, [this] { Q_EMIT nextEventRequested(); });
+    updateIcons();
     m_play->setShortcut(Qt::Key_Space);
     m_back->setShortcut(Qt::Key_Left);
     m_forward->setShortcut(Qt::Key_Right);
@@ -120,9 +145,25 @@ void TransportBar::sync()
     m_slider->blockSignals(true);
     m_slider->setValue(int(m_time / m_step));
     m_slider->blockSignals(false);
-    m_play->setIcon(style()->standardIcon(isPlaying() ? QStyle::SP_MediaPause : QStyle::SP_MediaPlay));
+    m_play->setIcon(mediaIcon(this, isPlaying() ? QStyle::SP_MediaPause : QStyle::SP_MediaPlay));
     m_play->setText(isPlaying() ? tr("Pause") : tr("Play"));
     m_label->setText(QStringLiteral("%1 / %2").arg(formatTime(m_time), formatTime(m_end)));
+}
+
+void TransportBar::updateIcons()
+{
+    m_home->setIcon(mediaIcon(this, QStyle::SP_MediaSkipBackward));
+    m_back->setIcon(mediaIcon(this, QStyle::SP_MediaSeekBackward));
+    m_play->setIcon(mediaIcon(this, isPlaying() ? QStyle::SP_MediaPause : QStyle::SP_MediaPlay));
+    m_forward->setIcon(mediaIcon(this, QStyle::SP_MediaSeekForward));
+    m_end_->setIcon(mediaIcon(this, QStyle::SP_MediaSkipForward));
+}
+
+void TransportBar::changeEvent(QEvent* e)
+{
+    QToolBar::changeEvent(e);
+    if (e->type() == QEvent::PaletteChange || e->type() == QEvent::StyleChange)
+        updateIcons();
 }
 
 } // namespace mms

@@ -43,7 +43,11 @@ Q_SIGNALS:
     void timeChanged(mms::Time t);
     void nextEventRequested();
 
+protected:
+    void changeEvent(QEvent* e) override;
+
 private:
+    void updateIcons();
     void tick();
     void sync();
 
