@@ -58,6 +58,7 @@ private Q_SLOTS:
         QFETCH(QString, memory);
         auto rec = bigRecording(memory.toLatin1().constData());
         QVERIFY(rec && rec->frameCount() >= 4);
+        qInfo("%s: %zu pages, %zu frames", qPrintable(memory), std::size_t(rec->pageCount()), rec->frameCount());
         PageMapView v;
         v.resize(1000, 700);
         v.setRecording(rec, QStringLiteral("bench"));
