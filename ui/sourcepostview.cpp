@@ -62,7 +62,8 @@ namespace {
         if (end < text.size()) {
             if (isNumberChar(text[end]))
                 return false;
-            if ((text[end] == QLatin1Char('.') || text[end] == QLatin1Char(',')) && end + 1 < text.size() && isNumberChar(text[end + 1]))
+            if ((text[end] == QLatin1Char('.') || text[end] == QLatin1Char(',')) && end + 1 < text.size()
+                && isNumberChar(text[end + 1]))
                 return false;
         }
         return true;
@@ -72,7 +73,8 @@ namespace {
 std::string sourceSeed(const Scenario& sc)
 {
     const OJson& d = sc.json();
-    if (!d.contains("source") || !d["source"].is_object() || !d["source"].contains("seed") || !d["source"]["seed"].is_string())
+    if (!d.contains("source") || !d["source"].is_object() || !d["source"].contains("seed")
+        || !d["source"]["seed"].is_string())
         return {};
     return d["source"]["seed"].get<std::string>();
 }
@@ -113,10 +115,12 @@ QString SourcePostView::readable(const QString& raw)
     static const QRegularExpression header(QStringLiteral(
         " (?=(From|To|Cc|Subject|Date|Message-I[dD]|In-Reply-To|References|Sender|List-I[dD]|Reply-To|Return-[Pp]ath|"
         "Received|X-Mailing-List|Signed-off-by|Acked-by|Reviewed-by|Tested-by|Reported-by|Fixes|Link|Cc): )"));
-    static const QRegularExpression diff(QStringLiteral(" (?=(diff --git |index [0-9a-f]+\\.\\.|--- a/|\\+\\+\\+ b/|@@ ))"));
+    static const QRegularExpression diff(
+        QStringLiteral(" (?=(diff --git |index [0-9a-f]+\\.\\.|--- a/|\\+\\+\\+ b/|@@ ))"));
     static const QRegularExpression numbered(QStringLiteral(" (?=\\d[.)] )")); // "1) dontneed: … 2) madvfree: …"
     static const QRegularExpression quoted(QStringLiteral(" (?=>+ )")); // each line of a quoted reply starts with "> "
-    static const QRegularExpression thread(QStringLiteral(" (?=\\d{4}-\\d\\d-\\d\\d \\d?\\d:\\d\\d )")); // "2017-04-07 6:49 ` …"
+    static const QRegularExpression thread(
+        QStringLiteral(" (?=\\d{4}-\\d\\d-\\d\\d \\d?\\d:\\d\\d )")); // "2017-04-07 6:49 ` …"
     static const QRegularExpression separator(QStringLiteral(" --- "));
     t.replace(header, QStringLiteral("\n"));
     t.replace(diff, QStringLiteral("\n"));
@@ -127,7 +131,8 @@ QString SourcePostView::readable(const QString& raw)
     return t;
 }
 
-std::pair<int, int> SourcePostView::figuresSpan(const QString& text, const OJson& published, const std::vector<std::string>& axes)
+std::pair<int, int> SourcePostView::figuresSpan(
+    const QString& text, const OJson& published, const std::vector<std::string>& axes)
 {
     std::vector<double> figures;
     collectFigures(published, axes, figures);
@@ -173,9 +178,11 @@ bool SourcePostView::showScenario(const Scenario& sc)
     const QString text = readable(QString::fromUtf8(post.data(), qsizetype(post.size())));
     m_text->setPlainText(text);
     const bool hasMeasured = d["source"].contains("measured") && d["source"]["measured"].is_string();
-    const QString measured = hasMeasured ? QString::fromStdString(d["source"]["measured"].get<std::string>()) : QString();
+    const QString measured
+        = hasMeasured ? QString::fromStdString(d["source"]["measured"].get<std::string>()) : QString();
     m_header->setText(tr("<b>%1</b> — the post %2 reproduces.<br>Measured: %3")
-                          .arg(QString::fromStdString(seed).toHtmlEscaped(), QString::fromStdString(sc.id()).toHtmlEscaped(), measured.toHtmlEscaped()));
+                          .arg(QString::fromStdString(seed).toHtmlEscaped(),
+                              QString::fromStdString(sc.id()).toHtmlEscaped(), measured.toHtmlEscaped()));
     setWindowTitle(tr("Source post — %1").arg(QString::fromStdString(seed)));
 
     m_span = d.contains("published") ? figuresSpan(text, d["published"], sc.axes()) : std::pair<int, int> { -1, -1 };

@@ -28,7 +28,8 @@ public:
     // Line breaks back into a mail whose archive copy lost them (headers, trailers, the diff, "1) …" lists).
     static QString readable(const QString& raw);
     // [begin, end) of the passage holding most of the published figures, or {-1, -1} when none is found.
-    static std::pair<int, int> figuresSpan(const QString& text, const OJson& published, const std::vector<std::string>& axes);
+    static std::pair<int, int> figuresSpan(
+        const QString& text, const OJson& published, const std::vector<std::string>& axes);
 
 protected:
     void showEvent(QShowEvent* e) override;
