@@ -75,7 +75,9 @@ void PlotWidget::changeEvent(QEvent* e)
 QImage PlotWidget::renderImage(QSize size, double dpr)
 {
     m_plot->resize(size);
-    return m_plot->toPixmap(size.width(), size.height(), dpr).toImage();
+    QImage img = m_plot->toPixmap(size.width(), size.height(), dpr).toImage();
+    img.setDevicePixelRatio(dpr); // so a report lays it out at `size`, drawn sharp at dpr
+    return img;
 }
 
 bool PlotWidget::exportTo(const QString& path, QString* error)

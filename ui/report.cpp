@@ -187,7 +187,8 @@ namespace {
                 src = QStringLiteral("data:image/png;base64,") + QString::fromLatin1(png.toBase64());
             }
             const int w = int(c.image.width() / std::max(1.0, c.image.devicePixelRatio()));
-            h += QStringLiteral("<p><img src='%1' width='%2' alt='%3'><br><i>%3</i></p>").arg(src).arg(w).arg(c.caption.toHtmlEscaped());
+            // Double quotes: captions hold apostrophes ("the post's figure"), and toHtmlEscaped() escapes only '"'.
+            h += QStringLiteral("<p><img src=\"%1\" width=\"%2\" alt=\"%3\"><br><i>%3</i></p>").arg(src).arg(w).arg(c.caption.toHtmlEscaped());
         }
 
         h += QStringLiteral("<h2>Lockstat</h2>");

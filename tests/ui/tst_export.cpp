@@ -16,6 +16,7 @@
 
 #include <QAbstractItemModelTester>
 #include <QFile>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QXmlStreamReader>
@@ -155,7 +156,16 @@ private Q_SLOTS:
             QVERIFY2(html.contains(QStringLiteral("Locks × time, %1:").arg(QLatin1String(v))), v);
         }
         // 3 results charts (one per metric), the counter charts, 2 lock charts per variant: each an image.
-        QVERIFY(html.count(QLatin1String("<img src='data:image/png;base64,")) >= int(m_sc->metrics().size()) + 6);
+        QVERIFY(html.count(QLatin1String("<img src=\"data:image/png;base64,")) >= int(m_sc->metrics().size()) + 6);
+        // Every image is laid out at its logical width (at most the page's 980 px), its caption intact.
+        static const QRegularExpression img(QStringLiteral("<img src=\"data:image/png;base64,[^\"]*\" width=\"(\\d+)\" alt=\"([^\"]*)\">"));
+        int images = 0;
+        for (auto it = img.globalMatch(html); it.hasNext(); ++images) {
+            const auto m = it.next();
+            QVERIFY2(m.captured(1).toInt() <= 980, qPrintable(m.captured(2)));
+            QVERIFY(!m.captured(2).isEmpty());
+        }
+        QCOMPARE(images, int(html.count(QLatin1String("<img "))));
     }
 
     void pdfReport()
