@@ -31,6 +31,7 @@ ResultsChart::ResultsChart(QWidget* parent)
     legendRow->setMargins(QMargins(0, 0, 0, 4));
     plot()->legend->setFillOrder(QCPLegend::foColumnsFirst);
     plot()->plotLayout()->setRowStretchFactor(1, 0.001);
+    connect(plot(), &QCustomPlot::afterReplot, this, &ResultsChart::fitAxisLabel);
     styleAxes();
 }
 
@@ -64,8 +65,22 @@ int ResultsChart::seriesCount() const { return plot()->plottableCount(); }
 void ResultsChart::resizeEvent(QResizeEvent* e)
 {
     PlotWidget::resizeEvent(e);
-    if (m_sc && m_sc->axes().empty())
-        rebuild(); // the variant names may need tilting at the new width
+    if (m_sc)
+        rebuild(); // the variant names may need tilting, the labels spreading, the axis label shortening
+}
+
+void ResultsChart::fitAxisLabel()
+{
+    // The rotated axis label drops its "(↓ better)" when the axis rect is too short for it (1280x800). Checked
+    // after a replot, when the layout has the rect's real height; a changed label replots once more.
+    const int room = plot()->axisRect()->height();
+    const QString label = QFontMetrics(plot()->yAxis->labelFont()).horizontalAdvance(m_yLabel) + 8 < room || !m_yLabel.contains(QLatin1Char('('))
+        ? m_yLabel
+        : m_yLabel.left(m_yLabel.indexOf(QLatin1String(" ("))); // the metric's name alone
+    if (plot()->yAxis->label() != label) {
+        plot()->yAxis->setLabel(label);
+        requestReplot();
+    }
 }
 
 void ResultsChart::rebuild()
@@ -81,7 +96,8 @@ void ResultsChart::rebuild()
         buildBars(metric);
     else
         buildSweep(metric);
-    plot()->yAxis->setLabel(m_metric->currentText() + (lowerIsBetter(metric) ? tr(" (↓ better)") : tr(" (↑ better)")));
+    m_yLabel = m_metric->currentText() + (lowerIsBetter(metric) ? tr(" (↓ better)") : tr(" (↑ better)"));
+    plot()->yAxis->setLabel(m_yLabel);
     styleAxes();
     requestReplot();
 }
@@ -109,15 +125,23 @@ void ResultsChart::buildBars(const std::string& metric)
     }
     double top = 0, pubTop = 0;
     bool anyPublished = false;
+    // The two bars' centres are 0.36 x-units apart; in a narrow chart their value labels would run into each
+    // other ("101761879585"): then each label leans away from the gap between the bars instead of centring.
+    const double unitPx = double(std::max(1, plot()->axisRect()->width())) / double(variants.size() + 1);
+    const QFontMetrics fm(font());
     for (std::size_t i = 0; i < variants.size(); ++i) {
         Cell c = tableCell(*m_rs, *m_sc, variants[i], OJson::object(), metric);
+        const bool crowded = c.n > 0 && c.published
+            && (fm.horizontalAdvance(QString::fromStdString(formatNumber(c.mean, metric)))
+                   + fm.horizontalAdvance(QString::fromStdString(formatNumber(*c.published, metric))))
+                    / 2.0 + 6 > 0.36 * unitPx;
         ticker->addTick(double(i + 1), QString::fromStdString(variants[i]));
         if (c.n > 0) {
             sim->addData(double(i + 1), c.mean);
             top = std::max(top, c.mean);
             auto* label = new QCPItemText(plot());
-            label->position->setCoords(double(i + 1) - 0.18, c.mean);
-            label->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
+            label->position->setCoords(double(i + 1) - (crowded ? 0.02 : 0.18), c.mean);
+            label->setPositionAlignment((crowded ? Qt::AlignRight : Qt::AlignHCenter) | Qt::AlignBottom);
             label->setText(QString::fromStdString(formatNumber(c.mean, metric)));
             label->setColor(palette().color(QPalette::Text));
             label->setFont(font());
@@ -128,8 +152,8 @@ void ResultsChart::buildBars(const std::string& metric)
             (ownAxis ? pubTop : top) = std::max(ownAxis ? pubTop : top, *c.published);
             auto* label = new QCPItemText(plot());
             label->position->setAxes(plot()->xAxis, pub->valueAxis());
-            label->position->setCoords(double(i + 1) + 0.18, *c.published);
-            label->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
+            label->position->setCoords(double(i + 1) + (crowded ? 0.02 : 0.18), *c.published);
+            label->setPositionAlignment((crowded ? Qt::AlignLeft : Qt::AlignHCenter) | Qt::AlignBottom);
             label->setText(QString::fromStdString(formatNumber(*c.published, metric)));
             label->setColor(QColor(0x70, 0x70, 0x70));
             label->setFont(font());

@@ -26,6 +26,8 @@ protected:
     void resizeEvent(QResizeEvent* e) override;
 
 private:
+    void fitAxisLabel();
+    QString m_yLabel; // the value axis' full label
     void rebuild();
     void buildSweep(const std::string& metric);
     void buildBars(const std::string& metric);
