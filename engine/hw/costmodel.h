@@ -26,6 +26,8 @@ struct CostModel {
 
     // --- faults, pages, scheduling ---
     double faultEntryNs = 200.0; // exception entry/exit (kernel-mm.md: 0.1-0.3 us)
+    double vmaAdjustNs = 800.0; // split_vma/vma_merge/vma_adjust: vm_area_struct slab alloc or free, rb-tree and
+                                // anon_vma/prio-tree relinks, ~2k cycles (GUESS; kernel-mm.md has no figure)
     double zeroPageNs = 1000.0; // clear a 4 KiB page, 2000-4000 cycles (Rik van Riel, linux-mm 2005)
     double copyPageNs = 1400.0; // copy a 4 KiB page, ~1.4x zeroing (GUESS, kernel-mm.md)
     double userMemsetPageNs = 780.0; // user-space memset of 4 KiB at ~5.2 GB/s (calibrated: seed 000 user time 6.1 s / 7.9M pages)

@@ -16,6 +16,8 @@
 #include "sync/rwsem.h"
 #include "sync/spinlock.h"
 
+#include <deque>
+#include <set>
 #include <memory>
 #include <unordered_map>
 #include <vector>
@@ -361,6 +363,18 @@ Co<> zap_page_range(Kernel& k, Task& t, MmStruct& mm, std::uint32_t start, std::
 Co<> exit_mmap(Kernel& k, Task& t, MmStruct& mm);
 // filemap.cpp: a read fault on a file VMA (fault-around, filemap_fault, finish_fault)
 Co<> do_read_fault(Kernel& k, Task& t, MmStruct& mm, Vma v, std::uint32_t vpn);
+// mmap.cpp, mprotect.cpp (seed 001: glibc's per-thread heap shrink and regrow)
+Co<> sys_mmap_prot_none(Kernel& k, Task& t, MmStruct& mm, std::uint32_t start, std::uint32_t pages);
+Co<> sys_mprotect(Kernel& k, Task& t, MmStruct& mm, std::uint32_t start, std::uint32_t pages);
+// futex.cpp (2.6.20 kernel/futex.c, for user-space mutexes of seed 001's threads)
+struct FutexQueue {
+    SpinLock hbLock { "futex_hash_bucket.lock" };
+    std::deque<std::pair<Task*, std::uint32_t>> waiters; // task and its sleep generation
+    std::set<Task*> wokenEarly; // woken between queueing and going to sleep
+};
+// FUTEX_WAIT: sleeps unless `word` no longer holds `expected`. FUTEX_WAKE: wakes up to `nr` waiters.
+Co<> futex_wait(Kernel& k, Task& t, MmStruct& mm, FutexQueue& q, const int& word, int expected);
+Co<> futex_wake(Kernel& k, Task& t, MmStruct& mm, FutexQueue& q, int nr);
 // madvise.cpp
 Co<> sys_madvise(Kernel& k, Task& t, MmStruct& mm, std::uint32_t start, std::uint32_t pages, Advice advice);
 // tlb.cpp

@@ -1,5 +1,7 @@
 // The workload kinds. Add a new one here (one line) and in its own file.
+#include "workload/ebizzy.h"
 #include "workload/memsetmadvise.h"
+#include "workload/sysbench.h"
 #include "workload/vmscalability.h"
 #include "workload/usemem.h"
 #include "workload/workload.h"
@@ -16,6 +18,8 @@ const std::vector<WorkloadKind>& workloadKinds()
         v.push_back(lruFileReadtwiceKind());
         v.push_back(lruFileMmapReadKind());
         v.push_back(usememKind());
+        v.push_back(sysbenchOltpKind());
+        v.push_back(ebizzyKind());
         return v;
     }();
     return kinds;

@@ -1,0 +1,111 @@
+#include "workload/glibcarena.h"
+
+#include <algorithm>
+
+namespace mms {
+
+namespace {
+    constexpr std::uint64_t FASTBIN_CONSOLIDATION_THRESHOLD = 64 * 1024;
+    constexpr std::uint64_t MINSIZE = 32; // smallest chunk on 64-bit
+    constexpr std::uint64_t HEAP_MIN_SIZE = 32 * 1024;
+    constexpr double kMallocNs = 60.0; // _int_malloc/_int_free bookkeeping, arena mutex uncontended (GUESS)
+
+    std::uint64_t pageAlignUp(std::uint64_t b) { return (b + kPageSize - 1) / kPageSize * kPageSize; }
+} // namespace
+
+GlibcArena::GlibcArena(Kernel& k, MmStruct& mm, const ArenaParams& p, std::uint64_t initial)
+    : m_k(k)
+    , m_mm(mm)
+    , m_p(p)
+{
+    m_start = k.do_mmap(mm, static_cast<std::uint32_t>(p.heapMax / kPageSize));
+    // new_heap(): size + top_pad, at least HEAP_MIN_SIZE, made read-write by one mprotect at arena creation.
+    m_size = pageAlignUp(std::min(p.heapMax, std::max(HEAP_MIN_SIZE, initial + p.topPad)));
+    m_mprotectSize = m_size;
+}
+
+Co<> GlibcArena::grow_heap(Task& t, std::uint64_t diff)
+{
+    FnScope fn(t, "grow_heap");
+    std::uint64_t newSize = std::min(m_p.heapMax, m_size + pageAlignUp(diff));
+    bool patched = m_k.tg.glibcTrim == GlibcTrim::Madvise;
+    // Vanilla glibc forgot the read-write size at the last shrink (mprotect_size = size), so it always mprotects;
+    // the patched one only above the high-water mark.
+    if (newSize > m_mprotectSize) {
+        std::uint32_t from = vpnOf(m_mprotectSize);
+        co_await sys_mprotect(m_k, t, m_mm, from, vpnOf(newSize) - from);
+        m_mprotectSize = newSize;
+        ++m_growSyscalls;
+    }
+    m_size = newSize;
+    if (!patched)
+        m_mprotectSize = m_size;
+}
+
+Co<> GlibcArena::heap_trim(Task& t)
+{
+    std::uint64_t top = m_size - m_brk;
+    if (top < m_p.trimThreshold || top < MINSIZE + 1 + m_p.topPad)
+        co_return;
+    // Release whole pages above the pad.
+    std::uint64_t extra = (top - MINSIZE - 1 - m_p.topPad) / kPageSize * kPageSize;
+    if (extra == 0)
+        co_return;
+    FnScope fn(t, "shrink_heap");
+    std::uint64_t newSize = m_size - extra;
+    std::uint32_t from = vpnOf(newSize);
+    auto pages = static_cast<std::uint32_t>(extra / kPageSize);
+    if (m_k.tg.glibcTrim == GlibcTrim::Mprotect) {
+        co_await sys_mmap_prot_none(m_k, t, m_mm, from, pages);
+        m_mprotectSize = newSize;
+    } else {
+        co_await sys_madvise(m_k, t, m_mm, from, pages, m_k.tg.advice);
+    }
+    m_size = newSize;
+    ++m_trims;
+}
+
+Co<std::uint64_t> GlibcArena::malloc(Task& t, std::uint64_t bytes)
+{
+    std::uint64_t nb = std::max(MINSIZE, (bytes + 15) / 16 * 16);
+    Sched::burn(t, kMallocNs, Acct::User);
+    if (m_brk + nb + MINSIZE > m_size) // sysmalloc(): the top chunk is too small
+        co_await grow_heap(t, m_brk + nb + MINSIZE - m_size);
+    std::uint64_t off = m_brk;
+    m_brk += nb;
+    m_chunks.push_back(nb);
+    co_return off;
+}
+
+Co<> GlibcArena::free(Task& t)
+{
+    if (m_chunks.empty())
+        co_return;
+    std::uint64_t nb = m_chunks.back();
+    m_chunks.pop_back();
+    m_brk -= nb;
+    Sched::burn(t, kMallocNs, Acct::User);
+    // _int_free(): the chunk merges into the top; a large enough one makes free() try heap_trim().
+    if (m_size - m_brk >= FASTBIN_CONSOLIDATION_THRESHOLD)
+        co_await heap_trim(t);
+}
+
+Co<> GlibcArena::touch(Task& t, std::uint64_t off, std::uint64_t bytes, double userNsPerPage)
+{
+    if (bytes == 0)
+        co_return;
+    std::uint32_t first = vpnOf(off), last = vpnOf(off + bytes - 1);
+    for (std::uint32_t vpn = first; vpn <= last; ++vpn) {
+        Sched::burn(t, userNsPerPage, Acct::User);
+        Pte e = m_mm.pte[vpn];
+        if (!pte::present(e)) {
+            co_await handle_mm_fault(m_k, t, m_mm, vpn, true);
+            continue;
+        }
+        // A store to a mapped page: the CPU sets accessed and dirty in the PTE; a lazily freed page is in use again.
+        m_mm.pte[vpn] = e | pte::kYoung | pte::kDirty;
+        m_k.pages.clear(pte::pfn(e), PG_lazyfree);
+    }
+}
+
+} // namespace mms

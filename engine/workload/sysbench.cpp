@@ -1,0 +1,197 @@
+// Seed 001's load: sysbench 0.4 --test=oltp against MySQL, one mysqld connection thread per client thread, all in
+// one process (one mm, so a TLB shootdown reaches every CPU running any of them). A transaction is `queries`
+// statements; each does its share of the transaction's CPU work while it writes the memory it allocated from the
+// thread's malloc arena (MEM_ROOT blocks, sort and join buffers: a size drawn per statement), then frees it when the
+// statement ends. Whether that free gives memory back to the kernel, and what growing it again costs, is decided
+// by the arena model (workload/glibcarena.h) and the toggles; no per-transaction count of system calls or faults is
+// fixed here. Between statements the thread waits for the client (loopback round trip); the client's own CPU time is
+// folded into the transaction's CPU work.
+//
+// throughput = transactions completed in the measured window / window length (sysbench's "transactions/sec").
+#include "workload/sysbench.h"
+
+#include "workload/glibcarena.h"
+
+#include <cmath>
+
+namespace mms {
+
+namespace {
+    struct Params {
+        int threads = 4;
+        int queries = 18;
+        double txCpuNs = 0;
+        double memMean = 0; // bytes
+        double memMax = 0;
+        double touchFraction = 1.0;
+        std::uint64_t heapBase = 0;
+        ArenaParams arena;
+        Time clientRtt = 0;
+        int appLocksPerQuery = 0;
+        double appLockHoldNs = 0;
+        Time warmup = 0;
+        Time end = 0;
+    };
+
+    // Exponentially distributed statement memory, capped (inverse-CDF sampling on our own generator).
+    std::uint64_t drawQueryMemory(Rng& rng, const Params& p)
+    {
+        double u = rng.uniform();
+        double b = -p.memMean * std::log(1.0 - u);
+        return static_cast<std::uint64_t>(std::min(b, p.memMax));
+    }
+
+    struct Counters {
+        std::uint64_t transactions = 0; // completed inside the window
+    };
+
+    // A mysqld-wide lock (InnoDB's kernel_mutex and friends) as glibc's lowlevellock: 0 free, 1 locked, 2 locked
+    // with waiters; the contended paths are futex system calls, which in 2.6.20 take mmap_sem for read.
+    struct UserMutex {
+        int word = 0;
+        FutexQueue q;
+        int lastCpu = -1;
+
+        Co<> lock(Kernel& k, Task& t)
+        {
+            for (bool first = true;; first = false) {
+                co_await k.s.flush(t);
+                Sched::burn(t, k.cost.lockedRmwNs + k.s.lineTransferNs(lastCpu, t.cpu), Acct::User);
+                lastCpu = t.cpu;
+                int old = word;
+                word = first && old == 0 ? 1 : 2; // cmpxchg(0, 1), then xchg(2)
+                if (old == 0)
+                    co_return;
+                co_await futex_wait(k, t, *t.mm, q, word, 2);
+            }
+        }
+        Co<> unlock(Kernel& k, Task& t)
+        {
+            co_await k.s.flush(t);
+            Sched::burn(t, k.cost.lockedRmwNs + k.s.lineTransferNs(lastCpu, t.cpu), Acct::User);
+            lastCpu = t.cpu;
+            int old = word;
+            word = 0;
+            if (old == 2)
+                co_await futex_wake(k, t, *t.mm, q, 1);
+        }
+    };
+
+    Co<> connectionThread(Kernel& k, Task& t, const Params& p, Counters& c, UserMutex& appLock)
+    {
+        GlibcArena arena(k, *t.mm, p.arena, p.heapBase);
+        // The connection's long-lived memory (THD, net buffers, caches) is allocated and written once.
+        std::uint64_t base = co_await arena.malloc(t, p.heapBase);
+        co_await arena.touch(t, base, p.heapBase, 0.0);
+        double queryCpu = p.txCpuNs / p.queries;
+        while (k.s.sim().now() < p.end) {
+            for (int q = 0; q < p.queries; ++q) {
+                std::uint64_t bytes = drawQueryMemory(t.rng, p);
+                double cpu = queryCpu * t.rng.jitter(0.2);
+                std::uint64_t off = co_await arena.malloc(t, bytes);
+                // The statement's work is spread over the memory it writes; part of it runs under mysqld's lock.
+                double locked = std::min(cpu, p.appLockHoldNs * p.appLocksPerQuery);
+                double free = cpu - locked;
+                // Buffers are allocated whole (sort_buffer_size, read_buffer_size) but written only as far as the
+                // statement's rows reach.
+                auto written = static_cast<std::uint64_t>(static_cast<double>(bytes) * p.touchFraction);
+                double slice = free / static_cast<double>((written + kPageSize - 1) / kPageSize + 1);
+                co_await arena.touch(t, off, written, slice);
+                Sched::burn(t, slice, Acct::User);
+                for (int l = 0; l < p.appLocksPerQuery; ++l) {
+                    co_await appLock.lock(k, t);
+                    Sched::burn(t, locked / p.appLocksPerQuery, Acct::User);
+                    co_await appLock.unlock(k, t);
+                }
+                co_await arena.free(t);
+                // The result goes back to the client and the thread blocks in recv() until the next statement
+                // arrives: a sleep and a wake-up per statement, which is where the scheduler switches threads.
+                co_await k.s.sleepFor(t, p.clientRtt);
+            }
+            co_await k.s.flush(t);
+            Time now = k.s.sim().now();
+            if (now >= p.warmup && now <= p.end) {
+                ++c.transactions;
+                ++t.opsDone;
+            }
+        }
+    }
+
+    class SysbenchOltp final : public Workload {
+    public:
+        void setup(WorkloadContext& ctx) override
+        {
+            const auto& j = ctx.params;
+            m_p.threads = j.at("threads").get<int>();
+            m_p.queries = j.at("queries").get<int>();
+            m_p.txCpuNs = j.at("tx_cpu_us").get<double>() * 1000.0;
+            m_p.memMean = static_cast<double>(j.at("query_memory").get<std::uint64_t>());
+            m_p.memMax = static_cast<double>(j.at("query_memory_max").get<std::uint64_t>());
+            m_p.touchFraction = j.at("touch_fraction").get<double>();
+            m_p.heapBase = j.at("heap_base").get<std::uint64_t>();
+            m_p.arena.trimThreshold = j.at("trim_threshold").get<std::uint64_t>();
+            m_p.arena.topPad = j.at("top_pad").get<std::uint64_t>();
+            m_p.appLocksPerQuery = j.at("app_locks").get<int>();
+            m_p.appLockHoldNs = j.at("app_lock_hold_us").get<double>() * 1000.0;
+            m_p.clientRtt = us(j.at("client_rtt_us").get<double>());
+            m_p.warmup = ms(j.at("warmup_s").get<double>() * 1000.0);
+            m_p.end = m_p.warmup + ms(j.at("duration_s").get<double>() * 1000.0);
+            m_window = m_p.end - m_p.warmup;
+            MmStruct& mm = ctx.k.mm_alloc(); // mysqld
+            for (int i = 0; i < m_p.threads; ++i) {
+                Task& t = ctx.s.spawn("mysqld-" + std::to_string(i), i % ctx.s.cpuCount(), false, &mm,
+                    Rng::mix(ctx.seed, static_cast<std::uint64_t>(i)));
+                m_tasks.push_back(&t);
+                ctx.s.start(t, connectionThread(ctx.k, t, m_p, m_counters, m_appLock));
+            }
+        }
+        void finish(WorkloadContext& ctx, Metrics& out) override
+        {
+            Time user = 0, sys = 0;
+            for (Task* t : m_tasks) {
+                user += t->userTime;
+                sys += t->sysTime;
+            }
+            out["throughput"] = static_cast<double>(m_counters.transactions) / toSec(m_window);
+            out["transactions"] = static_cast<double>(m_counters.transactions);
+            out["user_s"] = toSec(user);
+            out["sys_s"] = toSec(sys);
+            out["elapsed_s"] = toSec(ctx.s.sim().now());
+            out["idle_s"] = toSec(ctx.s.idleTotal());
+        }
+
+    private:
+        Params m_p;
+        Counters m_counters;
+        UserMutex m_appLock;
+        Time m_window = 1;
+        std::vector<Task*> m_tasks;
+    };
+} // namespace
+
+WorkloadKind sysbenchOltpKind()
+{
+    return WorkloadKind {
+        "sysbench-oltp",
+        "MySQL sysbench OLTP: N connection threads in one process; statements allocate through glibc per-thread arenas (seed 001)",
+        {
+            { "threads", ParamKind::Int, 4, false, "client (= mysqld connection) threads", 1, 1024 },
+            { "queries", ParamKind::Int, 18, false, "statements per transaction (sysbench 0.4 oltp: 10 point selects, 4 ranges, 2 updates, delete, insert)", 1, 1000 },
+            { "tx_cpu_us", ParamKind::Double, 1500.0, false, "user CPU per transaction, us (mysqld + client)", 1, 1e9 },
+            { "query_memory", ParamKind::Size, "48KiB", false, "mean memory a statement allocates and writes (exponential)", 0, 1e12 },
+            { "query_memory_max", ParamKind::Size, "2MiB", false, "cap on one statement's memory", 0, 1e12 },
+            { "touch_fraction", ParamKind::Double, 1.0, false, "part of a statement's memory it writes", 0, 1 },
+            { "heap_base", ParamKind::Size, "256KiB", false, "long-lived memory per connection in its arena", 0, 1e12 },
+            { "trim_threshold", ParamKind::Size, "128KiB", false, "M_TRIM_THRESHOLD", 0, 1e12 },
+            { "top_pad", ParamKind::Size, "128KiB", false, "M_TOP_PAD", 0, 1e12 },
+            { "app_locks", ParamKind::Int, 2, false, "times a statement takes mysqld's global lock (InnoDB kernel_mutex-like)", 0, 1000 },
+            { "app_lock_hold_us", ParamKind::Double, 3.0, false, "CPU time per hold of that lock, us", 0, 1e9 },
+            { "client_rtt_us", ParamKind::Double, 20.0, false, "statement round trip to the sysbench client over loopback TCP, us", 0, 1e9 },
+            { "warmup_s", ParamKind::Double, 0.1, true, "simulated seconds before the measured window", 0, 1e6 },
+            { "duration_s", ParamKind::Double, 1.0, true, "simulated seconds measured", 1e-4, 1e6 },
+        },
+        [] { return std::unique_ptr<Workload>(new SysbenchOltp); },
+    };
+}
+
+} // namespace mms
