@@ -43,6 +43,8 @@ namespace {
 
     struct Counters {
         std::uint64_t transactions = 0; // completed inside the window
+        std::uint64_t trims = 0; // heap_trim() calls that shrank a heap (whole run)
+        std::uint64_t growSyscalls = 0; // grow_heap() calls that needed mprotect (whole run)
     };
 
     // A mysqld-wide lock (InnoDB's kernel_mutex and friends) as glibc's lowlevellock: 0 free, 1 locked, 2 locked
@@ -115,6 +117,8 @@ namespace {
                 ++t.opsDone;
             }
         }
+        c.trims += arena.trims();
+        c.growSyscalls += arena.grows();
     }
 
     class SysbenchOltp final : public Workload {
@@ -154,6 +158,8 @@ namespace {
             }
             out["throughput"] = static_cast<double>(m_counters.transactions) / toSec(m_window);
             out["transactions"] = static_cast<double>(m_counters.transactions);
+            out["heap_trims"] = static_cast<double>(m_counters.trims);
+            out["heap_grow_syscalls"] = static_cast<double>(m_counters.growSyscalls);
             out["user_s"] = toSec(user);
             out["sys_s"] = toSec(sys);
             out["elapsed_s"] = toSec(ctx.s.sim().now());
