@@ -197,6 +197,8 @@ std::vector<const LockStat*> Kernel::lockStats() const
     std::vector<const LockStat*> v { &zone.lock.stat(), &lruvec.lru_lock.stat() };
     for (auto& lv : m_memcgLruvecs)
         v.push_back(&lv->lru_lock.stat());
+    if (tlbAckWait.acquisitions)
+        v.push_back(&tlbAckWait);
     for (auto& si : swap) {
         v.push_back(&si->lock.stat());
         v.push_back(&si->treeLock.stat());

@@ -232,6 +232,15 @@ public:
         touchLine(t, pages.next(p));
         touchLine(t, p);
     }
+    // Time initiators of TLB shootdowns spin in flush_tlb_others() until every target has acked: lockstat-style
+    // (acquisitions = IPI rounds, wait = the ack wait, per CPU), so the lock views show IPI waits beside the locks.
+    // Listed by lockStats() once a round has happened.
+    LockStat tlbAckWait = [] {
+        LockStat l;
+        l.name = "flush_tlb_others (IPI ack wait)";
+        l.kind = "ipi";
+        return l;
+    }();
     std::vector<SwapSlotsCache> swapSlots; // per CPU; empty when swap.slots_cache is off
     Time swapFreeEntriesTime = 0; // summed duration of swapcache_free_entries() calls
     int nrSwapPagesLine = -1; // the CPU that last wrote nr_swap_pages (a global atomic_long_t); -1: none yet

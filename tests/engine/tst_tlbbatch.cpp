@@ -114,6 +114,13 @@ private Q_SLOTS:
             double perTxBatched = metric(m_rs, "glibc-madvfree-mmapsem-tlb", n, "vm.tlb_remote_ipi") / metric(m_rs, "glibc-madvfree-mmapsem-tlb", n, "transactions");
             QVERIFY2(perTxUnbatched > 5 * perTxBatched, qPrintable(QString("%1 vs %2").arg(perTxUnbatched).arg(perTxBatched)));
         }
+        // What the lock views show: vanilla waits on mmap_sem, unbatched MADV_FREE under down_read waits for IPI acks.
+        const LockSummary* ackUnbatched = lock(find(m_rs, "glibc-madvfree-mmapsem", 8), "flush_tlb_others (IPI ack wait)");
+        const LockSummary* semUnbatched = lock(find(m_rs, "glibc-madvfree-mmapsem", 8), "mm->mmap_sem");
+        const LockSummary* ackVanilla = lock(find(m_rs, "vanilla", 8), "flush_tlb_others (IPI ack wait)");
+        QVERIFY(ackUnbatched && semUnbatched);
+        QVERIFY(ackUnbatched->waitTotal > 5 * semUnbatched->waitTotal);
+        QVERIFY(!ackVanilla || semVanilla->waitTotal > 5 * ackVanilla->waitTotal);
         // MADV_FREE leaves the pages mapped: the regrown heap does not fault, unlike after DONTNEED or PROT_NONE.
         double faultsFree = metric(m_rs, "glibc-madvfree-mmapsem-tlb", 4, "vm.pgfault");
         double faultsDontneed = metric(m_rs, "glibc-mmapsem", 4, "vm.pgfault");
