@@ -76,6 +76,10 @@ namespace {
                         t.madviseEra = v.get<std::string>();
                         return {};
                     }
+                    if (v.is_number() && (v.get<double>() == 2007.0 || v.get<double>() == 4.5)) { // --set madvise.era=2007
+                        t.madviseEra = v.get<double>() == 4.5 ? "4.5" : "2007";
+                        return {};
+                    }
                     return "one of 2007|4.5";
                 } },
             { "glibc.trim", choice(&Toggles::glibcTrim, { { "mprotect", GlibcTrim::Mprotect }, { "madvise", GlibcTrim::Madvise } }) },

@@ -153,6 +153,33 @@ private Q_SLOTS:
         }
     }
 
+    void lazyfree2007UnderPressure()
+    {
+        // Rik's 2007 MADV_FREE under memory pressure: reclaim discards the clean lazily freed pages without I/O,
+        // and the next touch refaults them (zero-fill); the kernel invariants hold afterwards (checked by run()).
+        Scenario sc = loadScenario("madv-free-swapin");
+        sc.set("madvise.era", "\"2007\"");
+        sc.set("madvise.tlb_batch", "false");
+        sc.set("machine.memory", "\"128MiB\"");
+        sc.set("processes", "3");
+        sc.set("size", "\"48MiB\"");
+        sc.set("loops", "3");
+        ResultSet rs = run(sc, 1.0, 2);
+        auto get = [&](const char* v, const char* m) {
+            for (auto& r : rs.results)
+                if (r.variant == v)
+                    return r.metrics.at(m);
+            return -1.0;
+        };
+        QVERIFY(get("madvfree", "vm.pglazyfreed") > 0);
+        QCOMPARE(get("dontneed", "vm.pglazyfreed"), 0.0);
+        const double pages = 3 * 48.0 * 256;
+        QVERIFY(get("madvfree", "vm.pgfault") > pages); // first touch plus refaults of discarded pages
+        QVERIFY(get("madvfree", "vm.pgfault") < get("dontneed", "vm.pgfault"));
+        // Two flushes per written page per madvise (dirty, then young): far more than DONTNEED's one per gather.
+        QVERIFY(get("madvfree", "vm.tlb_local_flush") > 2 * pages);
+    }
+
     void deterministicAcrossRunnerThreads()
     {
         Scenario sc = loadScenario("madv-free-tlb-batch");
