@@ -46,7 +46,8 @@ namespace {
     // CPU in mm->cpu_vm_mask, under the ptl (and under mmap_sem). With tlb_batch (<462C8E1D.8000706@redhat.com>)
     // the bits are cleared without a flush and the page goes into the mmu_gather (get_page + tlb_remove_page), so
     // one flush covers a batch of FREE_PTE_NR pages.
-    Co<> lazyfree_pte_range(Kernel& k, Task& t, MmStruct& mm, std::uint32_t vpn, std::uint32_t end, std::vector<Pfn>& gathered)
+    Co<> lazyfree_pte_range(
+        Kernel& k, Task& t, MmStruct& mm, std::uint32_t vpn, std::uint32_t end, std::vector<Pfn>& gathered)
     {
         FnScope fn(t, "zap_pte_range");
         SpinLock& ptl = mm.ptlFor(vpn);

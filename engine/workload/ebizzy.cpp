@@ -56,7 +56,8 @@ namespace {
         co_await k.s.flush(t);
         p.end += k.s.sim().now();
         for (int i = 0; i < p.threads; ++i) {
-            Task& th = k.s.spawn("ebizzy-" + std::to_string(i), i % k.s.cpuCount(), false, &mm, Rng::mix(t.rng.next(), static_cast<std::uint64_t>(i)));
+            Task& th = k.s.spawn("ebizzy-" + std::to_string(i), i % k.s.cpuCount(), false, &mm,
+                Rng::mix(t.rng.next(), static_cast<std::uint64_t>(i)));
             threads.push_back(&th);
             k.s.start(th, searchThread(k, th, p, records));
         }

@@ -46,8 +46,8 @@ std::string withoutHost(const ResultSet& rs)
     return j.dump();
 }
 
-const std::vector<std::string> kVariants = { "vanilla", "glibc", "glibc-madvfree", "glibc-madvfree-mmapsem", "glibc-mmapsem",
-    "glibc-madvfree-mmapsem-tlb", "glibc-madvfree-tlb" };
+const std::vector<std::string> kVariants = { "vanilla", "glibc", "glibc-madvfree", "glibc-madvfree-mmapsem",
+    "glibc-mmapsem", "glibc-madvfree-mmapsem-tlb", "glibc-madvfree-tlb" };
 } // namespace
 
 class TestTlbBatch : public QObject {
@@ -110,12 +110,16 @@ private Q_SLOTS:
         QVERIFY(lock(find(m_rs, "glibc-mmapsem", 4), "mm->mmap_sem.wait_lock") != nullptr);
         // Unbatched MADV_FREE flushes per page (two IPI rounds for a written page); batching flushes per gather.
         for (int n : { 4, 8 }) {
-            double perTxUnbatched = metric(m_rs, "glibc-madvfree-mmapsem", n, "vm.tlb_remote_ipi") / metric(m_rs, "glibc-madvfree-mmapsem", n, "transactions");
-            double perTxBatched = metric(m_rs, "glibc-madvfree-mmapsem-tlb", n, "vm.tlb_remote_ipi") / metric(m_rs, "glibc-madvfree-mmapsem-tlb", n, "transactions");
-            QVERIFY2(perTxUnbatched > 5 * perTxBatched, qPrintable(QString("%1 vs %2").arg(perTxUnbatched).arg(perTxBatched)));
+            double perTxUnbatched = metric(m_rs, "glibc-madvfree-mmapsem", n, "vm.tlb_remote_ipi")
+                / metric(m_rs, "glibc-madvfree-mmapsem", n, "transactions");
+            double perTxBatched = metric(m_rs, "glibc-madvfree-mmapsem-tlb", n, "vm.tlb_remote_ipi")
+                / metric(m_rs, "glibc-madvfree-mmapsem-tlb", n, "transactions");
+            QVERIFY2(perTxUnbatched > 5 * perTxBatched,
+                qPrintable(QString("%1 vs %2").arg(perTxUnbatched).arg(perTxBatched)));
         }
         // What the lock views show: vanilla waits on mmap_sem, unbatched MADV_FREE under down_read waits for IPI acks.
-        const LockSummary* ackUnbatched = lock(find(m_rs, "glibc-madvfree-mmapsem", 8), "flush_tlb_others (IPI ack wait)");
+        const LockSummary* ackUnbatched
+            = lock(find(m_rs, "glibc-madvfree-mmapsem", 8), "flush_tlb_others (IPI ack wait)");
         const LockSummary* semUnbatched = lock(find(m_rs, "glibc-madvfree-mmapsem", 8), "mm->mmap_sem");
         const LockSummary* ackVanilla = lock(find(m_rs, "vanilla", 8), "flush_tlb_others (IPI ack wait)");
         QVERIFY(ackUnbatched && semUnbatched);
@@ -136,7 +140,8 @@ private Q_SLOTS:
         // With one thread, mm->cpu_vm_mask holds only its own CPU: flushes are local.
         for (auto& v : kVariants)
             QCOMPARE(metric(m_rs, v, 1, "vm.tlb_remote_ipi"), 0.0);
-        QVERIFY(metric(m_rs, "glibc-madvfree", 1, "vm.tlb_local_flush") > 10 * metric(m_rs, "glibc-madvfree-tlb", 1, "vm.tlb_local_flush"));
+        QVERIFY(metric(m_rs, "glibc-madvfree", 1, "vm.tlb_local_flush")
+            > 10 * metric(m_rs, "glibc-madvfree-tlb", 1, "vm.tlb_local_flush"));
     }
 
     void ebizzyBatchingWins()
