@@ -60,10 +60,11 @@ namespace {
             m.cost.contextSwitchNs = 4000.0;
             // 2.6.20 x86-64 flush_tlb_others(): take the sender's tlbstate_lock, write the xAPIC ICR, and spin until
             // every target's invalidate_interrupt has cleared its bit in flush_cpumask. kernel-mm.md (b): 1.5-3 us for
-            // one target, +0.3-1 us per further target; a 2007 FSB-era xAPIC sits in the middle of both ranges.
-            m.cost.ipiSendNs = 2000.0;
-            m.cost.ipiPerExtraTargetNs = 500.0;
-            m.cost.ipiHandleNs = 800.0; // the target: interrupt entry, INVLPG, ack on the flush_cpumask line, exit
+            // one target, +0.3-1 us per further target, from microbenchmarks run in KVM guests, where an IPI costs
+            // VM exits; on bare metal with all four cores in one package the low end applies.
+            m.cost.ipiSendNs = 1500.0;
+            m.cost.ipiPerExtraTargetNs = 300.0;
+            m.cost.ipiHandleNs = 600.0; // the target: interrupt entry, INVLPG, ack on the flush_cpumask line, exit
             p.push_back(m);
         }
         {
