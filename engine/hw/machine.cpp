@@ -57,7 +57,8 @@ namespace {
             m.cost.lockedRmwNs = 10.0; // Core 2: ~25 cycles locked op (Agner Fog)
             m.cost.lineSameSocketNs = 50.0; // shared L2 / FSB snoop (GUESS)
             m.cost.smpMbNs = 14.0; // mfence ~33 cycles (kernel-mm.md, <=4.14 kernels)
-            m.cost.contextSwitchNs = 4000.0;
+            m.cost.contextSwitchNs = 4000.0; // O(1)-scheduler switch + cache refill (kernel-mm.md: 2-5 us)
+            // zeroPageNs stays 1000: clear_page of 4 KiB, 2400 cycles at 2.4 GHz (Rik van Riel: 2000-4000 cycles)
             // 2.6.20 x86-64 flush_tlb_others(): take the sender's tlbstate_lock, write the xAPIC ICR, and spin until
             // every target's invalidate_interrupt has cleared its bit in flush_cpumask. kernel-mm.md (b): 1.5-3 us for
             // one target, +0.3-1 us per further target, from microbenchmarks run in KVM guests, where an IPI costs
