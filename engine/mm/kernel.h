@@ -372,7 +372,7 @@ Co<> zap_page_range(Kernel& k, Task& t, MmStruct& mm, std::uint32_t start, std::
 Co<> exit_mmap(Kernel& k, Task& t, MmStruct& mm);
 // filemap.cpp: a read fault on a file VMA (fault-around, filemap_fault, finish_fault)
 Co<> do_read_fault(Kernel& k, Task& t, MmStruct& mm, Vma v, std::uint32_t vpn);
-// mmap.cpp, mprotect.cpp (seed 001: glibc's per-thread heap shrink and regrow)
+// mprotect.cpp (seed 001: glibc's per-thread heap shrink and regrow: mmap(PROT_NONE, MAP_FIXED) and mprotect)
 Co<> sys_mmap_prot_none(Kernel& k, Task& t, MmStruct& mm, std::uint32_t start, std::uint32_t pages);
 Co<> sys_mprotect(Kernel& k, Task& t, MmStruct& mm, std::uint32_t start, std::uint32_t pages);
 // futex.cpp (2.6.20 kernel/futex.c, for user-space mutexes of seed 001's threads)
