@@ -67,6 +67,7 @@ namespace {
     public:
         void setup(WorkloadContext& ctx) override
         {
+            m_sim = &ctx.s.sim();
             const auto& j = ctx.params;
             m_p.threads = j.at("threads").get<int>();
             m_p.chunks = j.at("chunks").get<int>();
@@ -96,7 +97,16 @@ namespace {
             (void)ctx;
         }
 
+        // Simulated time against the end of the run (the threads run for a fixed simulated time).
+        double progress() const override
+        {
+            return m_sim && m_p.end > 0
+                ? std::min(1.0, static_cast<double>(m_sim->now()) / static_cast<double>(m_p.end))
+                : -1.0;
+        }
+
     private:
+        const Simulator* m_sim = nullptr;
         Params m_p;
         Time m_duration = 1;
         Task* m_main = nullptr;

@@ -125,6 +125,7 @@ namespace {
     public:
         void setup(WorkloadContext& ctx) override
         {
+            m_sim = &ctx.s.sim();
             const auto& j = ctx.params;
             m_p.threads = j.at("threads").get<int>();
             m_p.queries = j.at("queries").get<int>();
@@ -166,7 +167,16 @@ namespace {
             out["idle_s"] = toSec(ctx.s.idleTotal());
         }
 
+        // Simulated time against the end of the run (the threads run for a fixed simulated time).
+        double progress() const override
+        {
+            return m_sim && m_p.end > 0
+                ? std::min(1.0, static_cast<double>(m_sim->now()) / static_cast<double>(m_p.end))
+                : -1.0;
+        }
+
     private:
+        const Simulator* m_sim = nullptr;
         Params m_p;
         Counters m_counters;
         UserMutex m_appLock;
