@@ -8,7 +8,9 @@
 #include "report.h"
 #endif
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
@@ -27,8 +29,47 @@ namespace {
         using std::runtime_error::runtime_error;
     };
 
+    // SIGINT sets a flag that the runner polls between events, so a run stops at an event boundary and nothing is
+    // written; a second SIGINT quits at once (output files are written to a temporary name and renamed, so even
+    // that leaves no half-written file).
+    std::atomic<int> g_sigints { 0 }; // lock-free, so safe to touch in a signal handler
     std::atomic<bool> g_interrupted { false };
-    extern "C" void onSigint(int) { g_interrupted = true; }
+    static_assert(std::atomic<int>::is_always_lock_free && std::atomic<bool>::is_always_lock_free);
+    extern "C" void onSigint(int)
+    {
+        if (g_sigints.fetch_add(1) > 0)
+            _exit(130);
+        g_interrupted = true;
+    }
+
+    // Installs onSigint for the lifetime of one runCli() call.
+    class SigintScope {
+    public:
+        SigintScope()
+        {
+            g_sigints = 0;
+            g_interrupted = false;
+            m_previous = std::signal(SIGINT, onSigint);
+        }
+        ~SigintScope() { std::signal(SIGINT, m_previous); }
+        SigintScope(const SigintScope&) = delete;
+        SigintScope& operator=(const SigintScope&) = delete;
+
+    private:
+        void (*m_previous)(int);
+    };
+
+    struct Interrupted : std::runtime_error {
+        Interrupted()
+            : std::runtime_error("interrupted: no results written")
+        {
+        }
+    };
+    void checkInterrupted()
+    {
+        if (g_interrupted.load())
+            throw Interrupted();
+    }
 
     class SignalInterrupter final : public Interrupter {
     public:
@@ -46,6 +87,8 @@ namespace {
         Format format = Format::Text;
         std::string out;
         bool checkInvariants = false;
+        // --shard K/N, stored 0-based.
+        std::size_t shardIndex = 0, shardCount = 0;
     };
 
     double parseDouble(const std::string& opt, const std::string& v, double lo, double hi)
@@ -77,6 +120,7 @@ namespace {
     RunArgs parseRunArgs(const std::vector<std::string>& a, std::size_t i, bool needOut)
     {
         RunArgs r;
+        bool formatGiven = false;
         auto value = [&](const std::string& opt) -> std::string {
             if (i + 1 >= a.size())
                 throw BadInput(opt + ": expected a value after it");
@@ -106,10 +150,21 @@ namespace {
                 if (!pf)
                     throw BadInput("--format " + f + ": expected text, markdown, csv, json or mmtests");
                 r.format = *pf;
+                formatGiven = true;
             } else if (s == "--out")
                 r.out = value(s);
             else if (s == "--check-invariants")
                 r.checkInvariants = true;
+            else if (s == "--shard") {
+                std::string v = value(s);
+                auto slash = v.find('/');
+                if (slash == std::string::npos)
+                    throw BadInput("--shard " + v + ": expected K/N with 1 <= K <= N, e.g. --shard 2/8");
+                auto n = static_cast<std::size_t>(parseInt("--shard " + v + ": N", v.substr(slash + 1), 1, 1'000'000));
+                auto k = static_cast<std::size_t>(parseInt("--shard " + v + ": K", v.substr(0, slash), 1, static_cast<long long>(n)));
+                r.shardIndex = k - 1;
+                r.shardCount = n;
+            }
             else if (s.rfind("--", 0) == 0)
                 throw BadInput(s + ": unknown option (see mmscope-cli --help)");
             else if (r.scenario.empty())
@@ -121,6 +176,12 @@ namespace {
             throw BadInput("expected a SCENARIO (an id from `mmscope-cli list`, or a file)");
         if (needOut && r.out.empty())
             throw BadInput("report: expected --out FILE.pdf or --out FILE.html");
+        if (r.shardCount) {
+            // A shard is only useful as input to `merge`, which reads JSON; any other format would lose the runs.
+            if (formatGiven && r.format != Format::Json)
+                throw BadInput("--shard: writes JSON for `mmscope-cli merge`; expected --format json (the default with --shard)");
+            r.format = Format::Json;
+        }
         return r;
     }
 
@@ -150,6 +211,10 @@ namespace {
                 throw BadInput(path + ": write failed (" + std::string(std::strerror(errno)) + ")");
         }
         std::error_code ec;
+        if (g_interrupted.load()) {
+            std::filesystem::remove(tmp, ec);
+            throw Interrupted();
+        }
         std::filesystem::rename(tmp, path, ec);
         if (ec) {
             std::filesystem::remove(tmp, ec);
@@ -157,19 +222,77 @@ namespace {
         }
     }
 
-    ResultSet execute(const Scenario& sc, const RunArgs& r, bool record, std::ostream& err)
+    std::string gib(std::uint64_t bytes)
     {
-        SignalInterrupter interrupter;
-        g_interrupted = false;
-        auto previous = std::signal(SIGINT, onSigint);
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%.2f GiB", static_cast<double>(bytes) / (1u << 30));
+        return buf;
+    }
+
+    // What the host can give a run: MemAvailable from /proc/meminfo, lowered to the cgroup's limit when one is set
+    // (a container or a Slurm job). 0 if neither can be read (then nothing is refused).
+    std::uint64_t hostAvailableBytes(std::string& source)
+    {
+        std::uint64_t avail = 0;
+        std::ifstream mi("/proc/meminfo");
+        std::string key;
+        std::uint64_t kb = 0;
+        std::string unit;
+        while (mi >> key >> kb) {
+            std::getline(mi, unit);
+            if (key == "MemAvailable:") {
+                avail = kb * 1024;
+                source = "MemAvailable in /proc/meminfo";
+                break;
+            }
+        }
+        std::ifstream cg_max("/sys/fs/cgroup/memory.max"), cg_cur("/sys/fs/cgroup/memory.current");
+        std::uint64_t max = 0, cur = 0;
+        if (cg_max >> max && cg_cur >> cur && max > cur && (avail == 0 || max - cur < avail)) {
+            avail = max - cur;
+            source = "the cgroup's memory.max less memory.current";
+        }
+        return avail;
+    }
+
+    // Refuses a scenario whose runs would not fit in the host's memory, before anything is allocated.
+    void checkMemory(const Scenario& sc, const RunnerOptions& opts)
+    {
+        MemoryEstimate e = estimateMemory(sc, opts);
+        std::string source;
+        std::uint64_t avail = hostAvailableBytes(source);
+        if (avail == 0 || e.totalBytes <= avail)
+            return;
+        std::ostringstream o;
+        o << sc.id() << ": needs about " << gib(e.totalBytes) << " of host memory (" << e.concurrent << " concurrent run"
+          << (e.concurrent == 1 ? "" : "s") << " x " << gib(e.perRunBytes) << " for " << e.simulatedPages
+          << " simulated pages and swap slots" << (opts.recording.enabled ? " plus the recording budget" : "") << ") but the host has "
+          << gib(avail) << " (" << source << "); expected a smaller --scale or fewer --threads";
+        throw BadInput(o.str());
+    }
+
+    RunnerOptions runnerOptions(const RunArgs& r, bool record)
+    {
         RunnerOptions opts;
         opts.threads = r.threads;
         opts.scale = r.scale;
-        opts.interrupter = &interrupter;
         opts.checkInvariants = r.checkInvariants;
         // A report charts counters over time, so its runs record (within a budget; frames are decimated past it).
         opts.recording.enabled = record;
         opts.recording.memoryBudget = 64u << 20;
+        if (r.shardCount) {
+            opts.shardIndex = r.shardIndex;
+            opts.shardCount = r.shardCount;
+        }
+        return opts;
+    }
+
+    ResultSet execute(const Scenario& sc, RunnerOptions opts, std::ostream& err)
+    {
+        checkMemory(sc, opts);
+        checkInterrupted();
+        SignalInterrupter interrupter;
+        opts.interrupter = &interrupter;
         std::mutex m;
         bool tty = isatty(2);
         // Runs finished and the share of all the work done (inside the running runs too), on one line.
@@ -196,7 +319,8 @@ namespace {
             };
         }
         ResultSet rs = runScenario(sc, opts);
-        std::signal(SIGINT, previous);
+        if (rs.cancelled || g_interrupted.load())
+            throw Interrupted();
         return rs;
     }
 
@@ -207,6 +331,275 @@ namespace {
             std::snprintf(buf, sizeof buf, "%-22s ", s.id.c_str());
             out << buf << s.title << "\n" << std::string(23, ' ') << "seeds/" << s.seed << ": " << s.measured << "\n";
         }
+        return 0;
+    }
+
+    void emit(const RunArgs& r, const std::string& text, std::ostream& out)
+    {
+        if (r.out.empty())
+            out << text;
+        else
+            writeFile(r.out, text);
+    }
+
+    // A shard's JSON is the run's JSON plus what `merge` needs to check and rebuild the whole: which slice it is,
+    // and the scenario as run (after --set, --reps, --seed, --variant), so the merged tables need no other input.
+    std::string shardJson(const ResultSet& rs, const Scenario& sc, const RunArgs& r)
+    {
+        OJson j = resultsToJson(rs);
+        j["shard"] = OJson { { "index", r.shardIndex + 1 }, { "count", r.shardCount }, { "runs", planRuns(sc).size() } };
+        j["scenario_doc"] = sc.json();
+        return j.dump(2) + "\n";
+    }
+
+    int cmdRun(const std::vector<std::string>& args, bool report, std::ostream& out, std::ostream& err)
+    {
+        RunArgs r = parseRunArgs(args, 1, report);
+        Scenario sc = prepare(r);
+        ResultSet rs = execute(sc, runnerOptions(r, report), err);
+        checkInterrupted();
+        if (report) {
+#ifdef MMSCOPE_HAVE_UI
+            std::string error;
+            if (!writeReport(sc, rs, r.out, error))
+                throw BadInput(error);
+            return 0;
+#else
+            throw BadInput("report: this build has no desktop UI library (configure with -DMMSCOPE_BUILD_UI=ON)");
+#endif
+        }
+        emit(r, r.shardCount ? shardJson(rs, sc, r) : formatResults(rs, sc, r.format), out);
+        return 0;
+    }
+
+    // reproduce: every built-in scenario at one scale, each table beside the post's with the distance to it, the
+    // wall time of each, and a summary. Scenarios are taken from the embedded list, so new ones join by themselves.
+    int cmdReproduce(const std::vector<std::string>& a, std::ostream& out, std::ostream& err)
+    {
+        RunArgs r;
+        auto value = [&](std::size_t& i, const std::string& opt) -> std::string {
+            if (i + 1 >= a.size())
+                throw BadInput(opt + ": expected a value after it");
+            return a[++i];
+        };
+        for (std::size_t i = 1; i < a.size(); ++i) {
+            const std::string& s = a[i];
+            if (s == "--scale")
+                r.scale = parseDouble(s, value(i, s), 1e-4, 4.0);
+            else if (s == "--threads")
+                r.threads = static_cast<int>(parseInt(s, value(i, s), 1, 1024));
+            else if (s == "--out")
+                r.out = value(i, s);
+            else
+                throw BadInput("reproduce: " + s + ": unknown option; expected --scale F, --threads N or --out FILE");
+        }
+        struct Row {
+            std::string id;
+            std::size_t runs = 0;
+            double wall = 0;
+            PostDistance d;
+            std::string failed;
+        };
+        std::vector<Row> rows;
+        std::ostringstream all;
+        auto print = [&](const std::string& text) {
+            all << text;
+            if (r.out.empty())
+                out << text << std::flush;
+        };
+        auto t0 = std::chrono::steady_clock::now();
+        for (const ScenarioInfo& info : builtinScenarios()) {
+            checkInterrupted();
+            Row row;
+            row.id = info.id;
+            try {
+                Scenario sc = loadScenario(info.id);
+                row.runs = planRuns(sc).size();
+                ResultSet rs = execute(sc, runnerOptions(r, false), err);
+                row.wall = rs.wallSeconds;
+                row.d = distanceToPost(rs, sc);
+                std::ostringstream o;
+                o << formatTable(rs, sc);
+                char buf[160];
+                if (row.d.cells)
+                    std::snprintf(buf, sizeof buf, "distance to the post: %d cells, mean |%.1f%%|, largest %.1f%% (%s)\n",
+                        row.d.cells, row.d.meanAbsPercent, row.d.maxAbsPercent, row.d.worst.c_str());
+                else
+                    std::snprintf(buf, sizeof buf, "distance to the post: no published figure to compare\n");
+                o << buf;
+                std::snprintf(buf, sizeof buf, "wall time: %.2f s (%zu runs, %d threads)\n\n", rs.wallSeconds, row.runs, rs.threads);
+                o << buf;
+                print(o.str());
+            } catch (const BadInput& e) {
+                row.failed = e.what();
+            } catch (const ScenarioError& e) {
+                row.failed = e.what();
+            }
+            if (!row.failed.empty()) {
+                err << "mmscope-cli: reproduce: " << row.failed << "\n";
+                print(info.id + ": not run: " + row.failed + "\n\n");
+            }
+            rows.push_back(row);
+        }
+        double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        std::ostringstream o;
+        char buf[200];
+        std::snprintf(buf, sizeof buf, "summary (scale %g)\n%-24s %6s %10s %7s %12s %12s\n", r.scale, "scenario", "runs", "wall s",
+            "cells", "mean |vs|", "max |vs|");
+        o << buf;
+        int failed = 0;
+        for (const Row& row : rows) {
+            if (!row.failed.empty()) {
+                ++failed;
+                std::snprintf(buf, sizeof buf, "%-24s %6zu %10s\n", row.id.c_str(), row.runs, "failed");
+            } else if (row.d.cells)
+                std::snprintf(buf, sizeof buf, "%-24s %6zu %10.2f %7d %11.1f%% %11.1f%%\n", row.id.c_str(), row.runs, row.wall,
+                    row.d.cells, row.d.meanAbsPercent, row.d.maxAbsPercent);
+            else
+                std::snprintf(buf, sizeof buf, "%-24s %6zu %10.2f %7d %12s %12s\n", row.id.c_str(), row.runs, row.wall, 0, "-", "-");
+            o << buf;
+        }
+        std::snprintf(buf, sizeof buf, "total wall time: %.2f s for %zu scenarios%s\n", total, rows.size(),
+            failed ? (", " + std::to_string(failed) + " failed").c_str() : "");
+        o << buf;
+        print(o.str());
+        if (!r.out.empty())
+            writeFile(r.out, all.str());
+        return failed ? 2 : 0;
+    }
+
+    std::string readFile(const std::string& path)
+    {
+        std::ifstream in(path, std::ios::binary);
+        if (!in)
+            throw BadInput(path + ": cannot read (" + std::string(std::strerror(errno)) + ")");
+        std::stringstream ss;
+        ss << in.rdbuf();
+        if (in.bad())
+            throw BadInput(path + ": read failed (" + std::string(std::strerror(errno)) + ")");
+        return ss.str();
+    }
+
+    // merge: shards written by `run --shard K/N --format json` back into the result of one unsharded run. Every
+    // shard must come from the same scenario document (so the same seed, variants and overrides), scale and engine
+    // version; together they must hold each planned run exactly once.
+    int cmdMerge(const std::vector<std::string>& a, std::ostream& out)
+    {
+        RunArgs r;
+        std::vector<std::string> files;
+        for (std::size_t i = 1; i < a.size(); ++i) {
+            const std::string& s = a[i];
+            if (s == "--format" || s == "--out") {
+                if (i + 1 >= a.size())
+                    throw BadInput(s + ": expected a value after it");
+                std::string v = a[++i];
+                if (s == "--out")
+                    r.out = v;
+                else if (auto f = parseFormat(v))
+                    r.format = *f;
+                else
+                    throw BadInput("--format " + v + ": expected text, markdown, csv, json or mmtests");
+            } else if (s.rfind("--", 0) == 0)
+                throw BadInput("merge: " + s + ": unknown option; expected --format FMT or --out FILE");
+            else
+                files.push_back(s);
+        }
+        if (files.empty())
+            throw BadInput("merge: expected the shard files (written by mmscope-cli run SCENARIO --shard K/N --out FILE)");
+
+        struct Shard {
+            std::string file;
+            OJson doc;
+            ResultSet rs;
+            std::size_t index = 0, count = 0, runs = 0;
+        };
+        std::vector<Shard> shards;
+        for (const std::string& f : files) {
+            Shard sh;
+            sh.file = f;
+            try {
+                sh.doc = OJson::parse(readFile(f));
+            } catch (const nlohmann::json::parse_error& e) {
+                throw BadInput(f + ": not valid JSON: " + e.what());
+            }
+            const OJson* s = sh.doc.is_object() && sh.doc.contains("shard") ? &sh.doc["shard"] : nullptr;
+            auto positive = [&](const char* k) { return s && s->is_object() && s->contains(k) && (*s)[k].is_number_unsigned() && (*s)[k].get<std::uint64_t>() > 0; };
+            if (!positive("index") || !positive("count") || !positive("runs"))
+                throw BadInput(f + ": shard: expected {\"index\": K, \"count\": N, \"runs\": R} with 1 <= K <= N (a file written by mmscope-cli run --shard K/N)");
+            sh.index = (*s)["index"];
+            sh.count = (*s)["count"];
+            sh.runs = (*s)["runs"];
+            if (sh.index > sh.count)
+                throw BadInput(f + ": shard: index " + std::to_string(sh.index) + " is past count " + std::to_string(sh.count));
+            if (!sh.doc.contains("scenario_doc") || !sh.doc["scenario_doc"].is_object())
+                throw BadInput(f + ": scenario_doc: expected the scenario object the shard ran");
+            if (sh.doc.value("cancelled", false))
+                throw BadInput(f + ": cancelled: the shard was interrupted; run it again");
+            sh.rs = resultsFromJson(sh.doc, f);
+            shards.push_back(std::move(sh));
+        }
+
+        const Shard& first = shards.front();
+        for (const Shard& sh : shards) {
+            auto differs = [&](const std::string& what, const std::string& mine, const std::string& theirs) {
+                if (mine != theirs)
+                    throw BadInput(sh.file + ": " + what + " " + mine + ", expected " + theirs + " as in " + first.file + " (shards of one run only)");
+            };
+            differs("scenario", sh.rs.scenario, first.rs.scenario);
+            differs("engine_version", sh.rs.engineVersion, first.rs.engineVersion);
+            differs("seed", std::to_string(sh.rs.seed), std::to_string(first.rs.seed));
+            differs("scale", OJson(sh.rs.scale).dump(), OJson(first.rs.scale).dump());
+            differs("shard count", std::to_string(sh.count), std::to_string(first.count));
+            if (sh.doc["scenario_doc"] != first.doc["scenario_doc"])
+                throw BadInput(sh.file + ": scenario_doc: differs from " + first.file + " (different --set, --reps, --variant or scenario file)");
+        }
+        Scenario sc = Scenario::fromJson(first.doc["scenario_doc"], first.file + ": scenario_doc");
+        std::vector<PlannedRun> plan = planRuns(sc);
+        if (plan.size() != first.runs)
+            throw BadInput(first.file + ": shard.runs: " + std::to_string(first.runs) + ", but its scenario plans " + std::to_string(plan.size()) + " runs");
+
+        // Each planned run must come from the shard it belongs to, exactly once.
+        std::vector<const Shard*> byIndex(first.count, nullptr);
+        for (const Shard& sh : shards) {
+            if (byIndex[sh.index - 1])
+                throw BadInput(sh.file + ": shard " + std::to_string(sh.index) + "/" + std::to_string(sh.count) + " is also given as " + byIndex[sh.index - 1]->file);
+            byIndex[sh.index - 1] = &sh;
+        }
+        std::string missing;
+        for (std::size_t k = 0; k < byIndex.size(); ++k)
+            if (!byIndex[k])
+                missing += (missing.empty() ? "" : ", ") + std::to_string(k + 1);
+        if (!missing.empty())
+            throw BadInput("merge: missing shard " + missing + " of " + std::to_string(first.count));
+
+        ResultSet merged;
+        merged.scenario = first.rs.scenario;
+        merged.engineVersion = first.rs.engineVersion;
+        merged.seed = first.rs.seed;
+        merged.scale = first.rs.scale;
+        std::vector<std::size_t> next(first.count, 0);
+        for (std::size_t i = 0; i < plan.size(); ++i) {
+            std::size_t k = i % first.count;
+            const Shard& sh = *byIndex[k];
+            auto label = [&] { return plan[i].variant + " " + plan[i].point.dump() + " rep " + std::to_string(plan[i].rep); };
+            if (next[k] >= sh.rs.results.size())
+                throw BadInput(sh.file + ": results: expected run " + label() + ", but the shard ends early");
+            const RunResult& got = sh.rs.results[next[k]++];
+            if (got.variant != plan[i].variant || got.point != plan[i].point || got.rep != plan[i].rep)
+                throw BadInput(sh.file + ": results[" + std::to_string(next[k] - 1) + "]: expected run " + label() + ", got " + got.variant + " "
+                    + got.point.dump() + " rep " + std::to_string(got.rep));
+            merged.results.push_back(got);
+        }
+        for (std::size_t k = 0; k < first.count; ++k)
+            if (next[k] != byIndex[k]->rs.results.size())
+                throw BadInput(byIndex[k]->file + ": results: " + std::to_string(byIndex[k]->rs.results.size() - next[k]) + " runs more than shard "
+                    + std::to_string(k + 1) + "/" + std::to_string(first.count) + " plans");
+        // host: the shards' wall times add up (the work done, wherever it ran); threads is the widest shard's.
+        for (const Shard& sh : shards) {
+            merged.wallSeconds += sh.rs.wallSeconds;
+            merged.threads = std::max(merged.threads, sh.rs.threads);
+        }
+        emit(r, formatResults(merged, sc, r.format), out);
         return 0;
     }
 } // namespace
@@ -221,6 +614,15 @@ usage:
   mmscope-cli run SCENARIO [options]     run it and print the table beside the post's
   mmscope-cli report SCENARIO --out FILE.pdf|FILE.html [options]
                                          charts and tables for a report
+  mmscope-cli reproduce [--scale F] [--threads N] [--out FILE]
+                                         run every built-in scenario: each table beside the
+                                         post's, the distance to it in %, the wall time of each
+  mmscope-cli run SCENARIO --shard K/N --out FILE.json [options]
+                                         run only the K-th of N slices of the scenario's runs
+                                         (variant x sweep point x repetition; run i is in slice
+                                         i mod N + 1) and write them as JSON for merge
+  mmscope-cli merge FILE.json... [--format FMT] [--out FILE]
+                                         combine all N shards into the result of one unsharded run
 
 SCENARIO is a built-in id (see `list`) or the path of a scenario file.
 
@@ -232,72 +634,81 @@ options:
   --reps N            repetitions per variant and sweep point
   --seed S            scenario seed
   --threads N         host threads for the runner (default: all cores)
-  --format FMT        text | markdown | csv | json | mmtests (default: text)
+  --format FMT        text | markdown | csv | json | mmtests (default: text; json with --shard)
   --out FILE          write to FILE instead of standard output
+  --shard K/N         run slice K of N (1 <= K <= N); give every shard the same other options
+
+A scenario whose runs would need more memory than the host has available (MemAvailable, or the
+cgroup's limit) is refused before it starts, with the estimate. Ctrl-C stops at the next event and
+writes nothing (exit 130); a second Ctrl-C quits at once.
 
 exit codes: 0 success, 2 bad input, 1 internal error, 130 interrupted
 )";
 }
 
+namespace {
+    int runCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+} // namespace
+
 int runCli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
 {
-    try {
-        if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
-            (args.empty() ? err : out) << cliUsage();
-            return args.empty() ? 2 : 0;
-        }
-        if (args[0] == "--version") {
-            out << "mmscope-cli " << engineVersion() << "\n";
-            return 0;
-        }
-        const std::string& cmd = args[0];
-        if (cmd == "list") {
-            if (args.size() > 1)
-                throw BadInput("list: takes no arguments");
-            return cmdList(out);
-        }
-        if (cmd == "show") {
-            if (args.size() != 2)
-                throw BadInput("show: expected exactly one SCENARIO");
-            out << loadScenario(args[1]).json().dump(2) << "\n";
-            return 0;
-        }
-        if (cmd == "run" || cmd == "report") {
-            RunArgs r = parseRunArgs(args, 1, cmd == "report");
-            Scenario sc = prepare(r);
-            ResultSet rs = execute(sc, r, cmd == "report", err);
-            if (rs.cancelled) {
-                err << "interrupted: no results written\n";
-                return 130;
-            }
-            if (cmd == "report") {
-#ifdef MMSCOPE_HAVE_UI
-                std::string error;
-                if (!writeReport(sc, rs, r.out, error))
-                    throw BadInput(error);
-                return 0;
-#else
-                throw BadInput("report: this build has no desktop UI library (configure with -DMMSCOPE_BUILD_UI=ON)");
-#endif
-            }
-            std::string text = formatResults(rs, sc, r.format);
-            if (r.out.empty())
-                out << text;
-            else
-                writeFile(r.out, text);
-            return 0;
-        }
-        throw BadInput(cmd + ": unknown command; expected list, show, run or report (see mmscope-cli --help)");
-    } catch (const BadInput& e) {
-        err << "mmscope-cli: " << e.what() << "\n";
-        return 2;
-    } catch (const ScenarioError& e) {
-        err << "mmscope-cli: " << e.what() << "\n";
-        return 2;
-    } catch (const std::exception& e) {
-        err << "mmscope-cli: internal error: " << e.what() << "\n";
-        return 1;
+    SigintScope sigint;
+    errno = 0;
+    int code = runCommand(args, out, err);
+    // A full disk or a closed pipe on standard output must not look like success.
+    if (!out.flush()) {
+        err << "mmscope-cli: standard output: write failed" << (errno ? " (" + std::string(std::strerror(errno)) + ")" : std::string()) << "\n";
+        return code ? code : 2;
     }
+    return code;
 }
+
+namespace {
+    int runCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
+    {
+        try {
+            if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+                (args.empty() ? err : out) << cliUsage();
+                return args.empty() ? 2 : 0;
+            }
+            if (args[0] == "--version") {
+                out << "mmscope-cli " << engineVersion() << "\n";
+                return 0;
+            }
+            const std::string& cmd = args[0];
+            if (cmd == "list") {
+                if (args.size() > 1)
+                    throw BadInput("list: takes no arguments");
+                return cmdList(out);
+            }
+            if (cmd == "show") {
+                if (args.size() != 2)
+                    throw BadInput("show: expected exactly one SCENARIO");
+                out << loadScenario(args[1]).json().dump(2) << "\n";
+                return 0;
+            }
+            if (cmd == "run" || cmd == "report")
+                return cmdRun(args, cmd == "report", out, err);
+            if (cmd == "reproduce")
+                return cmdReproduce(args, out, err);
+            if (cmd == "merge")
+                return cmdMerge(args, out);
+            throw BadInput(cmd + ": unknown command; expected list, show, run, report, reproduce or merge (see mmscope-cli --help)");
+        } catch (const Interrupted& e) {
+            err << "mmscope-cli: " << e.what() << "\n";
+            return 130;
+        } catch (const BadInput& e) {
+            err << "mmscope-cli: " << e.what() << "\n";
+            return 2;
+        } catch (const ScenarioError& e) {
+            err << "mmscope-cli: " << e.what() << "\n";
+            return 2;
+        } catch (const std::exception& e) {
+            err << "mmscope-cli: internal error: " << e.what() << "\n";
+            return 1;
+        }
+    }
+
+} // namespace
 
 } // namespace mms

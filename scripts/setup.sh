@@ -15,6 +15,8 @@ fi
 packages=(
     # compilers and build tools
     g++ cmake ninja-build pkg-config git
+    # clang and its compiler-rt: libFuzzer and the sanitizer builds that scripts/test.sh runs (asan-engine, tsan-engine)
+    clang libclang-rt-14-dev
     # libraries
     qt6-base-dev qt6-svg-dev libqcustomplot-dev libtbb-dev nlohmann-json3-dev libxkbcommon-dev libbenchmark-dev
     # packaging (cpack -G DEB with SHLIBDEPS needs dpkg-shlibdeps and file)

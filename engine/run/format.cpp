@@ -120,6 +120,23 @@ namespace {
         return s;
     }
 
+    // The cells of the table in the order buildTable() shows them: (variant, point, metric).
+    template <typename F>
+    void forEachTableCell(const Scenario& sc, F&& f)
+    {
+        std::vector<std::string> metrics = sc.metrics();
+        if (sc.axes().empty()) {
+            for (auto& v : sc.variantNames())
+                for (auto& m : metrics)
+                    f(v, OJson::object(), m);
+            return;
+        }
+        std::string m = metrics.empty() ? "elapsed_s" : metrics.front();
+        for (auto& p : sc.points())
+            for (auto& v : sc.variantNames())
+                f(v, p, m);
+    }
+
     // A table as rows of cells; rendered as aligned text or as markdown.
     struct Table {
         std::vector<std::string> header;
@@ -343,6 +360,29 @@ namespace {
     }
 } // namespace
 
+PostDistance distanceToPost(const ResultSet& rs, const Scenario& sc)
+{
+    PostDistance d;
+    double sum = 0;
+    forEachTableCell(sc, [&](const std::string& v, const OJson& p, const std::string& m) {
+        Cell c = tableCell(rs, sc, v, p, m);
+        if (!c.published || *c.published == 0 || c.n == 0)
+            return;
+        double pct = std::fabs(c.mean / *c.published - 1.0) * 100.0;
+        sum += pct;
+        ++d.cells;
+        if (pct > d.maxAbsPercent || d.cells == 1) {
+            d.maxAbsPercent = pct;
+            d.worst = v + " " + (p.empty() ? m : pointLabel(p));
+        }
+    });
+    if (d.cells)
+        d.meanAbsPercent = sum / d.cells;
+    return d;
+}
+
+std::string formatTable(const ResultSet& rs, const Scenario& sc) { return heading(rs, sc) + "\n" + renderText(buildTable(rs, sc)); }
+
 OJson resultsToJson(const ResultSet& rs)
 {
     OJson j;
@@ -432,7 +472,7 @@ std::string formatResults(const ResultSet& rs, const Scenario& sc, Format f)
 {
     switch (f) {
     case Format::Text:
-        return heading(rs, sc) + "\n" + renderText(buildTable(rs, sc)) + lockText(rs);
+        return formatTable(rs, sc) + lockText(rs);
     case Format::Markdown:
         return "**" + sc.id() + "**: " + sc.title() + " (scale " + formatNumber(rs.scale, "") + ", seed " + std::to_string(rs.seed) + ")\n\n" + renderMarkdown(buildTable(rs, sc));
     case Format::Csv:

@@ -13,6 +13,8 @@ enum class Format : std::uint8_t { Text, Markdown, Csv, Json, Mmtests };
 std::optional<Format> parseFormat(const std::string& name);
 
 std::string formatResults(const ResultSet& rs, const Scenario& sc, Format f);
+// The text format's heading and table without the lockstat excerpt (mmscope-cli reproduce prints one per scenario).
+std::string formatTable(const ResultSet& rs, const Scenario& sc);
 OJson resultsToJson(const ResultSet& rs);
 // The inverse of resultsToJson, for merging and for reading results back (throws ScenarioError on bad input).
 ResultSet resultsFromJson(const OJson& doc, const std::string& origin);
@@ -28,6 +30,14 @@ struct Cell {
 // Table access shared by the text formats and the desktop app's results view.
 Cell tableCell(const ResultSet& rs, const Scenario& sc, const std::string& variant, const OJson& point, const std::string& metric);
 std::optional<double> publishedValue(const Scenario& sc, const std::string& variant, const OJson& point, const std::string& metric);
+// How far the table's cells are from the post's: over every cell the text table shows with a published figure.
+struct PostDistance {
+    int cells = 0;
+    double meanAbsPercent = 0;
+    double maxAbsPercent = 0;
+    std::string worst; // "variant metric" or "variant point" of the largest distance
+};
+PostDistance distanceToPost(const ResultSet& rs, const Scenario& sc);
 bool lowerIsBetter(const std::string& metric);
 std::string formatNumber(double v, const std::string& metric);
 

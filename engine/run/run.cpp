@@ -1,5 +1,7 @@
 #include "run/run.h"
 
+#include "mm/page.h"
+#include "mm/pte.h"
 #include "run/recorder.h"
 
 #include <algorithm>
@@ -13,6 +15,21 @@ std::uint64_t runSeed(std::uint64_t scenarioSeed, const std::string& variant, co
     std::uint64_t s = Rng::mix(scenarioSeed, Rng::hash(variant));
     s = Rng::mix(s, Rng::hash(point.dump()));
     return Rng::mix(s, static_cast<std::uint64_t>(rep));
+}
+
+RunMemory estimateRunMemory(const RunSetup& setup, const RecordingOptions& recording)
+{
+    // Measured from the class rather than written down, so the estimate follows any change to the page layout.
+    constexpr std::uint32_t kProbe = 1u << 12;
+    const std::uint64_t perFrame = PageArray(kProbe).memoryBytes() / kProbe + sizeof(Pfn) + sizeof(Pte);
+    const std::uint64_t perSlot = sizeof(std::uint8_t) /* swap_map */ + sizeof(Pfn) /* swap cache */
+        + sizeof(std::uint8_t) /* slots cache */ + sizeof(Pte);
+    RunMemory m;
+    m.frames = setup.machine.memoryBytes / kPageSize;
+    for (const SwapSpec& s : setup.machine.swap)
+        m.swapSlots += s.sizeBytes / kPageSize;
+    m.bytes = m.frames * perFrame + m.swapSlots * perSlot + (recording.enabled ? recording.memoryBudget : 0);
+    return m;
 }
 
 namespace {

@@ -29,6 +29,17 @@ struct RunSpec {
 // the workload can tell it.
 RunResult executeRun(const RunSpec& spec, Interrupter* interrupter = nullptr);
 
+// Host memory one run needs, from the machine alone (before anything is allocated): page frames (the PageArray
+// bytes per page, measured from the class, plus a free-list slot), one PTE for every page that can be mapped (RAM
+// and swap), the swap map and swap cache per swap slot, and the recording budget. The workload's own state
+// (tasks, VMAs) is small beside these and left out.
+struct RunMemory {
+    std::uint64_t frames = 0;
+    std::uint64_t swapSlots = 0;
+    std::uint64_t bytes = 0;
+};
+RunMemory estimateRunMemory(const RunSetup& setup, const RecordingOptions& recording);
+
 // The per-run seed: (scenario seed, variant, point, repetition) mixed; host-independent.
 std::uint64_t runSeed(std::uint64_t scenarioSeed, const std::string& variant, const OJson& point, int rep);
 

@@ -4,6 +4,7 @@
 #include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/task_arena.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 
@@ -74,17 +75,51 @@ std::vector<PlannedRun> planRuns(const Scenario& sc)
     return runs;
 }
 
+bool inShard(std::size_t run, std::size_t index, std::size_t count) { return count <= 1 || run % count == index; }
+
+namespace {
+    std::vector<PlannedRun> shardPlan(const Scenario& sc, const RunnerOptions& opts)
+    {
+        std::vector<PlannedRun> all = planRuns(sc), plan;
+        for (std::size_t i = 0; i < all.size(); ++i)
+            if (inShard(i, opts.shardIndex, opts.shardCount))
+                plan.push_back(std::move(all[i]));
+        return plan;
+    }
+
+    int threadCount(const RunnerOptions& opts)
+    {
+        return opts.threads > 0 ? opts.threads : static_cast<int>(oneapi::tbb::info::default_concurrency());
+    }
+} // namespace
+
+MemoryEstimate estimateMemory(const Scenario& sc, const RunnerOptions& opts)
+{
+    MemoryEstimate e;
+    std::vector<PlannedRun> plan = shardPlan(sc, opts);
+    for (const PlannedRun& r : plan) {
+        RunMemory m = estimateRunMemory(sc.resolve(r.variant, r.point, opts.scale), opts.recording);
+        if (m.bytes > e.perRunBytes) {
+            e.perRunBytes = m.bytes;
+            e.simulatedPages = m.frames + m.swapSlots;
+        }
+    }
+    e.concurrent = std::min<std::size_t>(plan.size(), static_cast<std::size_t>(threadCount(opts)));
+    e.totalBytes = e.perRunBytes * e.concurrent;
+    return e;
+}
+
 ResultSet runScenario(const Scenario& sc, const RunnerOptions& opts)
 {
     auto start = std::chrono::steady_clock::now();
-    std::vector<PlannedRun> plan = planRuns(sc);
+    std::vector<PlannedRun> plan = shardPlan(sc, opts);
     ResultSet rs;
     rs.scenario = sc.id();
     rs.engineVersion = engineVersion();
     rs.seed = sc.seed();
     rs.scale = opts.scale;
     rs.results.resize(plan.size());
-    int threads = opts.threads > 0 ? opts.threads : static_cast<int>(oneapi::tbb::info::default_concurrency());
+    int threads = threadCount(opts);
     rs.threads = threads;
 
     std::atomic<std::size_t> done { 0 };

@@ -21,6 +21,9 @@ struct RunnerOptions {
     std::function<void(double)> progressFraction;
     bool checkInvariants = false;
     RecordingOptions recording;
+    // Run only slice shardIndex (0-based) of shardCount slices of the plan (mmscope-cli run --shard K/N).
+    std::size_t shardIndex = 0;
+    std::size_t shardCount = 1;
 };
 
 struct PlannedRun {
@@ -29,6 +32,19 @@ struct PlannedRun {
     int rep;
 };
 std::vector<PlannedRun> planRuns(const Scenario& sc);
+// The slice of a plan of `planSize` runs that shard `index` of `count` runs: run i belongs to shard i mod count,
+// so every shard gets a share of each variant (variants differ most in run time). Deterministic, host-independent.
+bool inShard(std::size_t run, std::size_t index, std::size_t count);
+
+// Host memory a scenario's runs need at once with these options: the largest run's estimate (run.h) times the runs
+// that execute concurrently (threads, at most the runs in the plan or shard).
+struct MemoryEstimate {
+    std::uint64_t perRunBytes = 0; // the largest run
+    std::uint64_t simulatedPages = 0; // of that run: page frames + swap slots
+    std::size_t concurrent = 0;
+    std::uint64_t totalBytes = 0;
+};
+MemoryEstimate estimateMemory(const Scenario& sc, const RunnerOptions& opts);
 
 ResultSet runScenario(const Scenario& sc, const RunnerOptions& opts);
 

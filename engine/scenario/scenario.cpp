@@ -3,7 +3,10 @@
 #include "scenario/size.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <regex>
 #include <set>
@@ -183,8 +186,9 @@ void Scenario::normalise()
     if (!m.contains("memory"))
         m["memory"] = formatSize(preset.memoryBytes);
     std::uint64_t mem = sizeOf(m["memory"], o, "machine.memory");
-    if (mem < (16ULL << 20) || mem > (1ULL << 42))
-        fail(o, "machine.memory", "a size between 16MiB and 4TiB", &m["memory"]);
+    // A PTE holds a 28-bit pfn (mm/pte.h), so the engine addresses at most 1 TiB of RAM.
+    if (mem < (16ULL << 20) || mem / kPageSize > pte::kPfnMask + 1ULL)
+        fail(o, "machine.memory", "a size between 16MiB and 1TiB", &m["memory"]);
     m["memory"] = formatSize(mem);
     if (!m.contains("swap")) {
         m["swap"] = OJson::array();
@@ -223,7 +227,8 @@ void Scenario::normalise()
     if (!w.contains("kind") || !w["kind"].is_string() || !findWorkload(w["kind"]))
         fail(o, "workload.kind", "one of " + kinds, w.contains("kind") ? &w["kind"] : nullptr);
     const WorkloadKind& wk = *findWorkload(w["kind"]);
-    for (auto& [k, v] : w.items()) {
+    for (auto& item : w.items()) {
+        const std::string& k = item.key(); // not a structured binding: clang 14 cannot capture one in a lambda
         if (k == "kind")
             continue;
         if (std::none_of(wk.params.begin(), wk.params.end(), [&](const ParamSpec& p) { return p.name == k; })) {
@@ -431,9 +436,20 @@ RunSetup Scenario::resolve(const std::string& variant, const OJson& point, doubl
         return std::max<std::uint64_t>(pages, 1) * kPageSize;
     };
     r.machine.memoryBytes = scaled(*parseSize(m["memory"]));
+    // --scale above 1 can take a valid machine past what a PTE encodes (mm/pte.h); refuse rather than wrap.
+    std::ostringstream atScale;
+    atScale << " at scale " << scale;
+    if (r.machine.memoryBytes / kPageSize > pte::kPfnMask + 1ULL)
+        throw ScenarioError(m_origin + ": machine.memory: " + formatSize(r.machine.memoryBytes) + atScale.str()
+            + ": expected at most 1TiB (a PTE's 28-bit pfn)");
     r.machine.swap.clear();
-    for (auto& sw : m["swap"])
-        r.machine.swap.push_back(SwapSpec { scaled(*parseSize(sw["size"])), *devicePreset(sw["device"]) });
+    for (auto& sw : m["swap"]) {
+        std::uint64_t bytes = scaled(*parseSize(sw["size"]));
+        if (bytes / kPageSize > pte::kOffsetMask)
+            throw ScenarioError(m_origin + ": machine.swap: " + formatSize(bytes) + atScale.str()
+                + ": expected at most 128GiB per device (a swap entry's 25-bit offset)");
+        r.machine.swap.push_back(SwapSpec { bytes, *devicePreset(sw["device"]) });
+    }
     if (!doc["variants"].contains(variant))
         throw ScenarioError(m_origin + ": no variant named " + variant);
     for (auto& [k, v] : doc["variants"][variant].items())
@@ -479,7 +495,12 @@ Scenario loadScenario(const std::string& idOrPath)
         if (doc.value("id", std::string()) == idOrPath)
             return Scenario::fromJson(doc, "built-in:" + idOrPath);
     }
+    std::error_code ec;
+    if (std::filesystem::is_directory(idOrPath, ec))
+        throw ScenarioError(idOrPath + ": is a directory: expected a scenario file or a built-in id");
     std::ifstream in(idOrPath);
+    if (!in && std::filesystem::exists(idOrPath, ec))
+        throw ScenarioError(idOrPath + ": cannot read (" + std::strerror(errno) + ")");
     if (!in) {
         std::string ids;
         for (auto& [name, text] : embeddedScenarios())
@@ -488,6 +509,8 @@ Scenario loadScenario(const std::string& idOrPath)
     }
     std::stringstream ss;
     ss << in.rdbuf();
+    if (in.bad())
+        throw ScenarioError(idOrPath + ": read failed (" + std::strerror(errno) + ")");
     return Scenario::fromText(ss.str(), idOrPath);
 }
 

@@ -3,20 +3,38 @@
 #include <QtTest>
 
 #include <QJsonDocument>
+#include <QJsonArray>
 #include <QJsonObject>
+#include <QRegularExpression>
 #include <QProcess>
 #include <QTemporaryDir>
 
+#include <csignal>
+
 namespace {
+QByteArray readAll(const QString& file)
+{
+    QFile f(file);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+QByteArray withoutHost(const QByteArray& json)
+{
+    QJsonObject o = QJsonDocument::fromJson(json).object();
+    o.remove("host");
+    return QJsonDocument(o).toJson();
+}
+
 struct Out {
     int code;
     QString out;
     QString err;
 };
 
-Out cli(const QStringList& args)
+Out cli(const QStringList& args, const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment())
 {
     QProcess p;
+    p.setProcessEnvironment(env);
     p.start(qEnvironmentVariable("MMSCOPE_CLI"), args);
     if (!p.waitForFinished(240'000))
         return { -1, {}, "timeout" };
@@ -126,6 +144,148 @@ private Q_SLOTS:
         QCOMPARE(r.code, 2);
         QVERIFY2(r.err.contains(message), qPrintable(r.err));
         QVERIFY(r.out.isEmpty());
+    }
+
+    // Shards run separately and merged give the unsharded result byte for byte, outside `host`: the JSON, and the
+    // text table (which has no host field at all). Six runs in four uneven shards; a sweep scenario in two.
+    void shardThenMergeEqualsUnsharded_data()
+    {
+        QTest::addColumn<QStringList>("runArgs");
+        QTest::addColumn<int>("shards");
+        QTest::addRow("madv-free-swapin, 6 runs in 4") << QStringList { "madv-free-swapin", "--scale", "0.01", "--reps", "2", "--set", "loops=2" } << 4;
+        QTest::addRow("swap-free-sort sweep in 2") << QStringList { "swap-free-sort", "--scale", "0.01", "--set", "swap.devices=2" } << 2;
+    }
+    void shardThenMergeEqualsUnsharded()
+    {
+        QFETCH(QStringList, runArgs);
+        QFETCH(int, shards);
+        QTemporaryDir dir;
+        Out whole = cli(QStringList { "run" } + runArgs + QStringList { "--format", "json", "--threads", "2" });
+        QCOMPARE(whole.code, 0);
+        Out wholeText = cli(QStringList { "run" } + runArgs + QStringList { "--format", "text", "--threads", "1" });
+        QCOMPARE(wholeText.code, 0);
+        QStringList files;
+        for (int k = shards; k >= 1; --k) { // any order
+            QString f = dir.filePath(QString("part%1.json").arg(k));
+            Out s = cli(QStringList { "run" } + runArgs + QStringList { "--shard", QString("%1/%2").arg(k).arg(shards), "--out", f, "--threads", "1" });
+            QVERIFY2(s.code == 0, qPrintable(s.err));
+            QJsonObject j = QJsonDocument::fromJson(readAll(f)).object();
+            QCOMPARE(j["shard"].toObject()["index"].toInt(), k);
+            QVERIFY(j.contains("scenario_doc"));
+            files << f;
+        }
+        Out merged = cli(QStringList { "merge" } + files + QStringList { "--format", "json" });
+        QVERIFY2(merged.code == 0, qPrintable(merged.err));
+        QVERIFY(!merged.out.contains("\"shard\""));
+        QCOMPARE(withoutHost(merged.out.toUtf8()), withoutHost(whole.out.toUtf8()));
+        Out mergedText = cli(QStringList { "merge" } + files);
+        QCOMPARE(mergedText.code, 0);
+        QCOMPARE(mergedText.out, wholeText.out);
+    }
+
+    void mergeRefusesWhatDoesNotBelong()
+    {
+        QTemporaryDir dir;
+        auto shard = [&](const QString& name, const QString& k, QStringList extra = {}) {
+            QString f = dir.filePath(name);
+            Out o = cli(QStringList { "run", "madv-free-swapin", "--scale", "0.01", "--set", "loops=2", "--shard", k, "--out", f } + extra);
+            return o.code == 0 ? f : QString();
+        };
+        QString a = shard("a.json", "1/2"), b = shard("b.json", "2/2"), c = shard("c.json", "2/2", { "--seed", "9" });
+        QString d = shard("d.json", "1/3");
+        QVERIFY(!a.isEmpty() && !b.isEmpty() && !c.isEmpty() && !d.isEmpty());
+        auto refused = [&](const QStringList& files, const QString& message) {
+            Out o = cli(QStringList { "merge" } + files);
+            QCOMPARE(o.code, 2);
+            QVERIFY2(o.err.contains(message), qPrintable(o.err));
+            QVERIFY(o.out.isEmpty());
+        };
+        refused({ a }, "missing shard 2 of 2");
+        refused({ a, a }, "shard 1/2 is also given as");
+        refused({ a, c }, c + ": seed 9, expected 1 as in " + a);
+        refused({ a, d }, d + ": shard count 3, expected 2");
+        refused({ a, dir.filePath("none.json") }, dir.filePath("none.json") + ": cannot read (No such file or directory)");
+        // A result without shard information, and a file that is not JSON.
+        QString plain = dir.filePath("plain.json");
+        QCOMPARE(cli({ "run", "madv-free-swapin", "--scale", "0.01", "--variant", "dontneed", "--format", "json", "--out", plain }).code, 0);
+        refused({ plain }, plain + ": shard: expected {\"index\": K");
+        QFile junk(dir.filePath("junk.json"));
+        QVERIFY(junk.open(QIODevice::WriteOnly));
+        junk.write("{\"shard\": ");
+        junk.close();
+        refused({ junk.fileName() }, junk.fileName() + ": not valid JSON");
+        refused({}, "merge: expected the shard files");
+        // A tampered shard: one run's rep changed.
+        QByteArray tampered = readAll(b);
+        QVERIFY(tampered.contains("\"rep\": 0"));
+        tampered.replace(tampered.indexOf("\"rep\": 0"), 8, "\"rep\": 7");
+        QFile t(dir.filePath("t.json"));
+        QVERIFY(t.open(QIODevice::WriteOnly));
+        t.write(tampered);
+        t.close();
+        refused({ a, t.fileName() }, t.fileName() + ": results[0]: expected run");
+        // --shard itself
+        Out bad = cli({ "run", "madv-free-swapin", "--shard", "3/2" });
+        QCOMPARE(bad.code, 2);
+        QVERIFY2(bad.err.contains("--shard 3/2: K 3: expected an integer in [1, 2]"), qPrintable(bad.err));
+        bad = cli({ "run", "madv-free-swapin", "--shard", "1/2", "--format", "csv" });
+        QCOMPARE(bad.code, 2);
+        QVERIFY2(bad.err.contains("--shard: writes JSON"), qPrintable(bad.err));
+    }
+
+    // reproduce runs every built-in scenario, whatever the list holds, and reports the distance and wall time.
+    void reproduceRunsEveryScenario()
+    {
+        Out list = cli({ "list" });
+        QCOMPARE(list.code, 0);
+        QStringList ids;
+        for (const QString& line : list.out.split('\n'))
+            if (!line.isEmpty() && !line.startsWith(' '))
+                ids << line.section(' ', 0, 0);
+        QVERIFY(ids.size() >= 4);
+        Out r = cli({ "reproduce", "--scale", "0.02", "--threads", "2" });
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        for (const QString& id : ids) {
+            QVERIFY2(r.out.contains(id + ": "), qPrintable(id));
+            QVERIFY2(r.out.contains(QRegularExpression("\n" + QRegularExpression::escape(id) + " +[0-9]+ +[0-9.]+ ")), qPrintable(id));
+        }
+        QCOMPARE(r.out.count("wall time: "), ids.size() + 1);
+        QVERIFY(r.out.contains("distance to the post: "));
+        QVERIFY(r.out.contains(QString("total wall time: ")));
+        QVERIFY(r.out.contains(QString("for %1 scenarios\n").arg(ids.size())));
+        Out bad = cli({ "reproduce", "--scale", "9" });
+        QCOMPARE(bad.code, 2);
+        QVERIFY(bad.err.contains("--scale 9: expected a number"));
+    }
+
+    // A scenario that cannot fit in the host's memory is refused before anything is allocated, with the estimate.
+    void refusesWhatDoesNotFit()
+    {
+        Out r = cli({ "run", "madv-free-swapin", "--set", "machine.memory=1TiB", "--set", "machine.swap=[]", "--reps", "30", "--threads", "64" });
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.contains(QRegularExpression("madv-free-swapin: needs about [0-9.]+ GiB of host memory \\(64 concurrent runs x [0-9.]+ GiB for 268435456 simulated pages")), qPrintable(r.err));
+        QVERIFY2(r.err.contains("but the host has"), qPrintable(r.err));
+        // Past what a PTE encodes: refused by the engine's limits, whatever the host has.
+        Out big = cli({ "run", "madv-free-swapin", "--set", "machine.memory=1TiB", "--scale", "2" });
+        QCOMPARE(big.code, 2);
+        QVERIFY2(big.err.contains("machine.memory: 2TiB at scale 2: expected at most 1TiB"), qPrintable(big.err));
+    }
+
+    // SIGINT during a run: exit 130, nothing written, no temporary file left.
+    void interruptWritesNothing()
+    {
+        QTemporaryDir dir;
+        QString file = dir.filePath("r.json");
+        QProcess p;
+        p.start(qEnvironmentVariable("MMSCOPE_CLI"), { "run", "madv-free-swapin", "--scale", "0.5", "--format", "json", "--out", file });
+        QVERIFY(p.waitForStarted());
+        QTest::qWait(1500);
+        ::kill(static_cast<pid_t>(p.processId()), SIGINT);
+        QVERIFY(p.waitForFinished(60'000));
+        QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+        QCOMPARE(p.exitCode(), 130);
+        QVERIFY(QString::fromUtf8(p.readAllStandardError()).contains("interrupted: no results written"));
+        QVERIFY(QDir(dir.path()).entryList(QDir::Files).isEmpty());
     }
 
     void malformedFileNamesTheFile()

@@ -1,0 +1,140 @@
+// The oneTBB runner: byte-identical results at 1, 2 and 4 threads, shards that partition the plan, a cancel raised
+// from another thread while runs are in flight, and the host-memory estimate. Small enough to run under TSan
+// (scripts/test.sh runs this suite in the tsan-engine build).
+#include "run/format.h"
+#include "run/runner.h"
+
+#include <QtTest>
+
+#include <atomic>
+#include <set>
+#include <thread>
+
+using namespace mms;
+
+namespace {
+// Six runs: three variants x two repetitions, at a scale where each takes a fraction of a second.
+Scenario small()
+{
+    Scenario sc = loadScenario("madv-free-swapin");
+    sc.set("loops", "2");
+    sc.setReps(2);
+    return sc;
+}
+
+constexpr double kScale = 0.005;
+
+std::string withoutHost(const ResultSet& rs)
+{
+    OJson j = resultsToJson(rs);
+    j.erase("host");
+    return j.dump();
+}
+
+ResultSet run(const Scenario& sc, int threads, std::size_t shard = 0, std::size_t shards = 1)
+{
+    RunnerOptions o;
+    o.scale = kScale;
+    o.threads = threads;
+    o.shardIndex = shard;
+    o.shardCount = shards;
+    return runScenario(sc, o);
+}
+
+// Raised by another thread once the first run has finished.
+class FlagInterrupter final : public Interrupter {
+public:
+    std::atomic<bool> flag { false };
+    bool wasInterrupted() override { return flag.load(); }
+};
+} // namespace
+
+class TestRunner : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void sameBytesAtAnyThreadCount()
+    {
+        Scenario sc = small();
+        std::string one = withoutHost(run(sc, 1));
+        QCOMPARE(withoutHost(run(sc, 2)), one);
+        QCOMPARE(withoutHost(run(sc, 4)), one);
+    }
+
+    void shardsPartitionThePlan()
+    {
+        Scenario sc = small();
+        std::size_t n = planRuns(sc).size();
+        QCOMPARE(n, std::size_t(6));
+        ResultSet whole = run(sc, 2);
+        for (std::size_t shards : { std::size_t(1), std::size_t(4), std::size_t(8) }) {
+            std::size_t seen = 0;
+            for (std::size_t k = 0; k < shards; ++k) {
+                ResultSet part = run(sc, 2, k, shards);
+                std::size_t j = 0;
+                for (std::size_t i = 0; i < n; ++i) {
+                    if (!inShard(i, k, shards))
+                        continue;
+                    QVERIFY(j < part.results.size());
+                    // The same run gives the same numbers whichever shard executes it.
+                    QCOMPARE(part.results[j].variant, whole.results[i].variant);
+                    QCOMPARE(part.results[j].rep, whole.results[i].rep);
+                    QCOMPARE(part.results[j].events, whole.results[i].events);
+                    QCOMPARE(part.results[j].metrics, whole.results[i].metrics);
+                    ++j;
+                }
+                QCOMPARE(j, part.results.size());
+                seen += j;
+            }
+            QCOMPARE(seen, n);
+        }
+    }
+
+    void cancelFromAnotherThread()
+    {
+        Scenario sc = small();
+        FlagInterrupter stop;
+        RunnerOptions o;
+        o.scale = kScale;
+        o.threads = 2;
+        o.interrupter = &stop;
+        std::atomic<std::size_t> progressed { 0 };
+        o.progress = [&](std::size_t, std::size_t) { ++progressed; };
+        std::thread canceller([&] {
+            while (progressed.load() == 0)
+                std::this_thread::yield();
+            stop.flag = true;
+        });
+        ResultSet rs = runScenario(sc, o);
+        canceller.join();
+        // Some runs may have finished before the flag was seen; the set as a whole is marked cancelled.
+        QVERIFY(rs.cancelled);
+        QVERIFY(progressed.load() >= 1);
+    }
+
+    void memoryEstimateScales()
+    {
+        Scenario sc = loadScenario("madv-free-swapin"); // 3 GiB RAM, 8 GiB swap
+        RunnerOptions o;
+        o.threads = 1;
+        o.scale = 1.0;
+        MemoryEstimate full = estimateMemory(sc, o);
+        QCOMPARE(full.simulatedPages, std::uint64_t((3ull << 30) / 4096 + (8ull << 30) / 4096));
+        QCOMPARE(full.concurrent, std::size_t(1));
+        // At least the PageArray bytes of every frame, at most 64 bytes per simulated page.
+        QVERIFY(full.perRunBytes > full.simulatedPages * 4);
+        QVERIFY(full.perRunBytes < full.simulatedPages * 64);
+        o.threads = 8; // three runs at most execute at once
+        QCOMPARE(estimateMemory(sc, o).concurrent, std::size_t(3));
+        QCOMPARE(estimateMemory(sc, o).totalBytes, 3 * full.perRunBytes);
+        o.scale = 0.5;
+        o.threads = 1;
+        QVERIFY(estimateMemory(sc, o).perRunBytes < full.perRunBytes * 6 / 10);
+        o.scale = 1.0;
+        o.recording.enabled = true;
+        o.recording.memoryBudget = 1u << 20;
+        QCOMPARE(estimateMemory(sc, o).perRunBytes, full.perRunBytes + (1u << 20));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestRunner)
+#include "tst_runner.moc"
