@@ -36,7 +36,7 @@ apt-get purge -y -q --autoremove g++ clang libclang-rt-14-dev cmake ninja-build 
 dpkg -l | grep -E '^ii +(libqt6core6|libtbb12|libqcustomplot2.2) ' || echo "(runtime libraries gone, as intended)"
 
 step "apt-get install ./$(basename "$deb")"
-apt-get install -y -q --no-install-recommends man-db "$deb"
+apt-get install -y -q man-db "$deb"
 
 step "mmscope-cli --help"
 mmscope-cli --help
@@ -64,5 +64,5 @@ file /tmp/x.png 2>/dev/null || head -c 8 /tmp/x.png | od -c | head -1
 
 step "apt-get remove mmscope"
 apt-get remove -y -q mmscope >/dev/null
-! command -v mmscope-cli
+if command -v mmscope-cli; then echo "mmscope-cli still installed" >&2; exit 1; fi
 echo "check-deb.sh: all steps passed"
