@@ -151,14 +151,21 @@ ResultSet runScenario(const Scenario& sc, const RunnerOptions& opts)
     };
     oneapi::tbb::global_control limit(oneapi::tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
     oneapi::tbb::task_arena arena(threads);
+    // oneTBB hands tasks to its workers inside libtbb, which ThreadSanitizer does not see; this release/acquire
+    // pair on a global makes the handoff of everything built above (plan, rs, the closures) visible to it, and
+    // `done` (an RMW per finished run, read below) the way back. Both cost one atomic per task.
+    static std::atomic<std::uint64_t> handoff { 0 };
+    handoff.fetch_add(1, std::memory_order_release);
     arena.execute([&] {
         // grainsize 1: every run is a task; long runs are spread over the workers.
         oneapi::tbb::parallel_for(oneapi::tbb::blocked_range<std::size_t>(0, plan.size(), 1),
             [&](const oneapi::tbb::blocked_range<std::size_t>& r) {
+                (void)handoff.load(std::memory_order_acquire);
                 for (std::size_t i = r.begin(); i != r.end(); ++i)
                     body(i);
             });
     });
+    (void)done.load(std::memory_order_acquire);
     rs.cancelled = cancelled.load();
     rs.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return rs;

@@ -21,7 +21,8 @@ const std::vector<std::pair<std::string_view, std::string_view>>& embeddedSeeds(
 namespace {
     std::string describe(const OJson& v)
     {
-        std::string s = v.dump();
+        // replace, not throw, on invalid UTF-8: the value came from the user and the message must still be written.
+        std::string s = v.dump(-1, ' ', false, OJson::error_handler_t::replace);
         return s.size() > 60 ? s.substr(0, 57) + "..." : s;
     }
 
@@ -381,9 +382,16 @@ std::vector<OJson> Scenario::points() const
 
 void Scenario::set(const std::string& path, const std::string& value)
 {
+    std::string origin = "--set " + path + "=" + value;
+    // A scenario is JSON text, which is UTF-8; a value that is not would make the normalised document unprintable
+    // (nlohmann throws type_error 316 on dump). Found by tests/fuzz/fuzz_set.
+    try {
+        (void)OJson(path + value).dump();
+    } catch (const nlohmann::json::type_error&) {
+        throw ScenarioError(origin + ": expected UTF-8 text");
+    }
     OJson v = parseValue(value);
     OJson doc = m_doc;
-    std::string origin = "--set " + path + "=" + value;
     if (doc["sweep"].contains(path)) {
         doc["sweep"][path] = OJson::array({ v });
     } else if (path == "reps" || path == "seed" || path == "title" || path == "id") {
