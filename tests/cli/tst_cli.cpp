@@ -31,12 +31,11 @@ struct Out {
     QString err;
 };
 
-Out cli(const QStringList& args, const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment())
+Out cli(const QStringList& args, int timeoutMs = 240'000)
 {
     QProcess p;
-    p.setProcessEnvironment(env);
     p.start(qEnvironmentVariable("MMSCOPE_CLI"), args);
-    if (!p.waitForFinished(240'000))
+    if (!p.waitForFinished(timeoutMs))
         return { -1, {}, "timeout" };
     return { p.exitCode(), QString::fromUtf8(p.readAllStandardOutput()), QString::fromUtf8(p.readAllStandardError()) };
 }
@@ -243,7 +242,8 @@ private Q_SLOTS:
             if (!line.isEmpty() && !line.startsWith(' '))
                 ids << line.section(' ', 0, 0);
         QVERIFY(ids.size() >= 4);
-        Out r = cli({ "reproduce", "--scale", "0.02", "--threads", "2" });
+        // 0.05: below about 0.02 the lru-file-* scenarios do not finish (docs/reliability.md).
+        Out r = cli({ "reproduce", "--scale", "0.05", "--threads", "2" }, 480'000);
         QVERIFY2(r.code == 0, qPrintable(r.err));
         for (const QString& id : ids) {
             QVERIFY2(r.out.contains(id + ": "), qPrintable(id));
