@@ -2,28 +2,60 @@
 
 namespace mms {
 
+Simulator::Entry Simulator::popTop()
+{
+    Entry top = m_heap.front();
+    Entry last = m_heap.back();
+    m_heap.pop_back();
+    std::size_t n = m_heap.size();
+    if (n > 0) {
+        // sift `last` down from a hole at the root
+        std::size_t i = 0;
+        for (;;) {
+            std::size_t first = i * kArity + 1;
+            if (first >= n)
+                break;
+            std::size_t best = first;
+            std::size_t end = first + kArity < n ? first + kArity : n;
+            for (std::size_t c = first + 1; c < end; ++c)
+                if (before(m_heap[c], m_heap[best]))
+                    best = c;
+            if (!before(m_heap[best], last))
+                break;
+            m_heap[i] = m_heap[best];
+            i = best;
+        }
+        m_heap[i] = last;
+    }
+    return top;
+}
+
 bool Simulator::run(Interrupter* interrupter)
 {
     m_stopped = false;
-    while (!m_queue.empty() && !m_stopped) {
-        Event e = m_queue.top();
-        m_queue.pop();
+    while (!m_heap.empty() && !m_stopped) {
+        Entry e = popTop();
+        Payload p = m_slots[e.slot];
+        m_freeSlots.push_back(e.slot);
         m_now = e.t;
         ++m_events;
-        if (e.fn)
-            e.fn(e.ctx, e.arg);
+        if (p.fn)
+            p.fn(p.ctx, p.arg);
         else {
 #ifndef NDEBUG
             for (auto it = m_debugPending.begin(); it != m_debugPending.end(); ++it)
-                if (it->h == e.h) {
+                if (*it == p.h) {
                     m_debugPending.erase(it);
                     break;
                 }
 #endif
-            e.h.resume();
+            p.h.resume();
         }
-        if (interrupter && (m_events & 0xffff) == 0 && interrupter->wasInterrupted())
-            return false;
+        if (m_events >= m_nextCheck) {
+            m_nextCheck = m_events + kCheckEvery;
+            if (interrupter && interrupter->wasInterrupted())
+                return false;
+        }
     }
     return true;
 }
