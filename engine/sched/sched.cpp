@@ -77,12 +77,19 @@ void Sched::dispatch(Cpu& c)
     m_sim.resumeAt(m_sim.now() + sw, static_cast<std::uint32_t>(c.id), t->resumePoint);
 }
 
-void Sched::Flush::await_suspend(std::coroutine_handle<> h)
+bool Sched::Flush::await_suspend(std::coroutine_handle<> h)
 {
     Time now = s.m_sim.now();
-    s.emitSpan(t.cpu, now, now + t.debt, SpanKind::Run, t.fn);
-    s.m_sim.resumeAt(now + t.debt, static_cast<std::uint32_t>(t.cpu), h);
+    Time at = now + t.debt;
+    auto key = static_cast<std::uint32_t>(t.cpu);
+    s.emitSpan(t.cpu, now, at, SpanKind::Run, t.fn);
     t.debt = 0;
+    if (s.m_sim.runsNext(at, key)) {
+        s.m_sim.takeInline(at);
+        return false;
+    }
+    s.m_sim.resumeAt(at, key, h);
+    return true;
 }
 
 void Sched::Sleep::await_suspend(std::coroutine_handle<> h) { s.block(t, h); }

@@ -75,7 +75,7 @@ public:
         Sched& s;
         Task& t;
         bool await_ready() const noexcept { return t.debt == 0; }
-        void await_suspend(std::coroutine_handle<> h);
+        bool await_suspend(std::coroutine_handle<> h); // false: the time passed inline (Simulator::runsNext)
         void await_resume() const noexcept { }
     };
     Flush flush(Task& t) { return Flush { *this, t }; }

@@ -11,33 +11,55 @@ bool SpinLock::Acquire::await_ready()
     return true;
 }
 
-void SpinLock::Acquire::await_suspend(std::coroutine_handle<> h)
+bool SpinLock::Acquire::await_suspend(std::coroutine_handle<> h)
 {
     // Spend the pending CPU time first, then try at that moment.
-    Time at = s.sim().now() + t.debt;
+    Simulator& sim = s.sim();
+    Time at = sim.now() + t.debt;
+    auto key = static_cast<std::uint32_t>(t.cpu);
     if (t.debt) {
-        s.trace() ? s.trace()->span(t.cpu, s.sim().now(), at, SpanKind::Run, t.fn) : void();
+        s.trace() ? s.trace()->span(t.cpu, sim.now(), at, SpanKind::Run, t.fn) : void();
         t.debt = 0;
     }
     // The awaiter lives in the suspended frame, so `this` is stable until resumption.
     resumeHandle = h;
-    s.sim().callAt(
-        at, static_cast<std::uint32_t>(t.cpu),
+    if (sim.runsNext(at, key)) {
+        // The attempt would be the next event: make it now, and carry on without suspending if the grant is too.
+        sim.takeInline(at);
+        Time granted = attempt();
+        if (granted < 0)
+            return true;
+        if (sim.runsNext(granted, key)) {
+            sim.takeInline(granted);
+            return false;
+        }
+        sim.resumeAt(granted, key, h);
+        return true;
+    }
+    sim.callAt(
+        at, key,
         [](void* ctx, std::uint64_t) {
             auto* a = static_cast<Acquire*>(ctx);
-            SpinLock& l = a->l;
-            Time now = a->s.sim().now();
-            if (!l.m_held && l.m_waiters.empty()) {
-                // Free, or freed at a later moment by its last holder: spin until then.
-                bool contended = l.m_freeAt > now;
-                Time at = contended ? l.m_freeAt + ns(a->s.lineTransferNs(l.m_lastCpu, a->t.cpu)) : now;
-                l.grant(a->s, a->t, at, at - now, contended);
-                a->s.sim().resumeAt(at, static_cast<std::uint32_t>(a->t.cpu), a->resumeHandle);
-                return;
-            }
-            l.m_waiters.push_back(Waiter { &a->t, a->resumeHandle, now });
+            Time granted = a->attempt();
+            if (granted >= 0)
+                a->s.sim().resumeAt(granted, static_cast<std::uint32_t>(a->t.cpu), a->resumeHandle);
         },
         this, 0);
+    return true;
+}
+
+Time SpinLock::Acquire::attempt()
+{
+    Time now = s.sim().now();
+    if (!l.m_held && l.m_waiters.empty()) {
+        // Free, or freed at a later moment by its last holder: spin until then.
+        bool contended = l.m_freeAt > now;
+        Time at = contended ? l.m_freeAt + ns(s.lineTransferNs(l.m_lastCpu, t.cpu)) : now;
+        l.grant(s, t, at, at - now, contended);
+        return at;
+    }
+    l.m_waiters.push_back(Waiter { &t, resumeHandle, now });
+    return -1;
 }
 
 void SpinLock::Acquire::await_resume() { }

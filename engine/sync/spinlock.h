@@ -20,8 +20,9 @@ public:
         SpinLock& l;
         std::coroutine_handle<> resumeHandle;
         bool await_ready();
-        void await_suspend(std::coroutine_handle<> h);
+        bool await_suspend(std::coroutine_handle<> h);
         void await_resume();
+        Time attempt(); // at the moment of trying: the grant time, or -1 when queued behind a holder
     };
     // co_await lock.lock(s, t)   -- spin_lock()
     Acquire lock(Sched& s, Task& t) { return Acquire { s, t, *this, {} }; }
