@@ -13,6 +13,7 @@
 #include "mm/toggles.h"
 #include "mm/vmstat.h"
 #include "sched/sched.h"
+#include "sim/flatmap.h"
 #include "sync/rwsem.h"
 #include "sync/spinlock.h"
 
@@ -268,13 +269,13 @@ public:
     // Pages under read I/O: the device and request a fault must wait for.
     std::unordered_map<Pfn, std::pair<int, std::uint64_t>> pageReadIo;
     // Extra references held by a fault in progress (get_page): reclaim leaves such pages alone.
-    std::unordered_map<Pfn, int> pinned;
+    FlatMap<int> pinned; // open addressing: a gather pins thousands of pages, one heap allocation each was hot
     void pin(Pfn p) { ++pinned[p]; }
     void unpin(Pfn p)
     {
-        auto it = pinned.find(p);
-        if (it != pinned.end() && --it->second == 0)
-            pinned.erase(it);
+        int* n = pinned.find(p);
+        if (n && --*n == 0)
+            pinned.erase(p);
     }
     bool isPinned(Pfn p) const { return pinned.count(p) != 0; }
     // A page that lost every reference while reclaim or a pagevec held it.

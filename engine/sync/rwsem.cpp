@@ -30,6 +30,8 @@ void RwSem::noteGranted(Sched& s, Task& t, Time since, bool contended)
         if (s.trace())
             s.trace()->span(t.cpu, since, now, SpanKind::LockWait, m_stat.name.c_str());
     }
+    if (m_acquiredAt.size() <= t.id)
+        m_acquiredAt.resize(t.id + 1u, -1);
     m_acquiredAt[t.id] = now + t.debt;
 }
 
@@ -84,11 +86,11 @@ Co<> RwSem::release(Sched& s, Task& t, bool write)
 {
     co_await s.flush(t);
     Time now = s.sim().now();
-    auto it = m_acquiredAt.find(t.id);
-    if (it != m_acquiredAt.end()) {
-        m_stat.noteHold(now - it->second);
-        m_stat.addToBuckets(m_stat.holdPerBucket, it->second, now);
-        m_acquiredAt.erase(it);
+    if (t.id < m_acquiredAt.size() && m_acquiredAt[t.id] >= 0) {
+        Time since = m_acquiredAt[t.id];
+        m_stat.noteHold(now - since);
+        m_stat.addToBuckets(m_stat.holdPerBucket, since, now);
+        m_acquiredAt[t.id] = -1;
     }
     if (m_impl == RwsemImpl::Xadd) {
         countOp(s, t);

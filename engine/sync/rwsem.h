@@ -11,7 +11,7 @@
 #include "sync/spinlock.h"
 
 #include <deque>
-#include <unordered_map>
+#include <vector>
 
 namespace mms {
 
@@ -55,7 +55,7 @@ private:
     bool m_writer = false;
     int m_lastCpu = -1;
     std::deque<Waiter> m_waiters;
-    std::unordered_map<std::uint32_t, Time> m_acquiredAt; // by task id, for hold times
+    std::vector<Time> m_acquiredAt; // by task id, for hold times; -1: not held by that task
 };
 
 } // namespace mms

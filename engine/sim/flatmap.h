@@ -1,0 +1,104 @@
+#pragma once
+// FlatMap<V>: a small open-addressing hash map from 32-bit keys (page frame numbers, ids) to V, for the hot paths
+// that used std::unordered_map and paid a heap allocation per insert. Linear probing, backward-shift deletion (no
+// tombstones), power-of-two capacity grown at 1/2 load. Key 0xffffffff is reserved (it marks an empty slot).
+// Nothing depends on its iteration order: it has none.
+
+#include <cassert>
+#include <cstdint>
+#include <vector>
+
+namespace mms {
+
+template <typename V>
+class FlatMap {
+public:
+    static constexpr std::uint32_t kEmpty = 0xffffffffu;
+
+    std::size_t size() const { return m_size; }
+    bool empty() const { return m_size == 0; }
+    bool contains(std::uint32_t key) const { return find(key) != nullptr; }
+    std::size_t count(std::uint32_t key) const { return contains(key) ? 1 : 0; }
+
+    V* find(std::uint32_t key)
+    {
+        if (m_keys.empty())
+            return nullptr;
+        for (std::size_t i = slotOf(key);; i = (i + 1) & mask()) {
+            if (m_keys[i] == key)
+                return &m_vals[i];
+            if (m_keys[i] == kEmpty)
+                return nullptr;
+        }
+    }
+    const V* find(std::uint32_t key) const { return const_cast<FlatMap*>(this)->find(key); }
+
+    // The value for `key`, value-initialised when new (operator[] of the standard maps).
+    V& operator[](std::uint32_t key)
+    {
+        assert(key != kEmpty);
+        if ((m_size + 1) * 2 > m_keys.size())
+            grow();
+        std::size_t i = slotOf(key);
+        for (; m_keys[i] != kEmpty; i = (i + 1) & mask())
+            if (m_keys[i] == key)
+                return m_vals[i];
+        m_keys[i] = key;
+        m_vals[i] = V {};
+        ++m_size;
+        return m_vals[i];
+    }
+
+    bool erase(std::uint32_t key)
+    {
+        if (m_keys.empty())
+            return false;
+        std::size_t i = slotOf(key);
+        for (; m_keys[i] != key; i = (i + 1) & mask())
+            if (m_keys[i] == kEmpty)
+                return false;
+        // Backward shift: move later entries of the probe run into the hole when their home allows it.
+        for (std::size_t j = (i + 1) & mask();; j = (j + 1) & mask()) {
+            if (m_keys[j] == kEmpty)
+                break;
+            std::size_t home = slotOf(m_keys[j]);
+            bool movable = i <= j ? (home <= i || home > j) : (home <= i && home > j);
+            if (movable) {
+                m_keys[i] = m_keys[j];
+                m_vals[i] = m_vals[j];
+                i = j;
+            }
+        }
+        m_keys[i] = kEmpty;
+        --m_size;
+        return true;
+    }
+
+    std::size_t memoryBytes() const { return m_keys.capacity() * sizeof(std::uint32_t) + m_vals.capacity() * sizeof(V); }
+
+private:
+    std::size_t mask() const { return m_keys.size() - 1; }
+    std::size_t slotOf(std::uint32_t key) const
+    {
+        // Fibonacci hashing: consecutive frame numbers spread over the table.
+        return static_cast<std::size_t>((static_cast<std::uint64_t>(key) * 0x9E3779B97F4A7C15ull) >> 32) & mask();
+    }
+    void grow()
+    {
+        std::vector<std::uint32_t> keys = std::move(m_keys);
+        std::vector<V> vals = std::move(m_vals);
+        std::size_t cap = keys.empty() ? 64 : keys.size() * 2;
+        m_keys.assign(cap, kEmpty);
+        m_vals.assign(cap, V {});
+        m_size = 0;
+        for (std::size_t i = 0; i < keys.size(); ++i)
+            if (keys[i] != kEmpty)
+                (*this)[keys[i]] = vals[i];
+    }
+
+    std::vector<std::uint32_t> m_keys;
+    std::vector<V> m_vals;
+    std::size_t m_size = 0;
+};
+
+} // namespace mms
