@@ -1,5 +1,7 @@
 #include "mm/page.h"
 
+#include <stdexcept>
+
 namespace mms {
 
 const char* pageStateName(PageState s)
@@ -70,15 +72,15 @@ const char* pageListName(std::uint16_t flags)
 
 void PageArray::resize(std::uint32_t nrPages)
 {
+    if (static_cast<std::uint64_t>(nrPages) + kListHeads >= kLinkNone)
+        throw std::length_error("more page frames than the 28-bit page links (and PTEs) can address");
     m_nr = nrPages;
     std::size_t n = nrPages;
     m_flags.assign(n, 0);
     m_owner.assign(n, 0);
     m_index.assign(n, 0);
-    m_private.assign(n, 0);
-    m_mapcount.assign(n, 0);
-    m_next.assign(n + kListHeads, kNoPage);
-    m_prev.assign(n + kListHeads, kNoPage);
+    m_private = {};
+    m_link.assign(n + kListHeads, kNextBits | kPrevBits); // unlinked, mapcount 0
     for (std::uint32_t i = 0; i < kListHeads; ++i)
         listInit(i);
 }
@@ -98,7 +100,7 @@ PageState PageArray::state(Pfn p) const
         return PageState::Unevictable;
     if (f & PG_lazyfree)
         return PageState::Lazyfree;
-    if ((f & PG_swapcache) && m_mapcount[p] == 0)
+    if ((f & PG_swapcache) && mapcount(p) == 0)
         return PageState::SwapCache;
     if (f & PG_lru) {
         bool anon = f & PG_swapbacked;
@@ -113,36 +115,36 @@ PageState PageArray::state(Pfn p) const
 void PageArray::listInit(std::uint32_t listId)
 {
     Pfn h = listHead(listId);
-    m_next[h] = h;
-    m_prev[h] = h;
+    setNext(h, h);
+    setPrev(h, h);
 }
 
 void PageArray::listAdd(Pfn head, Pfn p)
 {
-    Pfn n = m_next[head];
-    m_next[p] = n;
-    m_prev[p] = head;
-    m_prev[n] = p;
-    m_next[head] = p;
+    Pfn n = next(head);
+    setNext(p, n);
+    setPrev(p, head);
+    setPrev(n, p);
+    setNext(head, p);
 }
 
 void PageArray::listAddTail(Pfn head, Pfn p)
 {
-    Pfn l = m_prev[head];
-    m_next[p] = head;
-    m_prev[p] = l;
-    m_next[l] = p;
-    m_prev[head] = p;
+    Pfn l = prev(head);
+    setNext(p, head);
+    setPrev(p, l);
+    setNext(l, p);
+    setPrev(head, p);
 }
 
 void PageArray::listDel(Pfn p)
 {
-    Pfn n = m_next[p];
-    Pfn l = m_prev[p];
-    m_next[l] = n;
-    m_prev[n] = l;
-    m_next[p] = kNoPage;
-    m_prev[p] = kNoPage;
+    Pfn n = next(p);
+    Pfn l = prev(p);
+    setNext(l, n);
+    setPrev(n, l);
+    setNext(p, kNoPage);
+    setPrev(p, kNoPage);
 }
 
 } // namespace mms

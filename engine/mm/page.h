@@ -1,8 +1,13 @@
 #pragma once
-// struct page, struct-of-arrays: every simulated page frame is 16 bytes of flags, owner, index and LRU links,
-// plus the swap entry of a swap-cache page. Page frame numbers (Pfn) index these arrays; the last few indices
-// beyond the real frames are the list heads of the LRU lists (intrusive, like struct list_head).
+// struct page, struct-of-arrays: every simulated page frame is 16 bytes: flags (2), owner (2), index (4), and one
+// 64-bit word with both LRU links (28 bits each, like the PTE's pfn: 1 TiB of RAM) and the mapcount (8 bits).
+// page_private (the swap entry of a swap-cache page) lives in a side table, so it costs memory only for the pages
+// that have one. Page frame numbers (Pfn) index these arrays; the last few indices beyond the real frames are the
+// list heads of the LRU lists (intrusive, like struct list_head).
 
+#include "sim/flatmap.h"
+
+#include <cassert>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -84,19 +89,31 @@ public:
     // Index: the virtual page number in the owner mm (anon) or the page offset in the file.
     std::uint32_t index(Pfn p) const { return m_index[p]; }
     void setIndex(Pfn p, std::uint32_t i) { m_index[p] = i; }
-    // page_private: the swap entry of a swap-cache page.
-    std::uint32_t priv(Pfn p) const { return m_private[p]; }
-    void setPriv(Pfn p, std::uint32_t v) { m_private[p] = v; }
-    std::uint8_t mapcount(Pfn p) const { return m_mapcount[p]; }
-    void setMapcount(Pfn p, std::uint8_t c) { m_mapcount[p] = c; }
+    // page_private: the swap entry of a swap-cache page (0: none).
+    std::uint32_t priv(Pfn p) const
+    {
+        const std::uint32_t* v = m_private.find(p);
+        return v ? *v : 0;
+    }
+    void setPriv(Pfn p, std::uint32_t v)
+    {
+        if (v)
+            m_private[p] = v;
+        else
+            m_private.erase(p);
+    }
+    std::uint8_t mapcount(Pfn p) const { return static_cast<std::uint8_t>(m_link[p] >> kMapcountShift); }
+    void setMapcount(Pfn p, std::uint8_t c)
+    {
+        m_link[p] = (m_link[p] & ~(kByte << kMapcountShift)) | (static_cast<std::uint64_t>(c) << kMapcountShift);
+    }
 
     PageState state(Pfn p) const;
-    // Host memory held by the arrays, in bytes.
+    // Host memory held by the arrays and the page_private table, in bytes.
     std::size_t memoryBytes() const
     {
         return m_flags.capacity() * sizeof(std::uint16_t) + m_owner.capacity() * sizeof(std::uint16_t)
-            + m_index.capacity() * sizeof(std::uint32_t) + m_private.capacity() * sizeof(std::uint32_t)
-            + m_mapcount.capacity() + (m_next.capacity() + m_prev.capacity()) * sizeof(Pfn);
+            + m_index.capacity() * sizeof(std::uint32_t) + m_link.capacity() * sizeof(std::uint64_t) + m_private.memoryBytes();
     }
 
     // Intrusive doubly-linked lists. A list is identified by its head index (>= size()).
@@ -105,11 +122,11 @@ public:
     void listAdd(Pfn head, Pfn p); // at the head (list_add)
     void listAddTail(Pfn head, Pfn p);
     void listDel(Pfn p);
-    Pfn first(Pfn head) const { return m_next[head] == head ? kNoPage : m_next[head]; }
-    Pfn last(Pfn head) const { return m_prev[head] == head ? kNoPage : m_prev[head]; }
-    Pfn next(Pfn p) const { return m_next[p]; }
-    Pfn prev(Pfn p) const { return m_prev[p]; }
-    bool listEmpty(Pfn head) const { return m_next[head] == head; }
+    Pfn first(Pfn head) const { return next(head) == head ? kNoPage : next(head); }
+    Pfn last(Pfn head) const { return prev(head) == head ? kNoPage : prev(head); }
+    Pfn next(Pfn p) const { return unpack(static_cast<std::uint32_t>(m_link[p]) & kLinkMask); }
+    Pfn prev(Pfn p) const { return unpack(static_cast<std::uint32_t>(m_link[p] >> kPrevShift) & kLinkMask); }
+    bool listEmpty(Pfn head) const { return next(head) == head; }
 
     static constexpr std::uint32_t kListHeads = 320; // NR_LRU_LISTS lists for each of up to 64 lruvecs
 
@@ -118,10 +135,25 @@ private:
     std::vector<std::uint16_t> m_flags;
     std::vector<std::uint16_t> m_owner;
     std::vector<std::uint32_t> m_index;
-    std::vector<std::uint32_t> m_private;
-    std::vector<std::uint8_t> m_mapcount;
-    std::vector<Pfn> m_next;
-    std::vector<Pfn> m_prev;
+    // m_link[p]: next in bits 0..27, prev in bits 28..55, mapcount in bits 56..63. kLinkNone stands for kNoPage.
+    static constexpr std::uint32_t kLinkMask = (1u << 28) - 1;
+    static constexpr std::uint32_t kLinkNone = kLinkMask;
+    static constexpr unsigned kPrevShift = 28;
+    static constexpr unsigned kMapcountShift = 56;
+    static constexpr std::uint64_t kByte = 0xff;
+    static constexpr std::uint64_t kNextBits = kLinkMask;
+    static constexpr std::uint64_t kPrevBits = static_cast<std::uint64_t>(kLinkMask) << kPrevShift;
+    static Pfn unpack(std::uint32_t v) { return v == kLinkNone ? kNoPage : v; }
+    static std::uint64_t pack(Pfn p)
+    {
+        assert((p == kNoPage || p < kLinkNone) && "page frame number beyond the 28-bit links");
+        return p == kNoPage ? kLinkNone : p;
+    }
+    void setNext(Pfn p, Pfn n) { m_link[p] = (m_link[p] & ~kNextBits) | pack(n); }
+    void setPrev(Pfn p, Pfn v) { m_link[p] = (m_link[p] & ~kPrevBits) | (pack(v) << kPrevShift); }
+
+    std::vector<std::uint64_t> m_link;
+    FlatMap<std::uint32_t> m_private;
 };
 
 } // namespace mms
