@@ -62,7 +62,7 @@ public:
     // False every 64 Ki events so that the loop still checks the interrupter of an otherwise inline run.
     bool runsNext(Time t, std::uint32_t key) const
     {
-        if (m_stopped || m_events + 1 >= m_nextCheck)
+        if (!m_inline || m_stopped || m_events + 1 >= m_nextCheck)
             return false;
         if (m_heap.empty())
             return true;
@@ -76,6 +76,9 @@ public:
         ++m_events;
         ++m_seq; // the sequence number the pushed event would have used
     }
+
+    // Tests: with the inline path off, every resumption goes through the queue (the results must not change).
+    void setInline(bool on) { m_inline = on; }
 
     // Runs until no event is left, stop() is called or the interrupter fires. Returns false when interrupted.
     bool run(Interrupter* interrupter = nullptr);
@@ -146,6 +149,7 @@ private:
     std::uint64_t m_events = 0;
     std::uint64_t m_nextCheck = kCheckEvery;
     bool m_stopped = false;
+    bool m_inline = true;
     static constexpr std::uint64_t kCheckEvery = 0x10000;
 };
 

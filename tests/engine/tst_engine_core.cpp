@@ -1,0 +1,175 @@
+// The engine's core data structures against simple references: the event queue's order and its inline fast path,
+// FlatMap against std::map, and the packed struct page (links, mapcount, page_private). Plus the determinism the
+// optimisations must keep: the same run at any runner thread count gives the same results.
+#include "mm/page.h"
+#include "run/runner.h"
+#include "sim/co.h"
+#include "sim/flatmap.h"
+#include "sim/rng.h"
+#include "sim/simulator.h"
+
+#include <QtTest>
+
+#include <map>
+#include <tuple>
+#include <vector>
+
+using namespace mms;
+
+namespace {
+struct Log {
+    std::vector<std::tuple<Time, std::uint32_t, int>> order;
+};
+
+// A coroutine that waits `steps` times for random delays with ResumeAt (which takes the inline path whenever its
+// resumption is the next event) and logs every wake-up.
+Co<> walker(Simulator& sim, Log& log, int id, std::uint32_t key, Rng rng, int steps)
+{
+    for (int i = 0; i < steps; ++i) {
+        Time at = sim.now() + static_cast<Time>(1 + rng.next() % 4) * 1000; // 1..4 ns: ties on purpose
+        co_await ResumeAt { sim, at, key };
+        log.order.emplace_back(sim.now(), key, id);
+    }
+}
+} // namespace
+
+class TestEngineCore : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void queueOrderIsTimeKeySeq()
+    {
+        Simulator sim;
+        std::vector<std::tuple<Time, std::uint32_t, int>> got;
+        struct Ctx {
+            std::vector<std::tuple<Time, std::uint32_t, int>>* got;
+            Simulator* sim;
+        } ctx { &got, &sim };
+        Rng rng(7);
+        std::vector<std::tuple<Time, std::uint32_t, int>> want;
+        for (int i = 0; i < 2000; ++i) {
+            Time t = static_cast<Time>(rng.next() % 50);
+            auto key = static_cast<std::uint32_t>(rng.next() % 4);
+            want.emplace_back(t, key, i);
+            sim.callAt(
+                t, key,
+                [](void* c, std::uint64_t arg) {
+                    auto* x = static_cast<Ctx*>(c);
+                    x->got->emplace_back(x->sim->now(), 0, static_cast<int>(arg));
+                },
+                &ctx, static_cast<std::uint64_t>(i));
+        }
+        QVERIFY(sim.run());
+        std::stable_sort(want.begin(), want.end(), [](auto& a, auto& b) {
+            return std::tie(std::get<0>(a), std::get<1>(a)) < std::tie(std::get<0>(b), std::get<1>(b));
+        });
+        QCOMPARE(got.size(), want.size());
+        for (std::size_t i = 0; i < got.size(); ++i) {
+            QCOMPARE(std::get<0>(got[i]), std::get<0>(want[i]));
+            QCOMPARE(std::get<2>(got[i]), std::get<2>(want[i]));
+        }
+        QCOMPARE(sim.eventsProcessed(), std::uint64_t { 2000 });
+    }
+
+    void inlinePathKeepsOrderAndCount()
+    {
+        // Several coroutines on different keys, with ties in time: every wake-up, its time and order, and the
+        // event count must be those of the plain push/pop round trip (the inline path switched off).
+        auto walk = [](bool inlineOn, std::uint64_t& events) {
+            Simulator sim;
+            sim.setInline(inlineOn);
+            Log log;
+            std::vector<Co<>> bodies;
+            for (int i = 0; i < 5; ++i)
+                bodies.push_back(walker(sim, log, i, static_cast<std::uint32_t>(i), Rng(100 + static_cast<std::uint64_t>(i)), 300));
+            std::vector<std::coroutine_handle<>> handles;
+            for (std::size_t i = 0; i < bodies.size(); ++i) {
+                handles.push_back(bodies[i].release());
+                sim.resumeAt(0, static_cast<std::uint32_t>(i), handles.back());
+            }
+            sim.run();
+            for (auto h : handles)
+                h.destroy();
+            events = sim.eventsProcessed();
+            return log.order;
+        };
+        std::uint64_t evOn = 0, evOff = 0;
+        auto on = walk(true, evOn);
+        auto off = walk(false, evOff);
+        QCOMPARE(on.size(), std::size_t { 5 * 300 });
+        QVERIFY(on == off);
+        QCOMPARE(evOn, evOff);
+        QCOMPARE(evOn, std::uint64_t { 5 + 5 * 300 });
+    }
+
+    void flatMapMatchesStdMap()
+    {
+        FlatMap<int> m;
+        std::map<std::uint32_t, int> ref;
+        Rng rng(3);
+        for (int i = 0; i < 200000; ++i) {
+            auto key = static_cast<std::uint32_t>(rng.next() % 5000);
+            switch (rng.next() % 3) {
+            case 0:
+                ++m[key];
+                ++ref[key];
+                break;
+            case 1:
+                QCOMPARE(m.erase(key), ref.erase(key) == 1);
+                break;
+            default: {
+                const int* v = m.find(key);
+                auto it = ref.find(key);
+                QCOMPARE(v != nullptr, it != ref.end());
+                if (v)
+                    QCOMPARE(*v, it->second);
+            }
+            }
+            QCOMPARE(m.size(), ref.size());
+        }
+    }
+
+    void packedPageFields()
+    {
+        PageArray pages(1000);
+        QCOMPARE(pages.memoryBytes() / pages.size() <= 16 + 1, true); // + the list heads
+        Pfn head = pages.listHead(2);
+        for (Pfn p = 0; p < 10; ++p) {
+            pages.setMapcount(p, static_cast<std::uint8_t>(200 + p));
+            pages.listAddTail(head, p);
+            pages.setPriv(p, p * 7);
+        }
+        pages.listDel(4);
+        std::vector<Pfn> seen;
+        for (Pfn p = pages.first(head); p != kNoPage && p != head; p = pages.next(p))
+            seen.push_back(p);
+        QCOMPARE(seen, (std::vector<Pfn> { 0, 1, 2, 3, 5, 6, 7, 8, 9 }));
+        QCOMPARE(pages.last(head), Pfn { 9 });
+        QCOMPARE(pages.next(4), kNoPage);
+        for (Pfn p = 0; p < 10; ++p) {
+            QCOMPARE(pages.mapcount(p), static_cast<std::uint8_t>(200 + p)); // untouched by the list operations
+            QCOMPARE(pages.priv(p), p * 7);
+        }
+        pages.setPriv(3, 0);
+        QCOMPARE(pages.priv(3), 0u);
+        QVERIFY(pages.listEmpty(pages.listHead(5)));
+    }
+
+    void sameResultsAtAnyThreadCount()
+    {
+        Scenario sc = loadScenario("madv-free-swapin");
+        RunnerOptions o;
+        o.scale = 0.01;
+        o.threads = 1;
+        ResultSet one = runScenario(sc, o);
+        o.threads = 2;
+        ResultSet two = runScenario(sc, o);
+        QCOMPARE(one.results.size(), two.results.size());
+        for (std::size_t i = 0; i < one.results.size(); ++i) {
+            QCOMPARE(one.results[i].events, two.results[i].events);
+            QVERIFY(one.results[i].metrics == two.results[i].metrics);
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestEngineCore)
+#include "tst_engine_core.moc"
