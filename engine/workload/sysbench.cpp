@@ -170,9 +170,7 @@ namespace {
         // Simulated time against the end of the run (the threads run for a fixed simulated time).
         double progress() const override
         {
-            return m_sim && m_p.end > 0
-                ? std::min(1.0, static_cast<double>(m_sim->now()) / static_cast<double>(m_p.end))
-                : -1.0;
+            return timeProgress(m_sim, m_p.end);
         }
 
     private:

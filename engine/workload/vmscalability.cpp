@@ -136,9 +136,7 @@ namespace {
             for (const Task* t : m_tasks)
                 read += t->opsDone;
             double f = m_plannedPages ? static_cast<double>(read) / static_cast<double>(m_plannedPages) : 0.0;
-            if (m_end > 0)
-                f = std::max(f, static_cast<double>(m_sim->now()) / static_cast<double>(m_end));
-            return std::min(f, 1.0);
+            return std::min(std::max(f, timeProgress(m_sim, m_end)), 1.0);
         }
 
     private:

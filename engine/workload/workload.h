@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <string>
@@ -46,6 +47,12 @@ public:
     // finished run only). Called on the run's own thread between events, so it may read the tasks directly.
     virtual double progress() const { return -1; }
 };
+
+// Progress of a workload that runs for a fixed simulated time: now against the run's end (negative before setup).
+inline double timeProgress(const Simulator* sim, Time end)
+{
+    return sim && end > 0 ? std::min(1.0, static_cast<double>(sim->now()) / static_cast<double>(end)) : -1.0;
+}
 
 struct WorkloadKind {
     std::string kind;
