@@ -15,8 +15,10 @@ fi
 packages=(
     # compilers and build tools
     g++ cmake ninja-build pkg-config git
-    # clang and its compiler-rt: libFuzzer and the sanitizer builds that scripts/test.sh runs (asan-engine, tsan-engine)
-    clang libclang-rt-14-dev
+    # clang and its compiler-rt: libFuzzer and the sanitizer builds that scripts/test.sh runs (asan-engine, tsan-engine);
+    # llvm-14 for llvm-symbolizer: TSan's suppressions (tests/tsan.supp) match function names, so without a symbolizer
+    # the oneTBB races they suppress are reported
+    clang libclang-rt-14-dev llvm-14
     # libraries
     qt6-base-dev qt6-svg-dev libqcustomplot-dev libtbb-dev nlohmann-json3-dev libxkbcommon-dev libbenchmark-dev
     # packaging (cpack -G DEB with SHLIBDEPS needs dpkg-shlibdeps and file)
