@@ -4,23 +4,16 @@
 #include "run/recording.h"
 #include "run/run.h"
 #include "run/runner.h"
+#include "testutil.h"
 
 #include <QtTest>
 
 #include <cmath>
 
 using namespace mms;
+using namespace mms::test;
 
 namespace {
-ResultSet run(const Scenario& sc, double scale, int threads)
-{
-    RunnerOptions o;
-    o.scale = scale;
-    o.threads = threads;
-    o.checkInvariants = true;
-    return runScenario(sc, o);
-}
-
 double mean(const ResultSet& rs, const std::string& variant, const std::string& m)
 {
     double sum = 0;
@@ -38,13 +31,6 @@ double mean(const ResultSet& rs, const std::string& variant, const std::string& 
 double gain(const ResultSet& rs, const std::string& variant, const std::string& m)
 {
     return mean(rs, variant, m) / mean(rs, "mainline", m) - 1.0;
-}
-
-std::string withoutHost(const ResultSet& rs)
-{
-    OJson j = resultsToJson(rs);
-    j.erase("host");
-    return j.dump();
 }
 
 QString pct(double x) { return QString::number(x * 100.0, 'f', 2) + "%"; }

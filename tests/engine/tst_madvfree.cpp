@@ -2,36 +2,12 @@
 // pressure at reduced scale, kernel invariants after every run, and byte-identical results at any thread count.
 #include "run/format.h"
 #include "run/runner.h"
+#include "testutil.h"
 
 #include <QtTest>
 
 using namespace mms;
-
-namespace {
-ResultSet run(Scenario sc, double scale, int threads)
-{
-    RunnerOptions o;
-    o.scale = scale;
-    o.threads = threads;
-    o.checkInvariants = true;
-    return runScenario(sc, o);
-}
-
-double metric(const ResultSet& rs, const std::string& variant, const std::string& m)
-{
-    for (auto& r : rs.results)
-        if (r.variant == variant)
-            return r.metrics.at(m);
-    throw std::runtime_error("no variant " + variant);
-}
-
-std::string withoutHost(const ResultSet& rs)
-{
-    OJson j = resultsToJson(rs);
-    j.erase("host");
-    return j.dump();
-}
-} // namespace
+using namespace mms::test;
 
 class TestMadvFree : public QObject {
     Q_OBJECT

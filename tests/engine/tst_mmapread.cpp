@@ -7,10 +7,12 @@
 #include "run/recording.h"
 #include "run/run.h"
 #include "run/runner.h"
+#include "testutil.h"
 
 #include <QtTest>
 
 using namespace mms;
+using namespace mms::test;
 
 namespace {
 MachineSpec smallMachine()
@@ -21,23 +23,6 @@ MachineSpec smallMachine()
     m.memoryBytes = 64ull << 20;
     m.swap.clear();
     return m;
-}
-
-ResultSet run(const Scenario& sc, double scale, int threads = 2)
-{
-    RunnerOptions o;
-    o.scale = scale;
-    o.threads = threads;
-    o.checkInvariants = true;
-    return runScenario(sc, o);
-}
-
-double metric(const ResultSet& rs, const std::string& variant, const std::string& m)
-{
-    for (auto& r : rs.results)
-        if (r.variant == variant)
-            return r.metrics.at(m);
-    throw std::runtime_error("no variant " + variant);
 }
 
 // Stops a run after `polls` checks of the interrupter (the simulator asks every 65536 events): a bound on simulated
@@ -53,13 +38,6 @@ public:
 private:
     int m_left;
 };
-
-std::string withoutHost(const ResultSet& rs)
-{
-    OJson j = resultsToJson(rs);
-    j.erase("host");
-    return j.dump();
-}
 
 // Two processes map the same 64-page file; each faults in page `vpnOff` of its mapping. The page is then walked.
 struct TwoMappers {

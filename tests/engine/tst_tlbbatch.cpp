@@ -3,21 +3,14 @@
 // at 1 and 2 runner threads.
 #include "run/format.h"
 #include "run/runner.h"
+#include "testutil.h"
 
 #include <QtTest>
 
 using namespace mms;
+using namespace mms::test;
 
 namespace {
-ResultSet run(const Scenario& sc, double scale, int threads)
-{
-    RunnerOptions o;
-    o.scale = scale;
-    o.threads = threads;
-    o.checkInvariants = true;
-    return runScenario(sc, o);
-}
-
 const RunResult& find(const ResultSet& rs, const std::string& variant, int threads)
 {
     for (auto& r : rs.results)
@@ -37,13 +30,6 @@ const LockSummary* lock(const RunResult& r, const std::string& name)
         if (l.name == name)
             return &l;
     return nullptr;
-}
-
-std::string withoutHost(const ResultSet& rs)
-{
-    OJson j = resultsToJson(rs);
-    j.erase("host");
-    return j.dump();
 }
 
 const std::vector<std::string> kVariants = { "vanilla", "glibc", "glibc-madvfree", "glibc-madvfree-mmapsem",

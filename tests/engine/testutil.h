@@ -1,0 +1,37 @@
+#pragma once
+// What the engine suites share: a run with the kernel's invariants checked after it, a metric of a variant, and
+// the result JSON without its `host` object (the part that must be byte-identical at any thread count).
+
+#include "run/format.h"
+#include "run/runner.h"
+
+#include <stdexcept>
+#include <string>
+
+namespace mms::test {
+
+inline ResultSet run(const Scenario& sc, double scale, int threads = 2)
+{
+    RunnerOptions o;
+    o.scale = scale;
+    o.threads = threads;
+    o.checkInvariants = true;
+    return runScenario(sc, o);
+}
+
+inline double metric(const ResultSet& rs, const std::string& variant, const std::string& m)
+{
+    for (auto& r : rs.results)
+        if (r.variant == variant)
+            return r.metrics.at(m);
+    throw std::runtime_error("no variant " + variant);
+}
+
+inline std::string withoutHost(const ResultSet& rs)
+{
+    OJson j = resultsToJson(rs);
+    j.erase("host");
+    return j.dump();
+}
+
+} // namespace mms::test
