@@ -33,8 +33,8 @@ Simulator::Entry Simulator::popTop()
 bool Simulator::run(Interrupter* interrupter)
 {
     m_stopped = false;
-    while (!m_heap.empty() && !m_stopped) {
-        Entry e = popTop();
+    while (!empty() && !m_stopped) {
+        Entry e = pop();
         Payload p = m_slots[e.slot];
         m_freeSlots.push_back(e.slot);
         m_now = e.t;

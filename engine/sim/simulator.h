@@ -8,6 +8,7 @@
 #include <cassert>
 #include <coroutine>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace mms {
@@ -64,9 +65,9 @@ public:
     {
         if (!m_inline || m_stopped || m_events + 1 >= m_nextCheck)
             return false;
-        if (m_heap.empty())
+        if (empty())
             return true;
-        const Entry& top = m_heap.front();
+        const Entry& top = m_hasFront ? m_front : m_heap.front();
         return t < top.t || (t == top.t && key < top.key);
     }
     void takeInline(Time t)
@@ -83,13 +84,19 @@ public:
     // Runs until no event is left, stop() is called or the interrupter fires. Returns false when interrupted.
     bool run(Interrupter* interrupter = nullptr);
     void stop() { m_stopped = true; }
-    bool empty() const { return m_heap.empty(); }
-    std::size_t pending() const { return m_heap.size(); }
+    bool empty() const { return !m_hasFront && m_heap.empty(); }
+    std::size_t pending() const { return m_heap.size() + (m_hasFront ? 1 : 0); }
 
 private:
     // The queue is a 4-ary min-heap of 16-byte entries (four children share a cache line), ordered by
     // (t, key, seq). The rest of an event (its sequence number and what to run) waits in a slot of a free-listed
     // array, so sifting moves 16 bytes, not 56, and no event allocates once the arrays have grown.
+    //
+    // The earliest event may wait outside the heap, in m_front: an event pushed while the front is empty and
+    // earlier than the heap's top goes there, and the next pop takes it without a sift. That is the common
+    // shape of an event handler's last act -- a lock attempt that schedules the holder's resumption, a timer
+    // whose wake-up schedules the switch-in -- which then costs neither a sift-up nor a sift-down. Invariant:
+    // when m_hasFront is set, m_front is before every heap entry, so the order is the heap's exactly.
     struct Entry {
         Time t;
         std::uint32_t key;
@@ -124,6 +131,18 @@ private:
             m_slots.push_back(p);
         }
         Entry e { t, key, slot };
+        if (m_hasFront) {
+            if (before(e, m_front))
+                std::swap(e, m_front);
+            heapPush(e);
+        } else if (m_heap.empty() || before(e, m_heap.front())) {
+            m_front = e;
+            m_hasFront = true;
+        } else
+            heapPush(e);
+    }
+    void heapPush(Entry e)
+    {
         // sift up from a hole at the end
         std::size_t i = m_heap.size();
         m_heap.push_back(e);
@@ -136,8 +155,18 @@ private:
         }
         m_heap[i] = e;
     }
+    Entry pop()
+    {
+        if (m_hasFront) {
+            m_hasFront = false;
+            return m_front;
+        }
+        return popTop();
+    }
     Entry popTop();
 
+    Entry m_front {};
+    bool m_hasFront = false;
     std::vector<Entry> m_heap;
     std::vector<Payload> m_slots;
     std::vector<std::uint32_t> m_freeSlots;
