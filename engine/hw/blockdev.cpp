@@ -63,7 +63,7 @@ void BlockDevice::startNext()
     // deadline's writes_starved: reads go first, but a waiting write is served after every kWritesStarved reads.
     constexpr int kWritesStarved = 2;
     bool write = m_readQ.empty() || (!m_writeQ.empty() && m_readsInARow >= kWritesStarved);
-    std::deque<std::uint32_t>& q = write ? m_writeQ : m_readQ;
+    Fifo<std::uint32_t>& q = write ? m_writeQ : m_readQ;
     if (q.empty()) {
         m_busy = false;
         return;

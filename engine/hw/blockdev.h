@@ -9,7 +9,7 @@
 #include "mm/page.h"
 #include "sched/sched.h"
 
-#include <deque>
+#include "sim/fifo.h"
 #include <functional>
 #include <vector>
 
@@ -62,7 +62,7 @@ private:
     int m_index;
     bool m_busy = false;
     int m_readsInARow = 0;
-    std::deque<std::uint32_t> m_readQ, m_writeQ;
+    Fifo<std::uint32_t> m_readQ, m_writeQ;
     Time m_busyTotal = 0;
     int m_outstanding = 0;
     std::vector<IoRequest> m_requests;
@@ -70,7 +70,7 @@ private:
     std::vector<std::uint32_t> m_serial;
     std::uint32_t m_nextSerial = 1;
     std::vector<std::uint32_t> m_freeIds;
-    std::deque<std::pair<Task*, std::uint32_t>> m_throttled;
+    Fifo<std::pair<Task*, std::uint32_t>> m_throttled;
     Completion m_completion;
     std::uint64_t m_reads = 0, m_writes = 0, m_pagesRead = 0, m_pagesWritten = 0;
 };

@@ -8,7 +8,7 @@
 #include "sim/co.h"
 #include "sim/simulator.h"
 
-#include <deque>
+#include "sim/fifo.h"
 #include <memory>
 #include <vector>
 
@@ -27,7 +27,7 @@ struct Cpu {
     int id = 0;
     int socket = 0;
     Task* current = nullptr;
-    std::deque<Task*> runq;
+    Fifo<Task*> runq;
     Time idleSince = 0;
     Time idleTotal = 0;
     std::uint64_t ipisReceived = 0;

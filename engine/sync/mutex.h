@@ -6,7 +6,7 @@
 #include "sched/sched.h"
 #include "sync/lockstat.h"
 
-#include <deque>
+#include "sim/fifo.h"
 
 namespace mms {
 
@@ -37,7 +37,7 @@ private:
     int m_lastCpu = -1;
     Time m_acquiredAt = 0;
     Time m_freeAt = 0; // released by its last holder at this time (may lie ahead of the clock)
-    std::deque<Waiter> m_waiters;
+    Fifo<Waiter> m_waiters;
 };
 
 inline Co<> mutex_lock(Sched& s, Task& t, Mutex& m) { return m.lock(s, t); }

@@ -10,7 +10,7 @@
 #include "sched/sched.h"
 #include "sync/spinlock.h"
 
-#include <deque>
+#include "sim/fifo.h"
 #include <vector>
 
 namespace mms {
@@ -54,7 +54,7 @@ private:
     int m_readers = 0;
     bool m_writer = false;
     int m_lastCpu = -1;
-    std::deque<Waiter> m_waiters;
+    Fifo<Waiter> m_waiters;
     std::vector<Time> m_acquiredAt; // by task id, for hold times; -1: not held by that task
 };
 

@@ -6,7 +6,7 @@
 #include "sched/sched.h"
 #include "sync/lockstat.h"
 
-#include <deque>
+#include "sim/fifo.h"
 
 namespace mms {
 
@@ -48,7 +48,7 @@ private:
     int m_lastCpu = -1;
     Time m_acquiredAt = 0;
     Time m_freeAt = 0; // released by its last holder at this time (may be in the future of the clock)
-    std::deque<Waiter> m_waiters;
+    Fifo<Waiter> m_waiters;
 };
 
 // RAII-free helper for the common pattern in kernel paths:  co_await spin_lock(s, t, l); ... spin_unlock(s, t, l);
