@@ -408,38 +408,104 @@ namespace {
                 out << text << std::flush;
         };
         auto t0 = std::chrono::steady_clock::now();
+        // Every scenario's runs go into one pool (runScenarios), so both cores stay busy to the end instead of
+        // waiting at each scenario's last run; the tables come out in the list's order, each as soon as its
+        // scenario and those before it are done. The memory check is per scenario, as for `run`.
+        RunnerOptions opts = runnerOptions(r, false);
+        std::vector<std::unique_ptr<Scenario>> scenarios;
+        std::vector<const Scenario*> pooled;
+        std::vector<std::size_t> rowOfPooled;
         for (const ScenarioInfo& info : builtinScenarios()) {
-            checkInterrupted();
             Row row;
             row.id = info.id;
             try {
-                Scenario sc = loadScenario(info.id);
-                row.runs = planRuns(sc).size();
-                ResultSet rs = execute(sc, runnerOptions(r, false), err);
-                row.wall = rs.wallSeconds;
-                row.d = distanceToPost(rs, sc);
-                std::ostringstream o;
-                o << formatTable(rs, sc);
-                char buf[160];
-                if (row.d.cells)
-                    std::snprintf(buf, sizeof buf, "distance to the post: %d cells, mean |%.1f%%|, largest %.1f%% (%s)\n",
-                        row.d.cells, row.d.meanAbsPercent, row.d.maxAbsPercent, row.d.worst.c_str());
-                else
-                    std::snprintf(buf, sizeof buf, "distance to the post: no published figure to compare\n");
-                o << buf;
-                std::snprintf(buf, sizeof buf, "wall time: %.2f s (%zu runs, %d threads)\n\n", rs.wallSeconds, row.runs, rs.threads);
-                o << buf;
-                print(o.str());
+                auto sc = std::make_unique<Scenario>(loadScenario(info.id));
+                row.runs = planRuns(*sc).size();
+                checkMemory(*sc, opts);
+                pooled.push_back(sc.get());
+                rowOfPooled.push_back(rows.size());
+                scenarios.push_back(std::move(sc));
             } catch (const BadInput& e) {
                 row.failed = e.what();
             } catch (const ScenarioError& e) {
                 row.failed = e.what();
             }
+            rows.push_back(row);
+        }
+        checkInterrupted();
+        SignalInterrupter interrupter;
+        opts.interrupter = &interrupter;
+        std::mutex m;
+        std::size_t printed = 0; // rows[0, printed) are out
+        std::vector<bool> finished(rows.size(), false);
+        auto report = [&](Row& row, const Scenario* sc, const ScenarioOutcome* o) {
+            if (o && o->error) {
+                try {
+                    std::rethrow_exception(o->error);
+                } catch (const std::exception& e) {
+                    row.failed = e.what();
+                }
+            }
             if (!row.failed.empty()) {
                 err << "mmscope-cli: reproduce: " << row.failed << "\n";
-                print(info.id + ": not run: " + row.failed + "\n\n");
+                print(row.id + ": not run: " + row.failed + "\n\n");
+                return;
             }
-            rows.push_back(row);
+            const ResultSet& rs = o->results;
+            row.wall = rs.wallSeconds;
+            row.d = distanceToPost(rs, *sc);
+            std::ostringstream text;
+            text << formatTable(rs, *sc);
+            char buf[160];
+            if (row.d.cells)
+                std::snprintf(buf, sizeof buf, "distance to the post: %d cells, mean |%.1f%%|, largest %.1f%% (%s)\n",
+                    row.d.cells, row.d.meanAbsPercent, row.d.maxAbsPercent, row.d.worst.c_str());
+            else
+                std::snprintf(buf, sizeof buf, "distance to the post: no published figure to compare\n");
+            text << buf;
+            std::snprintf(buf, sizeof buf, "wall time: %.2f s (%zu runs, %d threads)\n\n", rs.wallSeconds, row.runs, rs.threads);
+            text << buf;
+            print(text.str());
+        };
+        std::vector<const ScenarioOutcome*> outcomeOfRow(rows.size(), nullptr);
+        std::vector<const Scenario*> scenarioOfRow(rows.size(), nullptr);
+        for (std::size_t i = 0; i < pooled.size(); ++i)
+            scenarioOfRow[rowOfPooled[i]] = pooled[i];
+        // Prints every row whose turn has come (all before it printed); called with m held.
+        auto flushRows = [&] {
+            while (printed < rows.size() && (finished[printed] || !scenarioOfRow[printed])) {
+                if (!g_interrupted.load())
+                    report(rows[printed], scenarioOfRow[printed], outcomeOfRow[printed]);
+                ++printed;
+            }
+        };
+        bool tty = isatty(2);
+        std::size_t runsDone = 0, runsTotal = 0;
+        for (const Scenario* sc : pooled)
+            runsTotal += planRuns(*sc).size();
+        if (tty)
+            opts.progress = [&](std::size_t done, std::size_t total) {
+                std::lock_guard<std::mutex> lock(m);
+                runsDone = std::max(runsDone, done);
+                err << "\rreproduce: " << runsDone << "/" << total << " runs" << (runsDone == total ? "\n" : "") << std::flush;
+            };
+        {
+            std::lock_guard<std::mutex> lock(m);
+            flushRows(); // the scenarios that failed before the pool, up to the first pooled one
+        }
+        std::vector<ScenarioOutcome> outcomes = runScenarios(pooled, opts, [&](std::size_t i, const ScenarioOutcome& o) {
+            std::lock_guard<std::mutex> lock(m);
+            outcomeOfRow[rowOfPooled[i]] = &o;
+            finished[rowOfPooled[i]] = true;
+            flushRows();
+        });
+        if (g_interrupted.load() || (!outcomes.empty() && outcomes.front().results.cancelled))
+            throw Interrupted();
+        {
+            std::lock_guard<std::mutex> lock(m);
+            for (std::size_t i = 0; i < pooled.size(); ++i) // every scenario has finished: all print now
+                outcomeOfRow[rowOfPooled[i]] = &outcomes[i];
+            flushRows();
         }
         double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         std::ostringstream o;

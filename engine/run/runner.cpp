@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <exception>
+#include <mutex>
 
 namespace mms {
 
@@ -111,43 +113,121 @@ MemoryEstimate estimateMemory(const Scenario& sc, const RunnerOptions& opts)
 
 ResultSet runScenario(const Scenario& sc, const RunnerOptions& opts)
 {
-    auto start = std::chrono::steady_clock::now();
-    std::vector<PlannedRun> plan = shardPlan(sc, opts);
-    ResultSet rs;
-    rs.scenario = sc.id();
-    rs.engineVersion = engineVersion();
-    rs.seed = sc.seed();
-    rs.scale = opts.scale;
-    rs.results.resize(plan.size());
-    int threads = threadCount(opts);
-    rs.threads = threads;
+    ScenarioOutcome o = std::move(runScenarios({ &sc }, opts).front());
+    if (o.error)
+        std::rethrow_exception(o.error);
+    return std::move(o.results);
+}
+
+namespace {
+    // One run of the pool: which scenario, which run of its plan, and how long it is expected to be.
+    struct PoolRun {
+        std::size_t scenario;
+        std::size_t index; // in the scenario's (sharded) plan and ResultSet
+        PlannedRun plan;
+        std::uint64_t size; // simulated page frames + swap slots: the order of the pool (largest first)
+    };
+} // namespace
+
+std::vector<ScenarioOutcome> runScenarios(const std::vector<const Scenario*>& scs, const RunnerOptions& opts,
+    const std::function<void(std::size_t, const ScenarioOutcome&)>& scenarioDone)
+{
+    using Clock = std::chrono::steady_clock;
+    const auto start = Clock::now();
+    const int threads = threadCount(opts);
+    std::vector<ScenarioOutcome> out(scs.size());
+    std::vector<PoolRun> pool;
+    for (std::size_t s = 0; s < scs.size(); ++s) {
+        const Scenario& sc = *scs[s];
+        std::vector<PlannedRun> plan = shardPlan(sc, opts);
+        ResultSet& rs = out[s].results;
+        rs.scenario = sc.id();
+        rs.engineVersion = engineVersion();
+        rs.seed = sc.seed();
+        rs.scale = opts.scale;
+        rs.threads = threads;
+        rs.results.resize(plan.size());
+        for (std::size_t i = 0; i < plan.size(); ++i) {
+            std::uint64_t size = 0; // a setup that cannot be resolved sorts last; its run reports the error
+            try {
+                RunMemory m = estimateRunMemory(sc.resolve(plan[i].variant, plan[i].point, opts.scale), opts.recording);
+                size = m.frames + m.swapSlots;
+            } catch (const std::exception&) {
+            }
+            pool.push_back({ s, i, std::move(plan[i]), size });
+        }
+    }
+    // The largest simulated machines first: the workloads scale with the machine's memory, so these are the long
+    // runs, and the short ones left for the end keep every core busy to the last (with one pool for all the
+    // scenarios, no core waits at a scenario's tail either). The order decides only which run a worker takes
+    // next: every run is seeded from its own identity and its result goes to its own slot, so the results do not
+    // depend on it.
+    std::stable_sort(pool.begin(), pool.end(), [](const PoolRun& a, const PoolRun& b) { return a.size > b.size; });
+
+    std::vector<std::atomic<std::size_t>> left(scs.size());
+    std::vector<std::atomic<std::int64_t>> firstStart(scs.size());
+    for (std::size_t s = 0; s < scs.size(); ++s) {
+        left[s] = out[s].results.results.size();
+        firstStart[s] = -1;
+    }
+    std::mutex doneLock; // scenarioDone hears one scenario at a time; failures are recorded under it too
+    auto finishScenario = [&](std::size_t s) {
+        ResultSet& rs = out[s].results;
+        auto since = std::chrono::nanoseconds(std::max<std::int64_t>(firstStart[s].load(), 0));
+        rs.wallSeconds = std::chrono::duration<double>(Clock::now() - (start + since)).count();
+        if (scenarioDone)
+            scenarioDone(s, out[s]);
+    };
+    {
+        std::lock_guard<std::mutex> lock(doneLock);
+        for (std::size_t s = 0; s < scs.size(); ++s)
+            if (out[s].results.results.empty())
+                finishScenario(s);
+    }
 
     std::atomic<std::size_t> done { 0 };
-    ProgressTracker tracker(plan.size(), opts.progressFraction);
+    ProgressTracker tracker(pool.size(), opts.progressFraction);
     std::atomic<bool> cancelled { false };
-    auto body = [&](std::size_t i) {
+    auto body = [&](std::size_t k) {
+        const PoolRun& run = pool[k];
+        const Scenario& sc = *scs[run.scenario];
+        ScenarioOutcome& o = out[run.scenario];
         if (cancelled.load() || (opts.interrupter && opts.interrupter->wasInterrupted())) {
             cancelled = true;
             return;
         }
+        std::int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count();
+        std::int64_t unset = -1;
+        firstStart[run.scenario].compare_exchange_strong(unset, now);
         RunSpec spec;
         spec.scenario = &sc;
-        spec.variant = plan[i].variant;
-        spec.point = plan[i].point;
-        spec.rep = plan[i].rep;
+        spec.variant = run.plan.variant;
+        spec.point = run.plan.point;
+        spec.rep = run.plan.rep;
         spec.scale = opts.scale;
         spec.seed = runSeed(sc.seed(), spec.variant, spec.point, spec.rep);
         spec.checkInvariants = opts.checkInvariants;
         spec.recording = opts.recording;
-        RunSlot slot(opts.interrupter, tracker, i);
-        rs.results[i] = executeRun(spec, &slot);
-        if (rs.results[i].metrics.count("cancelled"))
-            cancelled = true;
-        else
-            tracker.set(i, 1.0);
+        RunSlot slot(opts.interrupter, tracker, k);
+        try {
+            o.results.results[run.index] = executeRun(spec, &slot);
+            if (o.results.results[run.index].metrics.count("cancelled"))
+                cancelled = true;
+            else
+                tracker.set(k, 1.0);
+        } catch (...) {
+            // An invalid setup fails its scenario only; the other scenarios' runs go on.
+            std::lock_guard<std::mutex> lock(doneLock);
+            if (!o.error)
+                o.error = std::current_exception();
+        }
         std::size_t n = ++done;
         if (opts.progress)
-            opts.progress(n, plan.size());
+            opts.progress(n, pool.size());
+        if (--left[run.scenario] == 0) {
+            std::lock_guard<std::mutex> lock(doneLock);
+            finishScenario(run.scenario);
+        }
     };
     oneapi::tbb::global_control limit(oneapi::tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
     oneapi::tbb::task_arena arena(threads);
@@ -156,19 +236,20 @@ ResultSet runScenario(const Scenario& sc, const RunnerOptions& opts)
     // `done` (an RMW per finished run, read below) the way back. Both cost one atomic per task.
     static std::atomic<std::uint64_t> handoff { 0 };
     handoff.fetch_add(1, std::memory_order_release);
+    // Each worker takes the pool's next run until none is left, so runs start in the pool's order (a
+    // parallel_for over the runs would split the range and start the second worker halfway down the list).
+    std::atomic<std::size_t> next { 0 };
     arena.execute([&] {
-        // grainsize 1: every run is a task; long runs are spread over the workers.
-        oneapi::tbb::parallel_for(oneapi::tbb::blocked_range<std::size_t>(0, plan.size(), 1),
-            [&](const oneapi::tbb::blocked_range<std::size_t>& r) {
-                (void)handoff.load(std::memory_order_acquire);
-                for (std::size_t i = r.begin(); i != r.end(); ++i)
-                    body(i);
-            });
+        oneapi::tbb::parallel_for(0, threads, [&](int) {
+            (void)handoff.load(std::memory_order_acquire);
+            for (std::size_t k = next++; k < pool.size(); k = next++)
+                body(k);
+        });
     });
     (void)done.load(std::memory_order_acquire);
-    rs.cancelled = cancelled.load();
-    rs.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    return rs;
+    for (ScenarioOutcome& o : out)
+        o.results.cancelled = cancelled.load();
+    return out;
 }
 
 } // namespace mms

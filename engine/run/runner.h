@@ -5,6 +5,7 @@
 
 #include "run/run.h"
 
+#include <exception>
 #include <functional>
 
 namespace mms {
@@ -47,6 +48,20 @@ struct MemoryEstimate {
 MemoryEstimate estimateMemory(const Scenario& sc, const RunnerOptions& opts);
 
 ResultSet runScenario(const Scenario& sc, const RunnerOptions& opts);
+
+// Several scenarios' runs in one oneTBB pool (mmscope-cli reproduce): a worker that finishes a run takes the next
+// of any scenario, the runs of the largest simulated machines first, so no core idles at one scenario's tail while
+// another's runs wait. Each outcome's results are exactly runScenario's for that scenario (the same runs, seeds and
+// order); wallSeconds is the span from the scenario's first run's start to its last run's end, and these spans
+// overlap. A run that throws (an invalid setup) fails its scenario only: the exception is kept in `error`.
+// `scenarioDone` (optional) hears each scenario as soon as its last run ends, one call at a time, from a worker.
+// `progress` and `progressFraction` of opts count the runs of all the scenarios together.
+struct ScenarioOutcome {
+    ResultSet results;
+    std::exception_ptr error;
+};
+std::vector<ScenarioOutcome> runScenarios(const std::vector<const Scenario*>& scs, const RunnerOptions& opts,
+    const std::function<void(std::size_t, const ScenarioOutcome&)>& scenarioDone = {});
 
 std::string engineVersion();
 

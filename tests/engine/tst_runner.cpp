@@ -60,6 +60,32 @@ private Q_SLOTS:
         QCOMPARE(withoutHost(run(sc, 4)), one);
     }
 
+    // reproduce's pool: two scenarios' runs mixed in one pool (largest machines first, whichever worker is free)
+    // give each scenario exactly runScenario's bytes, at one thread and at two.
+    void poolOfScenariosMatchesOneByOne()
+    {
+        Scenario a = small();
+        Scenario b = small();
+        b.setSeed(7);
+        b.set("machine.memory", "4GiB"); // a larger machine: its runs go first in the pool
+        for (int threads : { 1, 2 }) {
+            RunnerOptions o;
+            o.scale = kScale;
+            o.threads = threads;
+            std::vector<std::size_t> doneOrder;
+            std::vector<ScenarioOutcome> pooled = runScenarios({ &a, &b }, o,
+                [&](std::size_t i, const ScenarioOutcome& out) {
+                    QCOMPARE(out.results.results.size(), std::size_t { 6 });
+                    doneOrder.push_back(i);
+                });
+            QCOMPARE(pooled.size(), std::size_t { 2 });
+            QCOMPARE(doneOrder.size(), std::size_t { 2 });
+            QVERIFY(!pooled[0].error && !pooled[1].error);
+            QCOMPARE(withoutHost(pooled[0].results), withoutHost(run(a, 1)));
+            QCOMPARE(withoutHost(pooled[1].results), withoutHost(run(b, 1)));
+        }
+    }
+
     void shardsPartitionThePlan()
     {
         Scenario sc = small();
