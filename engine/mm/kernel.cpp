@@ -71,7 +71,7 @@ MmStruct& Kernel::mm_alloc()
 {
     auto mm = std::make_unique<MmStruct>();
     mm->id = static_cast<std::uint16_t>(mms.size());
-    mm->cpuVmMask.assign(static_cast<std::size_t>(s.cpuCount()), false);
+    mm->cpuVmMask.assign(static_cast<std::size_t>(s.cpuCount()), 0);
     mm->mmap_sem.setImpl(tg.rwsemImpl == RwsemImplToggle::Spinlock ? RwsemImpl::Spinlock : RwsemImpl::Xadd);
     mms.push_back(std::move(mm));
     return *mms.back();

@@ -79,7 +79,7 @@ struct MmStruct {
     std::vector<std::unique_ptr<SpinLock>> ptl; // split page-table locks, one per PTRS_PER_PTE entries
     RwSem mmap_sem { "mm->mmap_sem" };
     std::vector<Vma> vmas;
-    std::vector<bool> cpuVmMask; // mm_cpumask: CPUs running the mm at its last TLB flush (x86 clears lazily)
+    std::vector<std::uint8_t> cpuVmMask; // mm_cpumask: CPUs running the mm at its last TLB flush (x86 clears lazily)
     std::uint64_t rss = 0; // MM_ANONPAGES
     std::uint64_t fileRss = 0; // MM_FILEPAGES: present PTEs of file mappings
     std::uint64_t swapents = 0; // MM_SWAPENTS
@@ -267,7 +267,7 @@ public:
     Pfn lruHead(LruList l) const { return pages.listHead(l); }
 
     // Pages under read I/O: the device and request a fault must wait for.
-    std::unordered_map<Pfn, std::pair<int, std::uint64_t>> pageReadIo;
+    FlatMap<std::pair<int, std::uint64_t>> pageReadIo;
     // Extra references held by a fault in progress (get_page): reclaim leaves such pages alone.
     FlatMap<int> pinned; // open addressing: a gather pins thousands of pages, one heap allocation each was hot
     void pin(Pfn p) { ++pinned[p]; }

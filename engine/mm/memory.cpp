@@ -155,9 +155,8 @@ Co<> do_swap_page(Kernel& k, Task& t, MmStruct& mm, std::uint32_t vpn, Pte orig)
         k.pin(p);
         // lock_page_or_retry(): wait for the read to complete, or for whoever holds the page lock.
         while (k.pages.test(p, PG_locked)) {
-            auto it = k.pageReadIo.find(p);
-            if (it != k.pageReadIo.end())
-                co_await k.swap[static_cast<std::size_t>(it->second.first)]->dev->waitFor(t, it->second.second);
+            if (const auto* io = k.pageReadIo.find(p))
+                co_await k.swap[static_cast<std::size_t>(io->first)]->dev->waitFor(t, io->second);
             else
                 co_await k.s.sleepFor(t, us(2)); // the lock holder (reclaim) is short; poll like a wait_on_page_bit
         }

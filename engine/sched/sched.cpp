@@ -186,14 +186,6 @@ void Sched::interrupt(int cpuId, double handleNs)
         burn(*c.current, handleNs, Acct::Sys);
 }
 
-double Sched::lineTransferNs(int fromCpu, int toCpu) const
-{
-    if (fromCpu < 0 || fromCpu == toCpu)
-        return 0.0;
-    return m_machine.socketOf(fromCpu) == m_machine.socketOf(toCpu) ? cost().lineSameSocketNs
-                                                                   : cost().lineCrossSocketNs;
-}
-
 void Sched::taskExit(Task& t)
 {
     t.state = TaskState::Done;

@@ -109,7 +109,14 @@ public:
     // An interrupt (IPI) taken by whatever runs on `cpu`; the cost lands on that task's sys time.
     void interrupt(int cpu, double handleNs);
 
-    double lineTransferNs(int fromCpu, int toCpu) const;
+    // A cache line's trip from one CPU to another (every lock acquisition asks: kept inline, sockets looked up
+    // in the CPU table rather than divided out).
+    double lineTransferNs(int fromCpu, int toCpu) const
+    {
+        if (fromCpu < 0 || fromCpu == toCpu)
+            return 0.0;
+        return cpu(fromCpu).socket == cpu(toCpu).socket ? cost().lineSameSocketNs : cost().lineCrossSocketNs;
+    }
 
     void taskExit(Task& t);
     int liveTasks() const { return m_live; }
