@@ -315,14 +315,27 @@ public:
     }
     LruLock(const LruLock&) = delete;
     LruLock& operator=(const LruLock&) = delete;
-    Co<> relock(Pfn p)
+    // co_await lk.relock(p). An awaitable, not a coroutine: nearly every page of a batch is on the lruvec already
+    // held, and that case should cost a compare, not a coroutine frame.
+    struct Relock {
+        LruLock& lk;
+        Lruvec& v;
+        SpinLock::Acquire acquire;
+        bool await_ready()
+        {
+            if (&v == lk.m_held)
+                return true;
+            lk.unlock();
+            lk.m_held = &v; // ours once the acquisition completes, before the caller carries on
+            return acquire.await_ready();
+        }
+        bool await_suspend(std::coroutine_handle<> h) { return acquire.await_suspend(h); }
+        void await_resume() { acquire.await_resume(); }
+    };
+    Relock relock(Pfn p)
     {
         Lruvec& v = m_k.lruvecOf(p);
-        if (&v == m_held)
-            co_return;
-        unlock();
-        co_await spin_lock(m_k.s, m_t, v.lru_lock);
-        m_held = &v;
+        return Relock { *this, v, spin_lock(m_k.s, m_t, v.lru_lock) };
     }
     void unlock()
     {

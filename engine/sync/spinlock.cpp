@@ -62,8 +62,6 @@ Time SpinLock::Acquire::attempt()
     return -1;
 }
 
-void SpinLock::Acquire::await_resume() { }
-
 void SpinLock::grant(Sched& s, Task& t, Time at, Time waited, bool contended)
 {
     m_stat.noteAcquire(t.cpu, m_lastCpu, waited, contended);

@@ -21,7 +21,7 @@ public:
         std::coroutine_handle<> resumeHandle;
         bool await_ready();
         bool await_suspend(std::coroutine_handle<> h);
-        void await_resume();
+        void await_resume() { }
         Time attempt(); // at the moment of trying: the grant time, or -1 when queued behind a holder
     };
     // co_await lock.lock(s, t)   -- spin_lock()
