@@ -355,9 +355,9 @@ private:
 Co<Pfn> alloc_page(Kernel& k, Task& t);
 Co<> free_hot_cold_page(Kernel& k, Task& t, Pfn p);
 // swap.cpp
-Co<> lru_cache_add(Kernel& k, Task& t, Pfn p, bool active);
+MaybeCo lru_cache_add(Kernel& k, Task& t, Pfn p, bool active); // a coroutine only when the pagevec drains
 Co<> lru_add_drain(Kernel& k, Task& t);
-Co<> deactivate_page(Kernel& k, Task& t, Pfn p);
+MaybeCo deactivate_page(Kernel& k, Task& t, Pfn p); // a coroutine only when the pagevec drains
 // `gathered`: the pages come from an mmu_gather, which pinned them; the pins are dropped under lru_lock.
 Co<> release_pages(Kernel& k, Task& t, std::vector<Pfn>& pages, bool gathered = false);
 // swapfile.cpp

@@ -85,15 +85,15 @@ namespace {
     }
 } // namespace
 
-Co<> lru_cache_add(Kernel& k, Task& t, Pfn p, bool active)
+MaybeCo lru_cache_add(Kernel& k, Task& t, Pfn p, bool active)
 {
-    FnScope fn(t, "__lru_cache_add");
     Sched::burn(t, k.cost.lockedRmwNs); // get_page()
     k.pages.set(p, PG_pagevec | (active ? PG_active : 0));
     Pagevec& pv = k.pcpu[static_cast<std::size_t>(t.cpu)].lruAdd;
     pv.pages.push_back(p);
     if (pv.pages.size() >= static_cast<std::size_t>(k.tg.pagevecSize))
-        co_await pagevec_lru_add(k, t, pv);
+        return pagevec_lru_add(k, t, pv);
+    return {};
 }
 
 Co<> lru_add_drain(Kernel& k, Task& t)
@@ -107,15 +107,16 @@ Co<> lru_add_drain(Kernel& k, Task& t)
         co_await activate_page_drain(k, t);
 }
 
-Co<> deactivate_page(Kernel& k, Task& t, Pfn p)
+MaybeCo deactivate_page(Kernel& k, Task& t, Pfn p)
 {
     if (!k.pages.test(p, PG_lru) || !k.pages.test(p, PG_active))
-        co_return;
+        return {};
     Sched::burn(t, k.cost.lockedRmwNs); // get_page()
     Pagevec& pv = k.pcpu[static_cast<std::size_t>(t.cpu)].deactivate;
     pv.pages.push_back(p);
     if (pv.pages.size() >= static_cast<std::size_t>(k.tg.pagevecSize))
-        co_await pagevec_deactivate(k, t, pv);
+        return pagevec_deactivate(k, t, pv);
+    return {};
 }
 
 Co<> release_pages(Kernel& k, Task& t, std::vector<Pfn>& pages, bool gathered)

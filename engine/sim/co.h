@@ -166,6 +166,30 @@ private:
     Handle m_h {};
 };
 
+// MaybeCo: what a kernel path returns when it usually finishes at once and only sometimes ends by calling a
+// coroutine (lru_cache_add draining a full pagevec). The common case then costs no coroutine frame: co_await of an
+// empty MaybeCo is ready at once; otherwise it awaits the coroutine it holds, exactly as `co_await c` would.
+class [[nodiscard]] MaybeCo {
+public:
+    MaybeCo() = default;
+    MaybeCo(Co<> c) // NOLINT(google-explicit-constructor): `return pagevec_lru_add(...);` reads as the kernel's
+        : m_co(std::move(c))
+        , m_has(true)
+    {
+    }
+    bool await_ready() const noexcept { return !m_has; }
+    std::coroutine_handle<> await_suspend(std::coroutine_handle<> caller) noexcept { return m_co.await_suspend(caller); }
+    void await_resume()
+    {
+        if (m_has)
+            m_co.await_resume();
+    }
+
+private:
+    Co<> m_co;
+    bool m_has = false;
+};
+
 namespace detail {
     template <typename T>
     Co<T> Promise<T>::get_return_object()
