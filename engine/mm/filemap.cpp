@@ -191,13 +191,26 @@ Co<bool> generic_file_buffered_read(Kernel& k, Task& t, AddressSpace& m, std::ui
     co_return true;
 }
 
-Co<> mark_page_accessed(Kernel& k, Task& t, Pfn p)
+namespace {
+    // mark_page_accessed()'s second touch of a page on an LRU list: activate it (the pagevec may drain).
+    Co<> activate_referenced_page(Kernel& k, Task& t, Pfn p)
+    {
+        co_await activate_page(k, t, p);
+        Sched::burn(t, k.cost.lockedRmwNs); // ClearPageReferenced
+        k.pages.clear(p, PG_referenced);
+        k.touchLine(t, p);
+    }
+} // namespace
+
+// A plain function but for the activation of a page on an LRU list: a streaming read's first touch, once per page,
+// only sets PG_referenced and should not pay a coroutine frame.
+MaybeCo mark_page_accessed(Kernel& k, Task& t, Pfn p)
 {
     const CostModel& c = k.cost;
     std::uint16_t f = k.pages.flags(p);
     if (!(f & PG_active) && !(f & PG_unevictable) && (f & PG_referenced)) {
         if (f & PG_lru) {
-            co_await activate_page(k, t, p);
+            return activate_referenced_page(k, t, p);
         } else {
             // __lru_cache_activate_page(): still in this CPU's lru_add pagevec? Then it goes in active. A page in
             // another CPU's pagevec, or isolated by reclaim, is not activated.
@@ -219,6 +232,7 @@ Co<> mark_page_accessed(Kernel& k, Task& t, Pfn p)
         k.pages.set(p, PG_referenced);
         k.touchLine(t, p);
     }
+    return {};
 }
 
 Co<> activate_page(Kernel& k, Task& t, Pfn p)

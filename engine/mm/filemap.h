@@ -72,7 +72,7 @@ Co<> do_page_cache_readahead(Kernel& k, Task& t, AddressSpace& m, std::uint64_t 
 Co<bool> generic_file_buffered_read(Kernel& k, Task& t, AddressSpace& m, std::uint64_t index);
 // mark_page_accessed(): 1st access sets PG_referenced, the 2nd activates (activate_page or, while the page still
 // sits in this CPU's lru_add pagevec, __lru_cache_activate_page).
-Co<> mark_page_accessed(Kernel& k, Task& t, Pfn p);
+MaybeCo mark_page_accessed(Kernel& k, Task& t, Pfn p);
 Co<> activate_page(Kernel& k, Task& t, Pfn p);
 // Drains this CPU's activate_page pagevec (part of lru_add_drain()).
 Co<> activate_page_drain(Kernel& k, Task& t);
