@@ -15,26 +15,40 @@ cd "$root"
 
 jobs=${MMSCOPE_JOBS:-2}
 
+# stage NAME CMD...: run one step and note its wall time; the summary at the end says where CI's time went.
+stage_times=()
+stage() {
+    local name=$1 start=$SECONDS
+    shift
+    "$@"
+    stage_times+=("$(printf '%-22s %4d s' "$name" $((SECONDS - start)))")
+}
+report_stages() {
+    ((${#stage_times[@]})) || return 0
+    printf 'test.sh: stage times (load %s)\n' "$(cut -d' ' -f1-3 /proc/loadavg)" >&2
+    printf '  %s\n' "${stage_times[@]}" >&2
+}
+
 "$root/scripts/setup.sh"
 
 XDG_RUNTIME_DIR=$(mktemp -d "${TMPDIR:-/tmp}/mmscope-test-runtime.XXXXXX")
 chmod 700 "$XDG_RUNTIME_DIR"
-trap 'rm -rf "$XDG_RUNTIME_DIR"' EXIT
+trap 'rm -rf "$XDG_RUNTIME_DIR"; report_stages' EXIT
 export XDG_RUNTIME_DIR
 export QT_QPA_PLATFORM=offscreen
 
-cmake --preset ci
-cmake --build --preset ci -j "$jobs"
-ctest --preset ci --output-on-failure -j "$jobs" "$@"
+stage "ci configure" cmake --preset ci
+stage "ci build" cmake --build --preset ci -j "$jobs"
+stage "ci ctest" ctest --preset ci --output-on-failure -j "$jobs" "$@"
 
 if [[ ${MMSCOPE_SANITIZERS:-1} == 1 ]]; then
     if command -v clang++ >/dev/null 2>&1; then
-        cmake --preset asan-engine
-        cmake --build --preset asan-engine -j "$jobs"
-        ctest --preset asan-engine --output-on-failure -j "$jobs"
-        cmake --preset tsan-engine
-        cmake --build --preset tsan-engine -j "$jobs"
-        ctest --preset tsan-engine --output-on-failure
+        stage "asan-engine configure" cmake --preset asan-engine
+        stage "asan-engine build" cmake --build --preset asan-engine -j "$jobs"
+        stage "asan-engine ctest" ctest --preset asan-engine --output-on-failure -j "$jobs"
+        stage "tsan-engine configure" cmake --preset tsan-engine
+        stage "tsan-engine build" cmake --build --preset tsan-engine -j "$jobs"
+        stage "tsan-engine ctest" ctest --preset tsan-engine --output-on-failure
     else
         echo "test.sh: clang++ not found; skipping the ASan/UBSan, fuzz and TSan builds (scripts/setup.sh installs clang)" >&2
     fi
