@@ -222,53 +222,11 @@ namespace {
         }
     }
 
-    std::string gib(std::uint64_t bytes)
-    {
-        char buf[32];
-        std::snprintf(buf, sizeof buf, "%.2f GiB", static_cast<double>(bytes) / (1u << 30));
-        return buf;
-    }
-
-    // What the host can give a run: MemAvailable from /proc/meminfo, lowered to the cgroup's limit when one is set
-    // (a container or a Slurm job). 0 if neither can be read (then nothing is refused).
-    std::uint64_t hostAvailableBytes(std::string& source)
-    {
-        std::uint64_t avail = 0;
-        std::ifstream mi("/proc/meminfo");
-        std::string key;
-        std::uint64_t kb = 0;
-        std::string unit;
-        while (mi >> key >> kb) {
-            std::getline(mi, unit);
-            if (key == "MemAvailable:") {
-                avail = kb * 1024;
-                source = "MemAvailable in /proc/meminfo";
-                break;
-            }
-        }
-        std::ifstream cg_max("/sys/fs/cgroup/memory.max"), cg_cur("/sys/fs/cgroup/memory.current");
-        std::uint64_t max = 0, cur = 0;
-        if (cg_max >> max && cg_cur >> cur && max > cur && (avail == 0 || max - cur < avail)) {
-            avail = max - cur;
-            source = "the cgroup's memory.max less memory.current";
-        }
-        return avail;
-    }
-
     // Refuses a scenario whose runs would not fit in the host's memory, before anything is allocated.
     void checkMemory(const Scenario& sc, const RunnerOptions& opts)
     {
-        MemoryEstimate e = estimateMemory(sc, opts);
-        std::string source;
-        std::uint64_t avail = hostAvailableBytes(source);
-        if (avail == 0 || e.totalBytes <= avail)
-            return;
-        std::ostringstream o;
-        o << sc.id() << ": needs about " << gib(e.totalBytes) << " of host memory (" << e.concurrent << " concurrent run"
-          << (e.concurrent == 1 ? "" : "s") << " x " << gib(e.perRunBytes) << " for " << e.simulatedPages
-          << " simulated pages and swap slots" << (opts.recording.enabled ? " plus the recording budget" : "") << ") but the host has "
-          << gib(avail) << " (" << source << "); expected a smaller --scale or fewer --threads";
-        throw BadInput(o.str());
+        if (std::string why = hostMemoryShortfall(sc, opts); !why.empty())
+            throw BadInput(why + "; expected a smaller --scale or fewer --threads");
     }
 
     RunnerOptions runnerOptions(const RunArgs& r, bool record)

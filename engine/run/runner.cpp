@@ -7,8 +7,11 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <exception>
+#include <fstream>
 #include <mutex>
+#include <sstream>
 
 namespace mms {
 
@@ -109,6 +112,53 @@ MemoryEstimate estimateMemory(const Scenario& sc, const RunnerOptions& opts)
     e.concurrent = std::min<std::size_t>(plan.size(), static_cast<std::size_t>(threadCount(opts)));
     e.totalBytes = e.perRunBytes * e.concurrent;
     return e;
+}
+
+std::uint64_t hostAvailableMemory(std::string& source)
+{
+    std::uint64_t avail = 0;
+    std::ifstream mi("/proc/meminfo");
+    std::string key, unit;
+    std::uint64_t kb = 0;
+    while (mi >> key >> kb) {
+        std::getline(mi, unit);
+        if (key == "MemAvailable:") {
+            avail = kb * 1024;
+            source = "MemAvailable in /proc/meminfo";
+            break;
+        }
+    }
+    std::ifstream cg_max("/sys/fs/cgroup/memory.max"), cg_cur("/sys/fs/cgroup/memory.current");
+    std::uint64_t max = 0, cur = 0;
+    if (cg_max >> max && cg_cur >> cur && max > cur && (avail == 0 || max - cur < avail)) {
+        avail = max - cur;
+        source = "the cgroup's memory.max less memory.current";
+    }
+    return avail;
+}
+
+namespace {
+    std::string gib(std::uint64_t bytes)
+    {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%.2f GiB", static_cast<double>(bytes) / (1u << 30));
+        return buf;
+    }
+} // namespace
+
+std::string hostMemoryShortfall(const Scenario& sc, const RunnerOptions& opts)
+{
+    MemoryEstimate e = estimateMemory(sc, opts);
+    std::string source;
+    std::uint64_t avail = hostAvailableMemory(source);
+    if (avail == 0 || e.totalBytes <= avail)
+        return {};
+    std::ostringstream o;
+    o << sc.id() << ": needs about " << gib(e.totalBytes) << " of host memory (" << e.concurrent << " concurrent run"
+      << (e.concurrent == 1 ? "" : "s") << " x " << gib(e.perRunBytes) << " for " << e.simulatedPages
+      << " simulated pages and swap slots" << (opts.recording.enabled ? " plus the recording budget" : "")
+      << ") but the host has " << gib(avail) << " (" << source << ")";
+    return o.str();
 }
 
 ResultSet runScenario(const Scenario& sc, const RunnerOptions& opts)

@@ -47,6 +47,14 @@ struct MemoryEstimate {
 };
 MemoryEstimate estimateMemory(const Scenario& sc, const RunnerOptions& opts);
 
+// What the host can give the runs: MemAvailable from /proc/meminfo, lowered to the cgroup's limit when one is set
+// (a container, a Slurm job); `source` says which. 0 if neither can be read (then nothing is refused).
+std::uint64_t hostAvailableMemory(std::string& source);
+// Empty when the scenario's runs fit in the host's memory; otherwise why not, with the estimate and the host's
+// figure ("ID: needs about 464.00 GiB of host memory (...) but the host has 20.34 GiB (...)"). The CLI and the GUI
+// refuse such a run before anything is allocated, rather than be killed by the OOM killer with the user's work.
+std::string hostMemoryShortfall(const Scenario& sc, const RunnerOptions& opts);
+
 ResultSet runScenario(const Scenario& sc, const RunnerOptions& opts);
 
 // Several scenarios' runs in one oneTBB pool (mmscope-cli reproduce): a worker that finishes a run takes the next
