@@ -78,7 +78,12 @@ quint64 EngineController::start(const Request& request)
         std::shared_ptr<const ResultSet> rs;
         QString error;
         try {
-            rs = std::make_shared<const ResultSet>(runScenario(*req.scenario, opts));
+            // A machine the host cannot hold would get the whole app OOM-killed, and the user's edits with it:
+            // refuse it with the estimate, as the CLI does.
+            if (std::string why = hostMemoryShortfall(*req.scenario, opts); !why.empty())
+                error = QString::fromStdString(why) + QObject::tr("; choose a smaller scale or machine.memory");
+            else
+                rs = std::make_shared<const ResultSet>(runScenario(*req.scenario, opts));
         } catch (const std::exception& e) {
             error = QString::fromStdString(e.what());
         }

@@ -120,7 +120,9 @@ MainWindow::MainWindow(const Options& options, QWidget* parent)
     connect(m_controller, &EngineController::runFailed, this, [this](const QString& msg) {
         m_cancelAction->setEnabled(false);
         m_progress->setFormat(tr("failed"));
-        fail(tr("The run failed: %1").arg(msg));
+        // The parameter editor is left alone: the edited scenario is still there to correct and run again.
+        fail(tr("The run of %1 failed:\n%2\nThe parameters are kept as you edited them; the views still show the previous results.")
+                 .arg(m_runDescription, msg));
     });
     connect(m_params, &ParameterEditor::scenarioEdited, this,
             [this] { statusBar()->showMessage(tr("parameters changed: press Run (Ctrl+R) to run them"), 4000); });
@@ -345,9 +347,18 @@ void MainWindow::startRun()
     std::shared_ptr<const Scenario> sc = m_params->scenario();
     if (!sc)
         return fail(tr("No scenario loaded"));
+    // A field left red holds text the engine refused; running the last valid value instead would silently not
+    // run what the user sees. Say which field, and leave every edit where it is.
+    if (const auto invalid = m_params->invalidFields(); !invalid.empty()) {
+        if (auto* d = findChild<QDockWidget*>(QStringLiteral("parameters")))
+            d->raise();
+        return fail(tr("Not run: the parameter %1 is not valid:\n%2\nCorrect it and run again; your other edits are kept.")
+                        .arg(invalid.front().first, invalid.front().second));
+    }
     EngineController::Request req;
     req.scenario = sc;
     req.scale = scale();
+    m_runDescription = tr("%1 at scale %2").arg(QString::fromStdString(sc->id())).arg(req.scale);
     m_controller->start(req);
 }
 

@@ -114,6 +114,7 @@ private:
     std::shared_ptr<const Scenario> m_resultsScenario;
     int m_run = -1;
     QString m_lastError;
+    QString m_runDescription; // "ID at scale S" of the run last started, for its failure message
     bool m_layoutApplied = false;
     bool m_layoutRestored = false;
     bool m_userLayout = false; // reserved: set once the user drags a splitter

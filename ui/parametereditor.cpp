@@ -64,6 +64,7 @@ void ParameterEditor::rebuild()
 {
     m_fields.clear();
     m_variants.clear();
+    m_invalid.clear();
     auto* outer = static_cast<QVBoxLayout*>(m_form->layout());
     while (QLayoutItem* item = outer->takeAt(0)) {
         delete item->widget();
@@ -132,6 +133,7 @@ bool ParameterEditor::apply(const QString& path, const QString& value)
         } else
             copy.set(p, v);
         *m_current = std::move(copy);
+        m_invalid.erase(path);
         if (edit)
             edit->setStyleSheet(QString());
         m_error->hide();
@@ -142,6 +144,7 @@ bool ParameterEditor::apply(const QString& path, const QString& value)
             edit->setStyleSheet(QStringLiteral("QLineEdit { border: 2px solid #d03030; }"));
         m_error->setText(QString::fromStdString(e.what()));
         m_error->show();
+        m_invalid[path] = m_error->text();
         return false;
     }
 }
@@ -162,6 +165,15 @@ QLineEdit* ParameterEditor::field(const QString& path) const
 }
 
 QString ParameterEditor::lastError() const { return m_error->isVisible() || !m_error->isHidden() ? m_error->text() : QString(); }
+
+std::vector<std::pair<QString, QString>> ParameterEditor::invalidFields() const
+{
+    std::vector<std::pair<QString, QString>> out;
+    for (auto& [path, edit] : m_fields)
+        if (auto it = m_invalid.find(path); it != m_invalid.end())
+            out.emplace_back(path, it->second);
+    return out;
+}
 
 std::shared_ptr<const Scenario> ParameterEditor::scenario() const
 {

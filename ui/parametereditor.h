@@ -7,7 +7,9 @@
 
 #include <QWidget>
 
+#include <map>
 #include <memory>
+#include <vector>
 
 class QCheckBox;
 class QFormLayout;
@@ -25,6 +27,9 @@ public:
     // The edited scenario, narrowed to the checked variants.
     std::shared_ptr<const Scenario> scenario() const;
     QString lastError() const;
+    // The fields whose text the engine rejected (path -> its message), in the order of the form. Their text stays
+    // as typed, but scenario() still holds the last valid value, so a run must not start while any is left.
+    std::vector<std::pair<QString, QString>> invalidFields() const;
     // Applies one edit as if typed (tests); returns false (and shows the error) if the engine rejects it.
     bool edit(const QString& path, const QString& value);
     QLineEdit* field(const QString& path) const;
@@ -42,6 +47,7 @@ private:
     QWidget* m_form = nullptr;
     QLabel* m_error;
     std::vector<std::pair<QString, QLineEdit*>> m_fields;
+    std::map<QString, QString> m_invalid; // path -> the engine's message
     std::vector<std::pair<std::string, QCheckBox*>> m_variants;
 };
 

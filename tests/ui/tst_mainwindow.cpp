@@ -212,6 +212,69 @@ private Q_SLOTS:
         }
     }
 
+    void failedRunKeepsTheEdits()
+    {
+        // A run that fails after Run was pressed (here: 1TiB doubled by --scale 2 is past what a PTE can address,
+        // which resolve() refuses in the worker) says what failed, of which run; the parameter panel keeps every
+        // edit, and correcting the one bad value runs the others.
+        MainWindow w(quiet());
+        QVERIFY(w.loadScenario(QStringLiteral("madv-free-swapin")));
+        ParameterEditor* p = w.parameters();
+        const QString memory = p->field(QStringLiteral("machine.memory"))->text();
+        QVERIFY(p->edit(QStringLiteral("reps"), QStringLiteral("2")));
+        QVERIFY(p->edit(QStringLiteral("machine.memory"), QStringLiteral("1TiB")));
+        w.setScale(2);
+        QSignalSpy failed(w.controller(), &EngineController::runFailed);
+        QSignalSpy finished(w.controller(), &EngineController::runFinished);
+        w.startRun();
+        QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 60000);
+        QCOMPARE(finished.count(), 0);
+        QVERIFY(!w.controller()->isRunning());
+        const QString error = w.lastError();
+        QVERIFY2(error.contains(QLatin1String("madv-free-swapin at scale 2")), qPrintable(error));
+        QVERIFY2(error.contains(QLatin1String("machine.memory")) && error.contains(QLatin1String("1TiB")), qPrintable(error));
+        QVERIFY2(error.contains(QLatin1String("parameters are kept")), qPrintable(error));
+        QCOMPARE(p->field(QStringLiteral("machine.memory"))->text(), QStringLiteral("1TiB"));
+        QCOMPARE(p->field(QStringLiteral("reps"))->text(), QStringLiteral("2"));
+        QCOMPARE(p->scenario()->reps(), 2);
+        QCOMPARE(p->scenario()->resolve("madvfree", OJson::object(), 1.0).machine.memoryBytes, std::uint64_t(1) << 40);
+
+        QVERIFY(p->edit(QStringLiteral("machine.memory"), memory));
+        w.setScale(0.01);
+        w.startRun();
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
+        QCOMPARE(w.resultsScenario()->reps(), 2);
+        QCOMPARE(w.results()->results.size(), std::size_t(3 * 2)); // 3 variants x the edited 2 repetitions
+    }
+
+    void invalidFieldIsNotRunInstead()
+    {
+        // A field the engine refused stays red with the user's text; Run must not quietly run the last valid value
+        // in its place: it refuses, naming the field, and starts nothing. Once corrected, the edits run.
+        MainWindow w(quiet());
+        w.setScale(0.01);
+        QVERIFY(w.loadScenario(QStringLiteral("madv-free-swapin")));
+        ParameterEditor* p = w.parameters();
+        QVERIFY(p->edit(QStringLiteral("reps"), QStringLiteral("2")));
+        QVERIFY(!p->edit(QStringLiteral("machine.cpus"), QStringLiteral("many")));
+        QSignalSpy started(w.controller(), &EngineController::runStarted);
+        QSignalSpy finished(w.controller(), &EngineController::runFinished);
+        w.startRun();
+        QCOMPARE(started.count(), 0);
+        QVERIFY2(w.lastError().contains(QLatin1String("machine.cpus")), qPrintable(w.lastError()));
+        QCOMPARE(p->field(QStringLiteral("machine.cpus"))->text(), QStringLiteral("many"));
+        QCOMPARE(p->field(QStringLiteral("reps"))->text(), QStringLiteral("2"));
+        QCOMPARE(p->invalidFields().size(), std::size_t(1));
+
+        QVERIFY(p->edit(QStringLiteral("machine.cpus"), QStringLiteral("4")));
+        QVERIFY(p->invalidFields().empty());
+        w.startRun();
+        QCOMPARE(started.count(), 1);
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
+        QCOMPARE(w.resultsScenario()->json()["machine"]["cpus"].get<int>(), 4);
+        QCOMPARE(w.results()->results.size(), std::size_t(3 * 2));
+    }
+
     void cancelKeepsTheAppUsable()
     {
         MainWindow w(quiet());
