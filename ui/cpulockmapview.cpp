@@ -111,28 +111,20 @@ QPoint CpuLockMapView::cellCentre(int cpu, std::size_t column) const
 {
     if (!m_rec || m_columns.empty() || column >= m_columns.size() || cpu < 0 || cpu >= m_rec->cpuCount())
         return {};
-    QRect a = plotArea();
-    return QPointF(a.left() + (double(column) + 0.5) * a.width() / double(m_columns.size()),
-                   a.top() + (cpu + 0.5) * a.height() / m_rec->cpuCount())
-        .toPoint();
+    return gridCellCentre(plotArea(), column, std::size_t(cpu), m_columns.size(), std::size_t(m_rec->cpuCount()));
 }
 
 void CpuLockMapView::paintEvent(QPaintEvent*)
 {
     QPainter p(this);
-    p.fillRect(rect(), palette().color(QPalette::Base));
-    const QFontMetrics fm(font());
-    p.setPen(palette().color(QPalette::Text));
-    if (!m_rec) {
-        p.drawText(rect(), Qt::AlignCenter, tr("no recording yet"));
+    if (!beginViewPaint(p, this, m_rec != nullptr))
         return;
-    }
+    const QFontMetrics fm(font());
     const QString upTo = formatTime(m_rec->frameCount() ? m_rec->frameTime(m_frame) : 0);
-    p.drawText(QRect(4, 0, width() - 8, titleHeight(this)), Qt::AlignVCenter | Qt::AlignLeft,
-               fitTitle(fm, width() - 8,
-                        { tr("%1 — CPUs × locks: share of each CPU's time waiting, 0 → %2").arg(m_title, upTo),
-                          tr("%1 — CPUs × locks: wait share, 0 → %2").arg(m_title, upTo), tr("%1 — CPUs × locks").arg(m_title),
-                          tr("CPUs × locks") }));
+    drawViewTitle(p, this,
+                  { tr("%1 — CPUs × locks: share of each CPU's time waiting, 0 → %2").arg(m_title, upTo),
+                    tr("%1 — CPUs × locks: wait share, 0 → %2").arg(m_title, upTo), tr("%1 — CPUs × locks").arg(m_title),
+                    tr("CPUs × locks") });
     if (m_columns.empty()) {
         p.drawText(rect(), Qt::AlignCenter, tr("no lock was contended"));
         return;
@@ -143,10 +135,8 @@ void CpuLockMapView::paintEvent(QPaintEvent*)
     const double colW = double(a.width()) / cols, rowH = double(a.height()) / std::max(1, cpus);
     for (int c = 0; c < cpus; ++c)
         for (int col = 0; col < cols; ++col) {
-            double s = waitShare(c, std::size_t(col));
-            double x = m_peak > 0 && s > 0 ? std::max(0.04, std::sqrt(s / m_peak)) : 0.0;
             QRectF cell(a.left() + col * colW, a.top() + c * rowH, colW, rowH);
-            p.fillRect(cell, QColor(heatColour(x)));
+            p.fillRect(cell, QColor(heatColour(heatLevel(waitShare(c, std::size_t(col)), m_peak))));
         }
     p.setPen(palette().color(QPalette::Mid));
     if (colW >= 6)
@@ -176,8 +166,7 @@ void CpuLockMapView::paintEvent(QPaintEvent*)
     const int rampW = std::clamp(width() - left - fm.horizontalAdvance(none) - fm.horizontalAdvance(peak) - 24, 20, 140);
     QRect scale(left + fm.horizontalAdvance(none) + 6, titleHeight(this) + 4, rampW, 8);
     p.drawText(QRect(left, titleHeight(this), fm.horizontalAdvance(none) + 2, scaleHeight(this)), Qt::AlignLeft | Qt::AlignVCenter, none);
-    for (int i = 0; i < scale.width(); ++i)
-        p.fillRect(QRect(scale.left() + i, scale.top(), 1, scale.height()), QColor(heatColour(double(i) / scale.width())));
+    drawHeatRamp(p, scale);
     p.drawText(QRect(scale.right() + 6, titleHeight(this), fm.horizontalAdvance(peak) + 4, scaleHeight(this)), Qt::AlignLeft | Qt::AlignVCenter, peak);
 }
 
@@ -190,10 +179,8 @@ bool CpuLockMapView::event(QEvent* e)
             QToolTip::hideText();
             return true;
         }
-        auto col = std::size_t((help->pos().x() - a.left()) * int(m_columns.size()) / std::max(1, a.width()));
-        int cpu = (help->pos().y() - a.top()) * m_rec->cpuCount() / std::max(1, a.height());
-        col = std::min(col, m_columns.size() - 1);
-        cpu = std::clamp(cpu, 0, m_rec->cpuCount() - 1);
+        const auto [col, row] = gridCellAt(a, help->pos(), m_columns.size(), std::size_t(m_rec->cpuCount()));
+        const int cpu = int(row);
         const std::size_t lock = m_columns[col];
         QToolTip::showText(help->globalPos(),
                            tr("CPU %1 waiting for %2\nfrom the start to %3: %4 (%5% of the CPU's time)\nin this frame: %6")

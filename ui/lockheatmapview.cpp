@@ -35,6 +35,14 @@ QRgb heatColour(double x)
     return qRgb(0x5a, 0, 0x10);
 }
 
+double heatLevel(double share, double peak) { return peak > 0 && share > 0 ? std::max(0.04, std::sqrt(share / peak)) : 0.0; }
+
+void drawHeatRamp(QPainter& p, const QRect& r)
+{
+    for (int i = 0; i < r.width(); ++i)
+        p.fillRect(QRect(r.left() + i, r.top(), 1, r.height()), QColor(heatColour(double(i) / r.width())));
+}
+
 LockHeatmapView::LockHeatmapView(QWidget* parent)
     : QWidget(parent)
 {
@@ -79,11 +87,8 @@ void LockHeatmapView::rebuild()
     m_image = QImage(int(frames), int(locks), QImage::Format_RGB32);
     for (std::size_t l = 0; l < locks; ++l) {
         auto* line = reinterpret_cast<QRgb*>(m_image.scanLine(int(l)));
-        for (std::size_t f = 0; f < frames; ++f) {
-            double s = waitShare(l, f);
-            // sqrt lifts light contention into view next to a saturated lock
-            line[f] = heatColour(m_maxShare > 0 && s > 0 ? std::max(0.04, std::sqrt(s / m_maxShare)) : 0.0);
-        }
+        for (std::size_t f = 0; f < frames; ++f)
+            line[f] = heatColour(heatLevel(waitShare(l, f), m_maxShare));
     }
 }
 
@@ -105,27 +110,20 @@ QPoint LockHeatmapView::cellCentre(std::size_t lock, std::size_t frame) const
 {
     if (m_image.isNull())
         return {};
-    QRect a = plotArea();
-    return QPointF(a.left() + (frame + 0.5) * a.width() / m_image.width(), a.top() + (lock + 0.5) * a.height() / m_image.height())
-        .toPoint();
+    return gridCellCentre(plotArea(), frame, lock, std::size_t(m_image.width()), std::size_t(m_image.height()));
 }
 
 void LockHeatmapView::paintEvent(QPaintEvent*)
 {
     QPainter p(this);
-    p.fillRect(rect(), palette().color(QPalette::Base));
-    const QFontMetrics fm(font());
-    p.setPen(palette().color(QPalette::Text));
-    if (!m_rec) {
-        p.drawText(rect(), Qt::AlignCenter, tr("no recording yet"));
+    if (!beginViewPaint(p, this, m_rec != nullptr))
         return;
-    }
+    const QFontMetrics fm(font());
     const QString peakPct = QString::number(m_maxShare * 100, 'f', 2);
-    p.drawText(QRect(4, 0, width() - 8, titleHeight(this)), Qt::AlignVCenter | Qt::AlignLeft,
-               fitTitle(QFontMetrics(font()), width() - 8,
-                        { tr("%1 — lock wait share of all CPUs per frame (peak %2%)").arg(m_title, peakPct),
-                          tr("%1 — locks × time (peak %2%)").arg(m_title, peakPct), tr("%1 — locks × time").arg(m_title),
-                          tr("locks × time") }));
+    drawViewTitle(p, this,
+                  { tr("%1 — lock wait share of all CPUs per frame (peak %2%)").arg(m_title, peakPct),
+                    tr("%1 — locks × time (peak %2%)").arg(m_title, peakPct), tr("%1 — locks × time").arg(m_title),
+                    tr("locks × time") });
     if (m_image.isNull()) {
         p.drawText(rect(), Qt::AlignCenter, tr("no locks recorded"));
         return;
@@ -153,8 +151,7 @@ void LockHeatmapView::paintEvent(QPaintEvent*)
     if (room > 30) {
         const int rampW = std::min(120, room);
         QRect scale(a.left() + fm.horizontalAdvance(QStringLiteral("0")) + none + 16, a.bottom() + 6, rampW, 8);
-        for (int i = 0; i < scale.width(); ++i)
-            p.fillRect(QRect(scale.left() + i, scale.top(), 1, scale.height()), QColor(heatColour(double(i) / scale.width())));
+        drawHeatRamp(p, scale);
         p.drawText(QRect(scale.left() - none - 4, a.bottom() + 2, none, scaleHeight(this) - 4), Qt::AlignRight | Qt::AlignTop, tr("none"));
         p.drawText(QRect(scale.right() + 4, a.bottom() + 2, peak + 2, scaleHeight(this) - 4), Qt::AlignLeft | Qt::AlignTop, tr("peak"));
     }
@@ -174,10 +171,7 @@ bool LockHeatmapView::event(QEvent* e)
             QToolTip::hideText();
             return true;
         }
-        auto f = std::size_t((help->pos().x() - a.left()) * m_image.width() / std::max(1, a.width()));
-        auto l = std::size_t((help->pos().y() - a.top()) * m_image.height() / std::max(1, a.height()));
-        f = std::min(f, m_rec->frameCount() - 1);
-        l = std::min(l, m_rec->lockNames().size() - 1);
+        const auto [f, l] = gridCellAt(a, help->pos(), std::size_t(m_image.width()), std::size_t(m_image.height()));
         const LockFrame& lf = m_rec->lockFrame(l, f);
         QToolTip::showText(help->globalPos(),
                            tr("%1 at %2\nacquisitions %3, contentions %4\nwait %5, hold %6\nwait share %7%")

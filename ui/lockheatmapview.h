@@ -9,6 +9,8 @@
 
 #include <memory>
 
+class QPainter;
+
 namespace mms {
 
 class LockHeatmapView : public QWidget {
@@ -44,5 +46,10 @@ private:
 
 // The heat colour of a share in [0, 1] of the maximum (white-yellow-red-black ramp).
 QRgb heatColour(double x);
+// Where a share sits on the ramp given the largest share shown: the square root lifts light contention into view
+// next to a saturated lock, and any wait at all is at least faintly coloured.
+double heatLevel(double share, double peak);
+// The colour scale: the ramp from none to the peak, left to right, filling r.
+void drawHeatRamp(QPainter& p, const QRect& r);
 
 } // namespace mms

@@ -11,6 +11,9 @@
 #include <QWidget>
 
 #include <algorithm>
+#include <utility>
+
+class QPainter;
 
 namespace mms {
 
@@ -44,6 +47,19 @@ inline int titleHeight(const QWidget* w) { return std::max(20, w->fontMetrics().
 // A view's title: the first of the candidates (longest first) that fits the width, else the last one elided, so
 // a narrow dock reads "madvfree — CPUs × locks" rather than "madvfree — CPUs × locks: sh…".
 QString fitTitle(const QFontMetrics& fm, int width, const QStringList& candidates);
+
+// The grid views (lock heatmap, CPUs x locks) share how they start painting, their title row and how a cell of a
+// columns x rows grid maps to pixels, so both read the same and their tests can aim at a cell the same way.
+
+// Starts a view's paintEvent: the Base background and the Text pen. Without a recording it says "no recording
+// yet" in the middle and returns false: nothing more to draw.
+bool beginViewPaint(QPainter& p, const QWidget* w, bool hasRecording);
+// The title row: the first candidate that fits (fitTitle), left-aligned.
+void drawViewTitle(QPainter& p, const QWidget* w, const QStringList& candidates);
+// The centre of cell (column, row) of a grid of columns x rows laid over area.
+QPoint gridCellCentre(const QRect& area, std::size_t column, std::size_t row, std::size_t columns, std::size_t rows);
+// The cell (column, row) under pos, clamped to the grid; pos must lie in area.
+std::pair<std::size_t, std::size_t> gridCellAt(const QRect& area, const QPoint& pos, std::size_t columns, std::size_t rows);
 
 // PG_ flags as lines of at most about `columns` characters, for tooltips.
 QString wrapFlags(const QString& flags, int columns = 40);
