@@ -2,6 +2,7 @@
 // What the engine suites share: a run with the kernel's invariants checked after it, a metric of a variant, and
 // the result JSON without its `host` object (the part that must be byte-identical at any thread count).
 
+#include "../reduced.h"
 #include "run/format.h"
 #include "run/runner.h"
 
