@@ -121,8 +121,8 @@ MainWindow::MainWindow(const Options& options, QWidget* parent)
         m_cancelAction->setEnabled(false);
         m_progress->setFormat(tr("failed"));
         // The parameter editor is left alone: the edited scenario is still there to correct and run again.
-        fail(tr("The run of %1 failed:\n%2\nThe parameters are kept as you edited them; the views still show the previous results.")
-                 .arg(m_runDescription, msg));
+        fail(tr("The run of %1 failed:\n%2\nThe parameters are kept as you edited them%3.")
+                 .arg(m_runDescription, msg, m_results ? tr("; the views still show the previous results") : QString()));
     });
     connect(m_params, &ParameterEditor::scenarioEdited, this,
             [this] { statusBar()->showMessage(tr("parameters changed: press Run (Ctrl+R) to run them"), 4000); });
