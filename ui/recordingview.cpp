@@ -45,17 +45,18 @@ bool beginViewPaint(QPainter& p, const QWidget* w, bool hasRecording)
 void drawViewTitle(QPainter& p, const QWidget* w, const QStringList& candidates)
 {
     p.drawText(QRect(4, 0, w->width() - 8, titleHeight(w)), Qt::AlignVCenter | Qt::AlignLeft,
-               fitTitle(w->fontMetrics(), w->width() - 8, candidates));
+        fitTitle(w->fontMetrics(), w->width() - 8, candidates));
 }
 
 QPoint gridCellCentre(const QRect& area, std::size_t column, std::size_t row, std::size_t columns, std::size_t rows)
 {
     return QPointF(area.left() + (double(column) + 0.5) * area.width() / double(std::max<std::size_t>(columns, 1)),
-                   area.top() + (double(row) + 0.5) * area.height() / double(std::max<std::size_t>(rows, 1)))
+        area.top() + (double(row) + 0.5) * area.height() / double(std::max<std::size_t>(rows, 1)))
         .toPoint();
 }
 
-std::pair<std::size_t, std::size_t> gridCellAt(const QRect& area, const QPoint& pos, std::size_t columns, std::size_t rows)
+std::pair<std::size_t, std::size_t> gridCellAt(
+    const QRect& area, const QPoint& pos, std::size_t columns, std::size_t rows)
 {
     auto cell = [](int offset, int extent, std::size_t count) {
         const auto i = std::size_t(std::max(0, offset)) * count / std::size_t(std::max(1, extent));

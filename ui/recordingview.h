@@ -59,7 +59,8 @@ void drawViewTitle(QPainter& p, const QWidget* w, const QStringList& candidates)
 // The centre of cell (column, row) of a grid of columns x rows laid over area.
 QPoint gridCellCentre(const QRect& area, std::size_t column, std::size_t row, std::size_t columns, std::size_t rows);
 // The cell (column, row) under pos, clamped to the grid; pos must lie in area.
-std::pair<std::size_t, std::size_t> gridCellAt(const QRect& area, const QPoint& pos, std::size_t columns, std::size_t rows);
+std::pair<std::size_t, std::size_t> gridCellAt(
+    const QRect& area, const QPoint& pos, std::size_t columns, std::size_t rows);
 
 // PG_ flags as lines of at most about `columns` characters, for tooltips.
 QString wrapFlags(const QString& flags, int columns = 40);
