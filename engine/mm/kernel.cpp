@@ -27,12 +27,8 @@ Kernel::Kernel(Sched& sched, const Toggles& toggles, std::uint64_t reservedPages
     if (lruvecs.size() > 1)
         pageMemcg.assign(nr, 0);
     reservedPages = std::min<std::uint64_t>(reservedPages, nr / 2);
-    // Reserved pages (kernel text, page tables, slab) are allocated and on no list.
-    zone.freeList.reserve(nr);
-    for (std::uint32_t p = nr; p-- > reservedPages;) {
-        pages.setFlags(p, PG_buddy);
-        zone.freeList.push_back(p);
-    }
+    // Reserved pages (kernel text, page tables, slab) are allocated and on no list; the rest is one zone.
+    zone.init(pages, static_cast<Pfn>(reservedPages), nr);
     // init_per_zone_wmark_min(): min_free_kbytes = sqrt(lowmem_kbytes * 16), clamped to [128, 65536].
     double kbytes = static_cast<double>(m.memoryBytes) / 1024.0;
     double minKb = std::clamp(std::sqrt(kbytes * 16.0), 128.0, 65536.0);
@@ -263,6 +259,8 @@ std::string Kernel::checkInvariants() const
     std::uint64_t pcpPages = 0;
     for (auto& c : pcpu)
         pcpPages += c.pcp.size();
+    if (std::string e = zone.check(pages); !e.empty())
+        return e;
     if (buddy != zone.nrFree() + pcpPages)
         return "PG_buddy pages " + std::to_string(buddy) + " != free list " + std::to_string(zone.nrFree()) + " + per-cpu lists " + std::to_string(pcpPages);
     // The page cache: every file page (owner set, not anon) sits in its mapping at its index, and back.
@@ -410,6 +408,12 @@ const char* vmName(Vm v)
     case Vm::SwapFreeEntriesCalls: return "swapcache_free_entries_calls";
     case Vm::SwapFreeEntriesSlots: return "swapcache_free_entries_slots";
     case Vm::RmapUnmap: return "rmap_unmap";
+    case Vm::CompactStall: return "compact_stall";
+    case Vm::CompactSuccess: return "compact_success";
+    case Vm::CompactFail: return "compact_fail";
+    case Vm::CompactIsolated: return "compact_isolated";
+    case Vm::PgMigrateSuccess: return "pgmigrate_success";
+    case Vm::PgMigrateFail: return "pgmigrate_fail";
     case Vm::Count: break;
     }
     return "?";

@@ -20,6 +20,7 @@
 #include <deque>
 #include <set>
 #include <memory>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -50,11 +51,48 @@ struct PerCpuState {
     Pagevec activate; // activate_page_pvecs
 };
 
+constexpr int MAX_ORDER = 11; // free blocks of 2^0 .. 2^10 pages (include/linux/mmzone.h)
+constexpr int PAGE_ALLOC_COSTLY_ORDER = 3; // up to this order the allocator retries forever
+constexpr std::uint32_t pageblock_nr_pages = 512; // pageblock_order 9: the unit compaction scans
+
+// struct zone's buddy allocator: free_area[order] lists of free blocks, linked through the head page, whose order
+// sits in the head's page_private (here `m_order`). Every page of a free block carries PG_buddy (the page map shows
+// them free); only heads are on a list. One migratetype: anti-fragmentation grouping is not modelled, so
+// unmovable allocations (kernel stacks, page tables) land among page-cache pages as on a kernel that fell back.
+// The caller holds `lock` for every list operation (the functions only touch host state).
 struct Zone {
     SpinLock lock { "zone->lock" };
-    std::vector<Pfn> freeList; // the buddy free list, order 0
     std::uint64_t watermarkMin = 0, watermarkLow = 0, watermarkHigh = 0; // pages
-    std::uint64_t nrFree() const { return freeList.size(); }
+    std::uint64_t nrFree() const { return m_nrFree; } // NR_FREE_PAGES (the per-cpu lists not included)
+    std::uint64_t nrFreeArea(int order) const { return m_nrArea[static_cast<std::size_t>(order)]; }
+    // compaction's scanner positions (zone->compact_cached_migrate_pfn / free_pfn) and deferral (3.x)
+    Pfn compactCachedMigratePfn = 0;
+    Pfn compactCachedFreePfn = 0;
+    unsigned compactConsidered = 0, compactDeferShift = 0;
+    int compactOrderFailed = MAX_ORDER;
+
+    void init(PageArray& pages, Pfn first, Pfn end);
+    // __rmqueue_smallest(): the first block of at least `order`, split down (expand()); kNoPage if none.
+    Pfn rmqueueSmallest(PageArray& pages, int order);
+    // __free_one_page(): give back a block of 2^order pages at `p`, merging with free buddies.
+    void freeOnePage(PageArray& pages, Pfn p, int order);
+    // Takes a specific free block (compaction's isolate_freepages / split_free_page): returns its order.
+    int freeBlockOrder(Pfn p) const { return p < m_order.size() ? m_order[p] : -1; }
+    void delFreeBlock(PageArray& pages, Pfn p);
+    Pfn start() const { return m_start; }
+    Pfn end() const { return m_end; }
+    // Invariant check: every list walked, blocks aligned and PG_buddy, counts right. Empty string if they hold.
+    std::string check(const PageArray& pages) const;
+
+private:
+    void listAdd(Pfn p, int order);
+    void listDel(Pfn p);
+    Pfn m_start = 0, m_end = 0;
+    std::uint64_t m_nrFree = 0;
+    std::uint64_t m_nrArea[MAX_ORDER] = {};
+    Pfn m_head[MAX_ORDER];
+    std::vector<Pfn> m_next, m_prev; // free-list links of block heads (kNoPage: end)
+    std::vector<std::int8_t> m_order; // order of a free block at its head, -1 elsewhere
 };
 
 struct Lruvec {
@@ -354,6 +392,16 @@ private:
 // page_alloc.cpp
 Co<Pfn> alloc_page(Kernel& k, Task& t);
 Co<> free_hot_cold_page(Kernel& k, Task& t, Pfn p);
+// alloc_pages(order) / __free_pages(order) for order > 0 (kernel stacks, slabs): zone->lock, the slow path with
+// direct compaction (compaction.cpp) and reclaim. `unmovable`: a kernel allocation, not on any LRU.
+Co<Pfn> alloc_pages(Kernel& k, Task& t, int order);
+Co<> free_pages(Kernel& k, Task& t, Pfn p, int order);
+// drain_local_pages(): this CPU's per-cpu list back to the buddy lists.
+Co<> drain_local_pages(Kernel& k, Task& t);
+// __zone_watermark_ok() for `order` against `mark` pages.
+bool zone_watermark_ok(const Kernel& k, int order, std::uint64_t mark);
+// The buddy allocator outside simulated time (a workload's setup): one order-0 page, kNoPage if none.
+Pfn alloc_page_setup(Kernel& k);
 // swap.cpp
 MaybeCo lru_cache_add(Kernel& k, Task& t, Pfn p, bool active); // a coroutine only when the pagevec drains
 Co<> lru_add_drain(Kernel& k, Task& t);

@@ -1,5 +1,7 @@
-// mm/page_alloc.c: order-0 allocation through the per-cpu lists, zone->lock for the buddy lists, watermarks that
-// wake kswapd (low) and send the allocator into direct reclaim (min).
+// mm/page_alloc.c: the buddy allocator (free_area[order] under zone->lock, split on allocation, merge on free),
+// order-0 allocation through the per-cpu lists, watermarks that wake kswapd (low) and send the allocator into
+// direct reclaim (min), and for order > 0 the 3.x slow path: direct compaction first, then reclaim.
+#include "mm/compaction.h"
 #include "mm/kernel.h"
 
 #include <algorithm>
@@ -8,6 +10,148 @@
 #include <cstdlib>
 
 namespace mms {
+
+// --- struct zone's free lists (host-side list operations; the callers hold zone->lock in simulated time) ---
+
+void Zone::init(PageArray& pages, Pfn first, Pfn end)
+{
+    m_start = first;
+    m_end = end;
+    m_next.assign(end, kNoPage);
+    m_prev.assign(end, kNoPage);
+    m_order.assign(end, -1);
+    for (auto& h : m_head)
+        h = kNoPage;
+    compactCachedMigratePfn = first;
+    compactCachedFreePfn = end;
+    // memblock_free_all(): every page freed once; blocks as large as alignment allows, from the top down so the
+    // lists hand out low addresses first.
+    for (Pfn p = end; p > first;) {
+        int order = MAX_ORDER - 1;
+        for (;; --order) {
+            Pfn size = Pfn(1) << order;
+            if (p >= size && (p - size) % size == 0 && p - size >= first)
+                break;
+        }
+        p -= Pfn(1) << order;
+        for (Pfn q = p; q < p + (Pfn(1) << order); ++q)
+            pages.setFlags(q, PG_buddy);
+        listAdd(p, order);
+    }
+}
+
+void Zone::listAdd(Pfn p, int order)
+{
+    auto o = static_cast<std::size_t>(order);
+    m_order[p] = static_cast<std::int8_t>(order);
+    m_prev[p] = kNoPage;
+    m_next[p] = m_head[o];
+    if (m_head[o] != kNoPage)
+        m_prev[m_head[o]] = p;
+    m_head[o] = p;
+    ++m_nrArea[o];
+    m_nrFree += Pfn(1) << order;
+}
+
+void Zone::listDel(Pfn p)
+{
+    auto o = static_cast<std::size_t>(m_order[p]);
+    if (m_prev[p] != kNoPage)
+        m_next[m_prev[p]] = m_next[p];
+    else
+        m_head[o] = m_next[p];
+    if (m_next[p] != kNoPage)
+        m_prev[m_next[p]] = m_prev[p];
+    m_next[p] = m_prev[p] = kNoPage;
+    --m_nrArea[o];
+    m_nrFree -= Pfn(1) << o;
+    m_order[p] = -1;
+}
+
+Pfn Zone::rmqueueSmallest(PageArray& pages, int order)
+{
+    for (int o = order; o < MAX_ORDER; ++o) {
+        Pfn p = m_head[static_cast<std::size_t>(o)];
+        if (p == kNoPage)
+            continue;
+        listDel(p);
+        // expand(): keep the low half, put the high halves back on the lower lists.
+        while (o > order) {
+            --o;
+            listAdd(p + (Pfn(1) << o), o);
+        }
+        for (Pfn q = p; q < p + (Pfn(1) << order); ++q)
+            pages.setFlags(q, 0);
+        return p;
+    }
+    return kNoPage;
+}
+
+void Zone::freeOnePage(PageArray& pages, Pfn p, int order)
+{
+    for (Pfn q = p; q < p + (Pfn(1) << order); ++q)
+        pages.setFlags(q, PG_buddy);
+    while (order < MAX_ORDER - 1) {
+        Pfn buddy = p ^ (Pfn(1) << order);
+        if (buddy < m_start || buddy >= m_end || m_order[buddy] != order)
+            break;
+        listDel(buddy); // page_is_buddy(): a free block of the same order; merge
+        p = std::min(p, buddy);
+        ++order;
+    }
+    listAdd(p, order);
+}
+
+void Zone::delFreeBlock(PageArray& pages, Pfn p)
+{
+    int order = m_order[p];
+    listDel(p);
+    for (Pfn q = p; q < p + (Pfn(1) << order); ++q)
+        pages.setFlags(q, 0);
+}
+
+std::string Zone::check(const PageArray& pages) const
+{
+    std::uint64_t total = 0;
+    for (int o = 0; o < MAX_ORDER; ++o) {
+        std::uint64_t n = 0;
+        for (Pfn p = m_head[static_cast<std::size_t>(o)]; p != kNoPage; p = m_next[p]) {
+            ++n;
+            if (m_order[p] != o || p % (Pfn(1) << o) != 0)
+                return "free block " + std::to_string(p) + " on free_area[" + std::to_string(o) + "] is misaligned or has order " + std::to_string(m_order[p]);
+            for (Pfn q = p; q < p + (Pfn(1) << o); ++q)
+                if (pages.flags(q) != PG_buddy)
+                    return "page " + std::to_string(q) + " of free block " + std::to_string(p) + " is not PG_buddy only";
+            if (n > m_end)
+                return "free_area[" + std::to_string(o) + "] loops";
+        }
+        if (n != m_nrArea[static_cast<std::size_t>(o)])
+            return "free_area[" + std::to_string(o) + "].nr_free " + std::to_string(m_nrArea[static_cast<std::size_t>(o)]) + " != " + std::to_string(n) + " blocks";
+        total += n << o;
+    }
+    if (total != m_nrFree)
+        return "NR_FREE_PAGES " + std::to_string(m_nrFree) + " != pages on the free lists " + std::to_string(total);
+    return {};
+}
+
+Pfn alloc_page_setup(Kernel& k) { return k.zone.rmqueueSmallest(k.pages, 0); }
+
+bool zone_watermark_ok(const Kernel& k, int order, std::uint64_t mark)
+{
+    // __zone_watermark_ok(): enough free pages above the mark, and at each order below the request, enough in
+    // blocks of at least that order (min halves per order).
+    auto freePages = static_cast<std::int64_t>(k.zone.nrFree()) - ((std::int64_t(1) << order) - 1);
+    auto min = static_cast<std::int64_t>(mark);
+    if (freePages <= min)
+        return false;
+    for (int o = 0; o < order; ++o) {
+        freePages -= static_cast<std::int64_t>(k.zone.nrFreeArea(o)) << o;
+        min >>= 1;
+        if (freePages <= min)
+            return false;
+    }
+    return true;
+}
 
 namespace {
     // zone_batchsize(): the per-cpu lists hold about a thousandth of the zone, so that 32 CPUs' lists never strand
@@ -32,24 +176,29 @@ namespace {
     {
         FnScope fn(t, "rmqueue_bulk");
         co_await spin_lock(k.s, t, k.zone.lock);
-        for (int i = 0, n = pcp_batch(k); i < n && !k.zone.freeList.empty(); ++i) {
-            pc.pcp.push_back(k.zone.freeList.back());
-            k.zone.freeList.pop_back();
+        for (int i = 0, n = pcp_batch(k); i < n; ++i) {
+            Pfn p = k.zone.rmqueueSmallest(k.pages, 0); // __rmqueue()
+            if (p == kNoPage)
+                break;
+            k.pages.setFlags(p, PG_buddy); // still free: on this CPU's list
+            pc.pcp.push_back(p);
             Sched::burn(t, k.cost.listOpNs);
         }
         spin_unlock(k.s, t, k.zone.lock);
     }
 
-    // free_pcppages_bulk(): give a batch back to the buddy lists under zone->lock.
-    Co<> free_pcppages_bulk(Kernel& k, Task& t, PerCpuState& pc)
+    // free_pcppages_bulk(): give up to `count` pages back to the buddy lists under zone->lock, the coldest (the
+    // list's tail, freed longest ago) first; __free_one_page merges each with its free buddies.
+    Co<> free_pcppages_bulk(Kernel& k, Task& t, PerCpuState& pc, std::size_t count)
     {
         FnScope fn(t, "free_pcppages_bulk");
         co_await spin_lock(k.s, t, k.zone.lock);
-        for (int i = 0, n = pcp_batch(k); i < n && !pc.pcp.empty(); ++i) {
-            k.zone.freeList.push_back(pc.pcp.back());
-            pc.pcp.pop_back();
+        count = std::min(count, pc.pcp.size());
+        for (std::size_t i = 0; i < count; ++i) {
+            k.zone.freeOnePage(k.pages, pc.pcp[i], 0);
             Sched::burn(t, k.cost.listOpNs);
         }
+        pc.pcp.erase(pc.pcp.begin(), pc.pcp.begin() + static_cast<std::ptrdiff_t>(count));
         spin_unlock(k.s, t, k.zone.lock);
     }
 } // namespace
@@ -102,7 +251,108 @@ Co<> free_hot_cold_page(Kernel& k, Task& t, Pfn p)
     k.vm.inc(Vm::PgFree);
     Sched::burn(t, k.cost.pageFreeNs);
     if (pc.pcp.size() >= static_cast<std::size_t>(pcp_high(k)))
-        co_await free_pcppages_bulk(k, t, pc);
+        co_await free_pcppages_bulk(k, t, pc, static_cast<std::size_t>(pcp_batch(k)));
+}
+
+Co<> drain_local_pages(Kernel& k, Task& t)
+{
+    PerCpuState& pc = k.pcpu[static_cast<std::size_t>(t.cpu)];
+    if (!pc.pcp.empty())
+        co_await free_pcppages_bulk(k, t, pc, pc.pcp.size());
+}
+
+namespace {
+    // get_page_from_freelist() for order > 0: high-order blocks come straight from the buddy lists under
+    // zone->lock (no per-cpu list above order 0).
+    Co<Pfn> rmqueue_order(Kernel& k, Task& t, int order, std::uint64_t mark)
+    {
+        if (!zone_watermark_ok(k, order, mark))
+            co_return kNoPage;
+        co_await spin_lock(k.s, t, k.zone.lock);
+        Pfn p = k.zone.rmqueueSmallest(k.pages, order);
+        Sched::burn(t, k.cost.listOpNs * (1 + order)); // list_del + expand()'s list_adds
+        spin_unlock(k.s, t, k.zone.lock);
+        co_return p;
+    }
+} // namespace
+
+Co<Pfn> alloc_pages(Kernel& k, Task& t, int order)
+{
+    if (order == 0)
+        co_return co_await alloc_page(k, t);
+    FnScope fn(t, "__alloc_pages_nodemask");
+    Sched::burn(t, k.cost.pageAllocNs);
+    Pfn p = co_await rmqueue_order(k, t, order, k.zone.watermarkLow);
+    if (p != kNoPage) {
+        k.vm.inc(Vm::PgAlloc, 1u << order);
+        co_return p;
+    }
+    // __alloc_pages_slowpath() (3.x): wake kswapd, retry at the min watermark, then direct compaction, then
+    // direct reclaim; up to PAGE_ALLOC_COSTLY_ORDER the allocation never fails, it loops.
+    k.wakeup_kswapd();
+    for (;;) {
+        p = co_await rmqueue_order(k, t, order, k.zone.watermarkMin);
+        if (p != kNoPage)
+            break;
+        // __alloc_pages_direct_compact(): compact, drain this CPU's list (the pages compaction freed sit
+        // there), and try again.
+        CompactResult cr = co_await try_to_compact_pages(k, t, order);
+        if (cr != CompactResult::Skipped && cr != CompactResult::Deferred) {
+            co_await drain_local_pages(k, t);
+            p = co_await rmqueue_order(k, t, order, k.zone.watermarkMin);
+            if (p != kNoPage) {
+                compaction_defer_reset(k, order);
+                k.vm.inc(Vm::CompactSuccess);
+                break;
+            }
+            defer_compaction(k, order);
+            k.vm.inc(Vm::CompactFail);
+        }
+        // __alloc_pages_direct_reclaim(), then drain_all_pages() if that did not help.
+        k.vm.inc(Vm::AllocStall);
+        std::uint64_t got = co_await try_to_free_pages(k, t);
+        co_await drain_local_pages(k, t);
+        p = co_await rmqueue_order(k, t, order, k.zone.watermarkMin);
+        if (p != kNoPage)
+            break;
+        if (got == 0)
+            co_await k.congestion_wait(t, ms(20)); // should_alloc_retry -> wait_iff_congested(HZ/50)
+    }
+    k.vm.inc(Vm::PgAlloc, 1u << order);
+    co_return p;
+}
+
+Co<> free_pages(Kernel& k, Task& t, Pfn p, int order)
+{
+    if (order == 0) {
+        k.pages.setOwner(p, 0);
+        k.pages.setMapcount(p, 0);
+        k.pages.setPriv(p, 0);
+        co_return co_await free_hot_cold_page(k, t, p);
+    }
+    // __free_pages_ok() -> free_one_page() under zone->lock.
+    FnScope fn(t, "__free_pages_ok");
+#ifndef NDEBUG
+    // free_pages_check() / bad_page(): a block freed twice would be merged into the free lists while its pages are
+    // in use again (a later allocation hands out the same pages twice).
+    for (Pfn q = p; q < p + (Pfn(1) << order); ++q)
+        if (k.pages.test(q, PG_lru | PG_buddy | PG_pagevec | PG_swapcache | PG_writeback) || k.pages.owner(q) != 0 || k.pages.mapcount(q) != 0) {
+            std::fprintf(stderr, "__free_pages_ok: page %u of the order-%d block at %u is free or in use (flags %x, owner %u, mapcount %u) in %s of %s\n",
+                q, order, p, k.pages.flags(q), k.pages.owner(q), k.pages.mapcount(q), t.fn, t.name.c_str());
+            std::abort();
+        }
+#endif
+    for (Pfn q = p; q < p + (Pfn(1) << order); ++q) {
+        k.pages.setOwner(q, 0);
+        k.pages.setMapcount(q, 0);
+        k.pages.setPriv(q, 0);
+    }
+    Sched::burn(t, k.cost.pageFreeNs);
+    co_await spin_lock(k.s, t, k.zone.lock);
+    k.zone.freeOnePage(k.pages, p, order);
+    Sched::burn(t, k.cost.listOpNs * 2);
+    spin_unlock(k.s, t, k.zone.lock);
+    k.vm.inc(Vm::PgFree, 1u << order);
 }
 
 } // namespace mms

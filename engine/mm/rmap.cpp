@@ -228,4 +228,51 @@ Co<> try_to_unmap_flush(Kernel& k, Task& t, TlbflushUnmapBatch& batch)
     co_await k.s.flush(t);
 }
 
+Co<> vma_link_file_locked(Kernel& k, Task& t, AddressSpace& m, const FileVma& vma)
+{
+    FnScope fn(t, "vma_link");
+    co_await i_mmap_lock_write(k, t, m);
+    // vma_interval_tree_insert: the descent, then rebalancing and the augmented subtree ends on the way back.
+    Sched::burn(t, 2 * intervalTreeDescentNs(k.cost, m.i_mmap.size()) + k.cost.listOpNs);
+    m.i_mmap.push_back(vma);
+    co_await i_mmap_unlock_write(k, t, m);
+}
+
+namespace {
+    struct RemoveArg {
+        Pfn oldPage;
+        Pfn newPage;
+    };
+
+    // remove_migration_pte(): under the ptl, a migration entry for the old page becomes a PTE of the new one.
+    Co<bool> remove_migration_pte(Kernel& k, Task& t, Pfn p, const FileVma& vma, std::uint32_t vpn, void* arg)
+    {
+        (void)p;
+        auto& ra = *static_cast<RemoveArg*>(arg);
+        MmStruct& mm = *vma.mm;
+        SpinLock& ptl = mm.ptlFor(vpn);
+        co_await spin_lock(k.s, t, ptl);
+        Pte e = mm.pte[vpn];
+        Sched::burn(t, k.cost.pteOpNs);
+        if (pte::isMigration(e) && pte::pfn(e) == ra.oldPage) {
+            mm.pte[vpn] = pte::mkPresent(ra.newPage, false, true);
+            ++mm.fileRss;
+            page_add_file_rmap(k, t, ra.newPage);
+            Sched::burn(t, k.cost.lockedRmwNs); // get_page for the PTE
+        }
+        spin_unlock(k.s, t, ptl);
+        co_return true; // SWAP_AGAIN: every VMA is visited
+    }
+} // namespace
+
+Co<> remove_migration_ptes(Kernel& k, Task& t, Pfn oldPage, Pfn newPage)
+{
+    FnScope fn(t, "remove_migration_ptes");
+    RemoveArg ra { oldPage, newPage };
+    RmapWalkControl rwc;
+    rwc.arg = &ra;
+    rwc.rmap_one = remove_migration_pte;
+    co_await rmap_walk_file(k, t, newPage, rwc); // newPage now sits at the old one's index of the mapping
+}
+
 } // namespace mms

@@ -54,6 +54,9 @@ Co<> i_mmap_unlock_read(Kernel& k, Task& t, AddressSpace& m);
 
 // vma_link() of a file VMA onto its mapping's i_mmap tree (set-up time, no simulated time passes).
 void vma_link_file(AddressSpace& m, const FileVma& vma);
+// __vma_link_file() in simulated time (mmap, fork's dup_mmap, exec): i_mmap_lock_write, vma_interval_tree_insert,
+// unlock.
+Co<> vma_link_file_locked(Kernel& k, Task& t, AddressSpace& m, const FileVma& vma);
 // unlink_file_vma() for every file VMA of `mm` (exit, munmap): i_mmap_lock_write, remove, unlock.
 Co<> unlink_file_vmas(Kernel& k, Task& t, MmStruct& mm);
 
@@ -74,6 +77,10 @@ Co<int> page_referenced(Kernel& k, Task& t, Pfn p);
 // Without TTU_IGNORE_ACCESS a young PTE stops the walk (the page was used again: reclaim activates it). Returns
 // true when the page is no longer mapped.
 Co<bool> try_to_unmap(Kernel& k, Task& t, Pfn p, unsigned flags, TlbflushUnmapBatch* batch = nullptr);
+// remove_migration_ptes(old, new) (mm/migrate.c): a second rmap_walk_file over the page's mapping; every
+// migration entry for `oldPage` becomes a present PTE of `newPage` (page_add_file_rmap). Before 2ebba6b7e1d9
+// page migration called it for every page, mapped or not.
+Co<> remove_migration_ptes(Kernel& k, Task& t, Pfn oldPage, Pfn newPage);
 // try_to_unmap_flush(): one local flush and one IPI round to the CPUs any batched mm is live on.
 Co<> try_to_unmap_flush(Kernel& k, Task& t, TlbflushUnmapBatch& batch);
 

@@ -30,6 +30,12 @@ enum class Vm : std::uint8_t {
     SwapFreeEntriesCalls, // swapcache_free_entries() calls
     SwapFreeEntriesSlots, // entries they freed
     RmapUnmap, // PTEs of file pages cleared by try_to_unmap (not a /proc/vmstat field)
+    CompactStall, // direct compaction runs (compact_stall)
+    CompactSuccess, // ... after which the allocation succeeded
+    CompactFail,
+    CompactIsolated, // pages isolated by the migrate scanner (compact_isolated, migrate side)
+    PgMigrateSuccess,
+    PgMigrateFail,
     Count
 };
 

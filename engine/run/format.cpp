@@ -1,5 +1,6 @@
 #include "run/format.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <iomanip>
@@ -337,12 +338,28 @@ namespace {
         };
         o << trim(h1) << "\n" << trim(h2) << "\n";
         std::string stat = sc.reps() > 1 ? "Amean" : "";
+        auto opName = [&](const std::string& m, const OJson& p) {
+            std::string name = op.empty() ? m : op;
+            for (auto& [k, v] : p.items())
+                name += "-" + (v.is_string() ? v.get<std::string>() : v.dump());
+            return name;
+        };
+        // One run per point and a workfile op (reaim): the rows as the posts paste them, `<op>` padded to the
+        // widest op and the columns right after it ("new_fserver-61     21456.59 (  0.00%)    35875.59 ( 67.20%)").
+        bool pasted = stat.empty() && !op.empty();
+        std::size_t opWidth = 0;
+        for (auto& m : sc.metrics())
+            for (auto& p : sc.points())
+                opWidth = std::max(opWidth, opName(m, p).size());
         for (auto& m : sc.metrics()) {
+            if (pasted && m != sc.metrics().front())
+                break; // the op names the first metric only
             for (auto& p : sc.points()) {
-                std::string name = op.empty() ? m : op;
-                for (auto& [k, v] : p.items())
-                    name += "-" + (v.is_string() ? v.get<std::string>() : v.dump());
-                std::snprintf(buf, sizeof buf, "%-6s %-21s", stat.c_str(), name.c_str());
+                std::string name = opName(m, p);
+                if (pasted)
+                    std::snprintf(buf, sizeof buf, "%-*s", static_cast<int>(opWidth), name.c_str());
+                else
+                    std::snprintf(buf, sizeof buf, "%-6s %-21s", stat.c_str(), name.c_str());
                 std::string row = buf;
                 double base = tableCell(rs, sc, variants.front(), p, m).mean;
                 for (std::size_t i = 0; i < variants.size(); ++i) {
@@ -350,7 +367,7 @@ namespace {
                     double pct = 0;
                     if (i > 0 && base != 0)
                         pct = lowerIsBetter(m) ? 100.0 - val * 100.0 / base : val * 100.0 / base - 100.0;
-                    std::snprintf(buf, sizeof buf, " %12.2f (%6.2f%%)", val, pct);
+                    std::snprintf(buf, sizeof buf, pasted ? "%12.2f (%6.2f%%)" : " %12.2f (%6.2f%%)", val, pct);
                     row += buf;
                 }
                 o << trim(row) << "\n";

@@ -128,10 +128,29 @@ void Sched::wake(Task& t)
     if (t.state != TaskState::Sleeping)
         return;
     t.state = TaskState::Runnable;
+    if (m_wakeIdleSibling)
+        t.cpu = selectIdleSibling(t.cpu);
     Cpu& c = cpu(t.cpu);
     c.runq.push_back(&t);
     if (!c.current)
         dispatch(c);
+}
+
+int Sched::selectIdleSibling(int target) const
+{
+    auto idle = [this](int i) { return !cpu(i).current && cpu(i).runq.empty(); };
+    if (idle(target))
+        return target;
+    // The target's socket (the LLC domain) first, then the others, each scanned from the target on.
+    int n = cpuCount();
+    int socket = cpu(target).socket;
+    for (int pass = 0; pass < 2; ++pass)
+        for (int k = 1; k < n; ++k) {
+            int i = (target + k) % n;
+            if ((cpu(i).socket == socket) == (pass == 0) && idle(i))
+                return i;
+        }
+    return target;
 }
 
 Co<> Sched::cond_resched(Task& t)

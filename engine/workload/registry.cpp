@@ -1,4 +1,5 @@
 // The workload kinds. Add a new one here (one line) and in its own file.
+#include "workload/aim7.h"
 #include "workload/ebizzy.h"
 #include "workload/memsetmadvise.h"
 #include "workload/sysbench.h"
@@ -20,6 +21,7 @@ const std::vector<WorkloadKind>& workloadKinds()
         v.push_back(usememKind());
         v.push_back(sysbenchOltpKind());
         v.push_back(ebizzyKind());
+        v.push_back(aim7FserverKind());
         return v;
     }();
     return kinds;

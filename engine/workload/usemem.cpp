@@ -148,8 +148,7 @@ namespace {
                 for (std::uint32_t vpn = 0; vpn < mm->pte.size(); ++vpn) {
                     if (!pte::present(mm->pte[vpn]))
                         continue;
-                    Pfn p = k.zone.freeList.back();
-                    k.zone.freeList.pop_back();
+                    Pfn p = alloc_page_setup(k);
                     k.pages.setFlags(p, PG_anon | PG_swapbacked);
                     k.pages.setOwner(p, static_cast<std::uint16_t>(mm->id + 1));
                     k.pages.setIndex(p, vpn);

@@ -1,0 +1,253 @@
+// mm/compaction.c (3.x), direct compaction, MIGRATE_ASYNC:
+//
+//   try_to_compact_pages             compaction_deferred? -> skip
+//     compact_zone_order
+//       compact_zone                 compaction_suitable (watermarks); scanners from the cached pfns
+//         isolate_migratepages       one pageblock from the migrate scanner, under zone->lru_lock (released every
+//                                    SWAP_CLUSTER_MAX pfns): LRU page-cache pages, up to COMPACT_CLUSTER_MAX
+//         migrate_pages(compaction_alloc)   -> migrate.cpp
+//           compaction_alloc -> isolate_freepages   pageblocks from the free scanner, under zone->lock,
+//                                                   free blocks split to order 0 (split_free_page)
+//         compact_finished           scanners met (COMPLETE) or a free block of the order (PARTIAL)
+//       release_freepages
+#include "mm/compaction.h"
+
+#include "mm/kernel.h"
+
+#include <algorithm>
+
+namespace mms {
+
+namespace {
+    constexpr int COMPACT_CLUSTER_MAX = SWAP_CLUSTER_MAX;
+    constexpr unsigned COMPACT_MAX_DEFER_SHIFT = 6;
+
+    bool compaction_deferred(Kernel& k, int order)
+    {
+        Zone& z = k.zone;
+        if (order < z.compactOrderFailed)
+            return false;
+        if (++z.compactConsidered > (1u << z.compactDeferShift))
+            z.compactConsidered = 1u << z.compactDeferShift;
+        return z.compactConsidered < (1u << z.compactDeferShift);
+    }
+
+    // compaction_suitable(): PARTIAL if the allocation would succeed already, SKIPPED if there is too little free
+    // memory to migrate into (low watermark + 2 << order; reclaim must run first).
+    CompactResult compaction_suitable(const Kernel& k, int order)
+    {
+        if (!zone_watermark_ok(k, 0, k.zone.watermarkLow + (2u << order)))
+            return CompactResult::Skipped;
+        if (zone_watermark_ok(k, order, k.zone.watermarkLow))
+            return CompactResult::Partial;
+        return CompactResult::Continue;
+    }
+
+    CompactResult compact_finished(Kernel& k, CompactControl& cc)
+    {
+        if (cc.freePfn <= cc.migratePfn) {
+            // The scanners met: start over from the zone's ends next time (__reset_isolation_suitable).
+            k.zone.compactCachedMigratePfn = k.zone.start();
+            k.zone.compactCachedFreePfn = k.zone.end();
+            return CompactResult::Complete;
+        }
+        if (!zone_watermark_ok(k, cc.order, k.zone.watermarkLow))
+            return CompactResult::Continue;
+        for (int o = cc.order; o < MAX_ORDER; ++o)
+            if (k.zone.nrFreeArea(o) > 0)
+                return CompactResult::Partial;
+        return CompactResult::Continue;
+    }
+
+    // need_resched() for async compaction (compact_checklock_irqsave / compact_should_abort, 3.x): another task
+    // waits for this CPU, so MIGRATE_ASYNC gives up instead of rescheduling.
+    bool should_abort(Kernel& k, Task& t, CompactControl& cc)
+    {
+        // need_resched: someone waits for this CPU and the task has used up its slice (the tick's check).
+        if (k.s.cpu(t.cpu).runq.empty() || k.s.sim().now() - t.sliceStart < ns(k.cost.timeSliceNs))
+            return false;
+        cc.contended = true;
+        return true;
+    }
+
+    // Migration can handle this page: a page-cache page on an LRU list, not under writeback, not unevictable.
+    // Anonymous pages are left alone here (see migrate.cpp).
+    bool isolatable(std::uint16_t f)
+    {
+        return (f & PG_lru) && !(f & (PG_anon | PG_swapbacked | PG_writeback | PG_unevictable));
+    }
+
+    // isolate_migratepages(): the pageblock at the migrate scanner. Each page is taken off its LRU under the
+    // lru_lock of its own lruvec (with lru.lruvecs > 1 pages of one block belong to several memcgs: the lock is
+    // re-taken when the lruvec changes, as compact_lock_irqsave / relock_page_lruvec do in 5.11).
+    Co<> isolate_migratepages(Kernel& k, Task& t, CompactControl& cc)
+    {
+        FnScope fn(t, "isolate_migratepages");
+        Pfn low = std::max(cc.migratePfn, k.zone.start());
+        Pfn end = std::min<Pfn>((low / pageblock_nr_pages + 1) * pageblock_nr_pages, cc.freePfn);
+        Lruvec* locked = nullptr;
+        Pfn pfn = low;
+        for (; pfn < end && cc.migratepages.size() < static_cast<std::size_t>(COMPACT_CLUSTER_MAX); ++pfn) {
+            // compact_checklock_irqsave(): drop lru_lock every SWAP_CLUSTER_MAX pfns so others get in.
+            if (locked && (pfn - low) % SWAP_CLUSTER_MAX == 0) {
+                spin_unlock(k.s, t, locked->lru_lock);
+                locked = nullptr;
+                co_await k.s.flush(t);
+                if (should_abort(k, t, cc))
+                    break;
+            }
+            Sched::burn(t, k.cost.pteOpNs); // pfn_to_page, PageBuddy / PageLRU tests
+            std::uint16_t f = k.pages.flags(pfn);
+            if (f & PG_buddy) {
+                int order = k.zone.freeBlockOrder(pfn);
+                if (order > 0)
+                    pfn += (Pfn(1) << order) - 1; // skip the free block
+                continue;
+            }
+            if (!isolatable(f))
+                continue;
+            // The unlocked test above may be stale once the lock is ours (the page may have been isolated by
+            // reclaim, freed, or moved to another memcg's lruvec while we waited): test again under the lock.
+            while (locked != &k.lruvecOf(pfn)) {
+                if (locked)
+                    spin_unlock(k.s, t, locked->lru_lock);
+                locked = &k.lruvecOf(pfn);
+                co_await spin_lock(k.s, t, locked->lru_lock);
+            }
+            if (!isolatable(k.pages.flags(pfn)))
+                continue;
+            // __isolate_lru_page() + del_page_from_lru_list()
+            k.touchLruDel(t, pfn);
+            k.del_page_from_lru_list(pfn);
+            k.pages.set(pfn, PG_isolated);
+            Sched::burn(t, k.cost.listOpNs + k.cost.lockedRmwNs); // list_del, get_page
+            cc.migratepages.push_back(pfn);
+            k.vm.inc(Vm::CompactIsolated);
+        }
+        if (locked)
+            spin_unlock(k.s, t, locked->lru_lock);
+        cc.migratePfn = pfn;
+        k.zone.compactCachedMigratePfn = pfn;
+    }
+
+    Co<> putback_movable_pages(Kernel& k, Task& t, CompactControl& cc)
+    {
+        for (Pfn p : cc.migratepages)
+            co_await putback_lru_page(k, t, p);
+        cc.migratepages.clear();
+    }
+
+    Co<> release_freepages(Kernel& k, Task& t, CompactControl& cc)
+    {
+        for (Pfn p : cc.freepages) {
+            k.pages.setFlags(p, 0);
+            co_await free_hot_cold_page(k, t, p);
+        }
+        cc.freepages.clear();
+    }
+} // namespace
+
+Co<> isolate_freepages(Kernel& k, Task& t, CompactControl& cc)
+{
+    FnScope fn(t, "isolate_freepages");
+    std::size_t want = std::max<std::size_t>(cc.migratepages.size(), 1);
+    // The free scanner starts at the pageblock below its position and walks down, stopping at the migrate
+    // scanner's pageblock.
+    Pfn blockEnd = cc.freePfn;
+    while (cc.freepages.size() < want) {
+        Pfn blockStart = (blockEnd - 1) / pageblock_nr_pages * pageblock_nr_pages;
+        if (blockEnd == 0 || blockStart <= cc.migratePfn || blockStart < k.zone.start())
+            break;
+        co_await k.s.flush(t);
+        if (should_abort(k, t, cc))
+            break;
+        co_await spin_lock(k.s, t, k.zone.lock);
+        for (Pfn pfn = blockStart; pfn < blockEnd; ++pfn) {
+            Sched::burn(t, k.cost.pteOpNs * 0.25); // PageBuddy test per pfn
+            int order = k.zone.freeBlockOrder(pfn);
+            if (order < 0)
+                continue;
+            // split_free_page(): only while the zone stays above the low watermark (+ the block).
+            if (!zone_watermark_ok(k, 0, k.zone.watermarkLow + (Pfn(1) << order)))
+                break;
+            k.zone.delFreeBlock(k.pages, pfn);
+            for (Pfn q = pfn; q < pfn + (Pfn(1) << order); ++q)
+                cc.freepages.push_back(q);
+            Sched::burn(t, k.cost.listOpNs * (1 + (1 << order) / 8.0));
+            pfn += (Pfn(1) << order) - 1;
+        }
+        spin_unlock(k.s, t, k.zone.lock);
+        blockEnd = blockStart;
+        if (!zone_watermark_ok(k, 0, k.zone.watermarkLow))
+            break;
+    }
+    cc.freePfn = blockEnd;
+    k.zone.compactCachedFreePfn = blockEnd;
+}
+
+Co<CompactResult> compact_zone(Kernel& k, Task& t, CompactControl& cc)
+{
+    FnScope fn(t, "compact_zone");
+    CompactResult ret = compaction_suitable(k, cc.order);
+    if (ret != CompactResult::Continue)
+        co_return ret;
+    cc.migratePfn = std::max(k.zone.compactCachedMigratePfn, k.zone.start());
+    cc.freePfn = std::min(k.zone.compactCachedFreePfn, k.zone.end());
+    if (cc.freePfn <= cc.migratePfn) {
+        cc.migratePfn = k.zone.compactCachedMigratePfn = k.zone.start();
+        cc.freePfn = k.zone.compactCachedFreePfn = k.zone.end();
+    }
+    co_await lru_add_drain(k, t); // migrate_prep_local()
+    while ((ret = compact_finished(k, cc)) == CompactResult::Continue) {
+        co_await isolate_migratepages(k, t, cc);
+        if (cc.contended) { // ISOLATE_ABORT: put the isolated pages back and give up
+            co_await putback_movable_pages(k, t, cc);
+            ret = CompactResult::Partial;
+            break;
+        }
+        if (cc.migratepages.empty())
+            continue;
+        co_await migrate_pages(k, t, cc);
+        if (cc.contended) {
+            ret = CompactResult::Partial;
+            break;
+        }
+        // The old pages went to this CPU's per-cpu list; once it is over its high mark they reach the buddy
+        // lists, where compact_finished() can see the blocks they complete.
+        co_await k.s.cond_resched(t);
+    }
+    co_await release_freepages(k, t, cc);
+    co_return ret;
+}
+
+Co<CompactResult> try_to_compact_pages(Kernel& k, Task& t, int order)
+{
+    if (order == 0 || compaction_deferred(k, order))
+        co_return CompactResult::Deferred;
+    FnScope fn(t, "try_to_compact_pages");
+    k.vm.inc(Vm::CompactStall);
+    CompactControl cc;
+    cc.order = order;
+    co_return co_await compact_zone(k, t, cc);
+}
+
+void defer_compaction(Kernel& k, int order)
+{
+    Zone& z = k.zone;
+    z.compactConsidered = 0;
+    if (++z.compactDeferShift > COMPACT_MAX_DEFER_SHIFT)
+        z.compactDeferShift = COMPACT_MAX_DEFER_SHIFT;
+    if (order < z.compactOrderFailed)
+        z.compactOrderFailed = order;
+}
+
+void compaction_defer_reset(Kernel& k, int order)
+{
+    Zone& z = k.zone;
+    z.compactConsidered = 0;
+    z.compactDeferShift = 0;
+    if (order >= z.compactOrderFailed)
+        z.compactOrderFailed = order + 1;
+}
+
+} // namespace mms

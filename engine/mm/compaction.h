@@ -1,0 +1,43 @@
+#pragma once
+// mm/compaction.c and mm/migrate.c (3.x): direct compaction for a high-order allocation, and the page migration
+// it drives. See compaction.cpp and migrate.cpp for the call chains.
+#include "sim/co.h"
+#include "mm/page.h"
+
+#include <vector>
+
+namespace mms {
+
+class Kernel;
+struct Task;
+
+enum class CompactResult : std::uint8_t { Deferred, Skipped, Continue, Partial, Complete };
+
+// struct compact_control
+struct CompactControl {
+    int order = 0;
+    Pfn migratePfn = 0; // the migrate scanner, moving up
+    Pfn freePfn = 0; // the free scanner, moving down
+    std::vector<Pfn> migratepages; // isolated from the LRU, to be moved
+    std::vector<Pfn> freepages; // isolated order-0 free pages, the targets
+    std::uint64_t nrMigrated = 0, nrFailed = 0;
+    bool contended = false; // async compaction gave up: need_resched() or a contended lock (compact_checklock_irqsave)
+};
+
+// try_to_compact_pages() -> compact_zone_order() -> compact_zone(), MIGRATE_ASYNC (the first attempt of 3.x's
+// slow path; THP and kernel stacks alike).
+Co<CompactResult> try_to_compact_pages(Kernel& k, Task& t, int order);
+Co<CompactResult> compact_zone(Kernel& k, Task& t, CompactControl& cc);
+void defer_compaction(Kernel& k, int order);
+void compaction_defer_reset(Kernel& k, int order);
+
+// compaction_alloc()'s refill: the free scanner isolates free pages (split to order 0) from the top of the zone.
+Co<> isolate_freepages(Kernel& k, Task& t, CompactControl& cc);
+
+// migrate.c: migrate_pages(from, compaction_alloc, MIGRATE_ASYNC, MR_COMPACTION). Pages that fail are put back on
+// the LRU, unused targets released. Returns the number that did not migrate.
+Co<std::uint64_t> migrate_pages(Kernel& k, Task& t, CompactControl& cc);
+// putback_lru_page() for an isolated page-cache page.
+Co<> putback_lru_page(Kernel& k, Task& t, Pfn p);
+
+} // namespace mms

@@ -1,0 +1,442 @@
+// Seed 004's workload: re-aim-7 with workfile.new_fserver on a machine whose page cache fills memory.
+//
+// N users (re-aim's forked children) run the workfile's tests, drawn by the workfile's weights (580 hits: the six
+// disk_* tests 30 each, mem_rtns_1 and udp_test 40, ...; kernel-mm.md Path D). What this model makes of a test:
+//  - it runs in a freshly forked child (the GUESS of kernel-mm.md Path D: AIM7's fork/exec/exit storm). fork
+//    allocates the child's kernel stack (order 1: THREAD_SIZE 8 KiB on the SLE 3.0/3.12 kernels of the post), now
+//    and then a new order-3 slab for task_struct/mm_struct/signal (SLUB's order for those caches), and page tables;
+//    dup_mmap links the child's copies of the shared files' VMAs into their i_mmap trees (vma_link, i_mmap lock
+//    for write). exec unlinks them (exit_mmap of the old mm: unlink_file_vma) and maps the binary and libraries
+//    again; its page faults read around in the shared files (filemap_fault readahead), which keeps their page
+//    cache -- mostly pages no process maps -- in memory. exit unlinks the VMAs and frees the stack, slab and
+//    page tables. The child runs on its parent's CPU (the parent sleeps in wait4 meanwhile), so the model runs the
+//    child's steps in the user's own task.
+//  - disk_* tests write `io_size` to the user's own file through the page cache and read it back; memory is full
+//    of page cache, so kswapd and direct reclaim run, and the free memory they leave is fragmented. The other tests
+//    are user-space compute (mem_rtns, sort, string, add/div/mul, jmp, ram_copy) or short system calls
+//    (creat_clo, link, dir, misc, signal, tcp/udp on loopback) with the CPU costs below.
+//  - a high-order allocation that finds no free block of its order enters direct compaction, which migrates
+//    page-cache pages -- of the users' files and of the shared files -- and, before 2ebba6b7e1d9, takes the file's
+//    i_mmap lock twice per page even when nothing maps it: the same lock every fork, exec and exit takes.
+//
+// Metric: jobs_per_min = tests completed in the measured window / hits_per_job x 60 / window, re-aim's JPM with a
+// job being one pass of the workfile (580 hits).
+#include "workload/aim7.h"
+
+#include "mm/compaction.h"
+#include "mm/rmap.h"
+
+#include <algorithm>
+#include <array>
+#include <utility>
+
+namespace mms {
+
+namespace {
+    enum class TestClass : std::uint8_t { Disk, Compute, Syscall };
+    struct TestDef {
+        const char* name;
+        int hits;
+        TestClass cls;
+        double cpuWeight; // CPU time relative to the class's base cost
+    };
+    // workfile.new_fserver (580 hits).
+    constexpr std::array<TestDef, 28> kWorkfile = { {
+        { "disk_cp", 30, TestClass::Disk, 1.0 },
+        { "disk_rd", 30, TestClass::Disk, 1.0 },
+        { "disk_rr", 30, TestClass::Disk, 1.0 },
+        { "disk_rw", 30, TestClass::Disk, 1.0 },
+        { "disk_src", 30, TestClass::Disk, 1.0 },
+        { "disk_wrt", 30, TestClass::Disk, 1.0 },
+        { "mem_rtns_1", 40, TestClass::Compute, 1.0 },
+        { "udp_test", 40, TestClass::Syscall, 2.0 },
+        { "sort_rtns_1", 30, TestClass::Compute, 1.5 },
+        { "string_rtns", 30, TestClass::Compute, 1.0 },
+        { "creat_clo", 20, TestClass::Syscall, 1.0 },
+        { "dir_rtns_1", 20, TestClass::Syscall, 1.0 },
+        { "link_test", 20, TestClass::Syscall, 1.0 },
+        { "misc_rtns_1", 20, TestClass::Syscall, 0.5 },
+        { "ram_copy", 20, TestClass::Compute, 1.0 },
+        { "add_double", 20, TestClass::Compute, 0.5 },
+        { "add_float", 20, TestClass::Compute, 0.5 },
+        { "add_int", 20, TestClass::Compute, 0.5 },
+        { "add_long", 20, TestClass::Compute, 0.5 },
+        { "div_double", 10, TestClass::Compute, 0.5 },
+        { "div_int", 10, TestClass::Compute, 0.5 },
+        { "mul_double", 10, TestClass::Compute, 0.5 },
+        { "mul_int", 10, TestClass::Compute, 0.5 },
+        { "jmp_test", 10, TestClass::Compute, 0.5 },
+        { "mem_rtns_2", 10, TestClass::Compute, 1.0 },
+        { "signal_test", 10, TestClass::Syscall, 1.0 },
+        { "tcp_test", 10, TestClass::Syscall, 2.0 },
+        { "new_fserver", 0, TestClass::Compute, 0.0 }, // sentinel (no hits)
+    } };
+
+    int totalHits()
+    {
+        int n = 0;
+        for (auto& d : kWorkfile)
+            n += d.hits;
+        return n;
+    }
+
+    struct Params {
+        int users = 61;
+        Time end = 0, warmup = 0;
+        int sharedFiles = 3;
+        std::uint64_t sharedPages = 0; // page cache of each shared file
+        std::uint32_t mappedPages = 0; // pages each VMA maps (text whose page cache the model leaves out)
+        int vmasPerFile = 2;
+        int readaroundPages = 16;
+        std::uint64_t ioPages = 16;
+        int testsPerChild = 1;
+        bool unlinkFiles = true;
+        int stackOrder = 1;
+        int slabEvery = 4;
+        int pageTables = 4;
+        double computeUs = 30, syscallUs = 10, diskUs = 10;
+        double hitsPerJob = 580;
+    };
+
+    // A process: its mm (file VMAs on the shared files' i_mmap trees while it lives), kernel stack, slab and page
+    // tables. A user's child reuses one mm from fork to fork (its VMA layout never changes).
+    struct Proc {
+        MmStruct* mm = nullptr;
+        std::vector<Vma> layout; // the child's file VMAs, back in mm->vmas from fork to exit
+        Pfn stack = kNoPage;
+        Pfn slab = kNoPage;
+        std::vector<Pfn> pgtables;
+    };
+
+    class Fserver final : public Workload {
+    public:
+        void setup(WorkloadContext& ctx) override
+        {
+            const auto& p = ctx.params;
+            Kernel& k = ctx.k;
+            m_p.users = p.at("users").get<int>();
+            double runtime = p.at("runtime_s").get<double>();
+            m_p.end = ns(runtime * 1e9);
+            m_p.warmup = ns(runtime * p.at("warmup_fraction").get<double>() * 1e9);
+            m_p.sharedFiles = p.at("shared_files").get<int>();
+            m_p.sharedPages = std::max<std::uint64_t>(1, p.at("shared_file_size").get<std::uint64_t>() / kPageSize);
+            m_p.mappedPages = static_cast<std::uint32_t>(std::min<std::uint64_t>(m_p.sharedPages, p.at("mapped_size").get<std::uint64_t>() / kPageSize));
+            m_p.vmasPerFile = p.at("vmas_per_file").get<int>();
+            m_p.readaroundPages = p.at("readaround_pages").get<int>();
+            m_p.ioPages = std::max<std::uint64_t>(1, p.at("io_size").get<std::uint64_t>() / kPageSize);
+            m_p.testsPerChild = p.at("tests_per_child").get<int>();
+            m_p.unlinkFiles = p.at("unlink").get<bool>();
+            m_p.stackOrder = p.at("stack_order").get<int>();
+            m_p.slabEvery = p.at("slab_every").get<int>();
+            m_p.computeUs = p.at("compute_us").get<double>();
+            m_p.syscallUs = p.at("syscall_us").get<double>();
+            m_p.diskUs = p.at("disk_us").get<double>();
+            m_p.hitsPerJob = totalHits();
+            for (auto& d : kWorkfile)
+                m_cum.push_back((m_cum.empty() ? 0 : m_cum.back()) + d.hits);
+
+            k.startKswapd(0);
+            ctx.s.setWakeIdleSibling(true);
+            prefill(k, ctx.seed, p.at("free_fraction").get<double>());
+            // Each user: a re-aim child that maps the shared files for its whole life, and its own data file.
+            for (int u = 0; u < m_p.users; ++u) {
+                // The VMAs map file pages past the cached ones: the text every process has faulted in is not
+                // modelled (its mapcount would pass the page array's 8 bits at these user counts), and the cached
+                // pages compaction meets are, as in the post, mapped by no one and outside every VMA.
+                auto parent = std::make_unique<Proc>();
+                parent->mm = &k.mm_alloc();
+                auto child = std::make_unique<Proc>();
+                child->mm = &k.mm_alloc();
+                for (AddressSpace* m : m_shared)
+                    for (int v = 0; v < m_p.vmasPerFile; ++v) {
+                        k.do_mmap_file(*parent->mm, *m, m_p.sharedPages + static_cast<std::uint64_t>(v) * m_p.mappedPages, m_p.mappedPages);
+                        k.do_mmap_file(*child->mm, *m, m_p.sharedPages + static_cast<std::uint64_t>(v) * m_p.mappedPages, m_p.mappedPages);
+                    }
+                // The child is not forked yet: its VMAs are neither in its mm nor on any tree.
+                for (AddressSpace* m : m_shared)
+                    std::erase_if(m->i_mmap, [&](const FileVma& f) { return f.mm == child->mm; });
+                child->layout = child->mm->vmas;
+                child->mm->vmas.clear();
+                AddressSpace& file = new_address_space(k, std::uint64_t(1) << 31);
+                Task& t = ctx.s.spawn("reaim-" + std::to_string(u), u, false, nullptr, Rng::mix(ctx.seed, static_cast<std::uint64_t>(u)));
+                m_tasks.push_back(&t);
+                ctx.s.start(t, user(k, t, *child, file));
+                m_procs.push_back(std::move(parent));
+                m_procs.push_back(std::move(child));
+            }
+        }
+
+        void finish(WorkloadContext& ctx, Metrics& out) override
+        {
+            double window = toSec(m_p.end - m_p.warmup);
+            out["tests"] = static_cast<double>(m_tests);
+            out["jobs_per_min"] = window > 0 ? static_cast<double>(m_tests) / m_p.hitsPerJob * 60.0 / window : 0.0;
+            // The i_mmap lock of the shared files: time waited and held per test, and acquisitions per test.
+            Time wait = 0, hold = 0;
+            std::uint64_t acq = 0, con = 0;
+            for (AddressSpace* m : m_shared) {
+                const LockStat& l = ctx.k.tg.immapLock == IMmapLock::Mutex ? m->i_mmap_mutex.stat() : m->i_mmap_rwsem.stat();
+                wait += l.waitTotal;
+                hold += l.holdTotal;
+                acq += l.acquisitions;
+                con += l.contentions;
+            }
+            double tests = static_cast<double>(std::max<std::uint64_t>(1, m_testsAll));
+            out["i_mmap_wait_us_per_test"] = toUs(wait) / tests;
+            out["i_mmap_acquisitions_per_test"] = static_cast<double>(acq) / tests;
+            out["i_mmap_acquisitions_per_fork"] = static_cast<double>(acq) / static_cast<double>(std::max<std::uint64_t>(1, m_forks));
+            out["compact_stall_per_fork"] = static_cast<double>(ctx.k.vm.get(Vm::CompactStall)) / static_cast<double>(std::max<std::uint64_t>(1, m_forks));
+            out["i_mmap_contentions_per_test"] = static_cast<double>(con) / tests;
+            out["i_mmap_hold_ns_per_acq"] = acq ? toNs(hold) / static_cast<double>(acq) : 0.0;
+            out["migrated_per_test"] = static_cast<double>(ctx.k.vm.get(Vm::PgMigrateSuccess)) / tests;
+            out["idle_fraction"] = toSec(ctx.s.idleTotal()) / (toSec(ctx.s.sim().now()) * ctx.s.cpuCount());
+        }
+
+    private:
+        // Setup-time page cache (no simulated time): page `p` becomes page `index` of `m`, on the LRU.
+        void addAtSetup(Kernel& k, AddressSpace& m, Pfn p, std::uint64_t index, bool active)
+        {
+            if (m.pages.size() <= index)
+                m.pages.resize(std::max<std::size_t>(index + 1, m.pages.size() * 2), kNoPage);
+            m.pages[index] = p;
+            ++m.nrpages;
+            k.pages.setFlags(p, active ? PG_active : 0);
+            k.pages.setOwner(p, static_cast<std::uint16_t>(m.id + 1));
+            k.pages.setIndex(p, static_cast<std::uint32_t>(index));
+            k.add_page_to_lru_list(p, Kernel::page_lru(k.pages.flags(p)));
+        }
+
+
+        // The state a file server reaches after running a while: memory full of page cache (the shared files
+        // and older data files), with the free pages that reclaim left scattered over it.
+        void prefill(Kernel& k, std::uint64_t seed, double freeFraction)
+        {
+            Rng rng(Rng::mix(seed, 0x5eedu));
+            for (int f = 0; f < m_p.sharedFiles; ++f) {
+                AddressSpace& m = new_address_space(k, m_p.sharedPages);
+                m_shared.push_back(&m);
+            }
+            AddressSpace& old = new_address_space(k, k.pages.size());
+            std::vector<Pfn> all;
+            for (Pfn p = alloc_page_setup(k); p != kNoPage; p = alloc_page_setup(k))
+                all.push_back(p);
+            // Shared files' pages at random places (they were read in over the machine's life).
+            for (AddressSpace* m : m_shared)
+                for (std::uint64_t i = 0; i < m_p.sharedPages && !all.empty(); ++i) {
+                    std::size_t j = rng.below(all.size());
+                    Pfn p = all[j];
+                    all[j] = all.back();
+                    all.pop_back();
+                    addAtSetup(k, *m, p, i, false);
+                }
+            std::sort(all.begin(), all.end());
+            std::uint64_t index = 0;
+            for (Pfn p : all) {
+                if (rng.uniform() < freeFraction)
+                    k.zone.freeOnePage(k.pages, p, 0);
+                else
+                    addAtSetup(k, old, p, index++, false);
+            }
+        }
+
+        int pickTest(Rng& rng) const
+        {
+            auto r = static_cast<int>(rng.below(static_cast<std::uint64_t>(m_cum.back())));
+            for (std::size_t i = 0; i < m_cum.size(); ++i)
+                if (r < m_cum[i])
+                    return static_cast<int>(i);
+            return 0;
+        }
+
+        Co<> mapShared(Kernel& k, Task& t, Proc& proc)
+        {
+            proc.mm->vmas = proc.layout;
+            for (const Vma& v : proc.mm->vmas)
+                if (v.file)
+                    co_await vma_link_file_locked(k, t, *v.file, FileVma { proc.mm, v.start, v.pages, v.pgoff });
+        }
+
+        Co<> unmapAll(Kernel& k, Task& t, Proc& proc)
+        {
+            co_await unlink_file_vmas(k, t, *proc.mm);
+            proc.mm->vmas.clear();
+        }
+
+        // do_fork(): dup_task_struct (stack, slab), mm_init (page tables), dup_mmap (file VMAs).
+        Co<> do_fork(Kernel& k, Task& t, Proc& child)
+        {
+            FnScope fn(t, "do_fork");
+            Sched::burn(t, k.cost.faultEntryNs + 20 * k.cost.lockedRmwNs); // syscall, copy_process bookkeeping
+            child.stack = co_await alloc_pages(k, t, m_p.stackOrder); // alloc_thread_info_node
+            if (m_p.slabEvery > 0 && t.rng.below(static_cast<std::uint64_t>(m_p.slabEvery)) == 0)
+                child.slab = co_await alloc_pages(k, t, 3); // new_slab() for task_struct / mm_struct / signal_cache
+            for (int i = 0; i < m_p.pageTables; ++i) {
+                Pfn p = co_await alloc_page(k, t); // pgd_alloc, pud/pmd/pte_alloc
+                Sched::burn(t, k.cost.zeroPageNs);
+                child.pgtables.push_back(p);
+            }
+            co_await mapShared(k, t, child); // dup_mmap: vma_link of each file VMA
+            Sched::burn(t, static_cast<double>(m_p.mappedPages) * m_p.sharedFiles * k.cost.pteOpNs); // copy_page_range
+        }
+
+        // do_execve(): exec_mmap drops the old mm (unlink_file_vma), the loader maps the binary and libraries and
+        // faults in their text; filemap_fault reads around in the files.
+        Co<> do_execve(Kernel& k, Task& t, Proc& child)
+        {
+            FnScope fn(t, "do_execve");
+            Sched::burn(t, k.cost.faultEntryNs + 5 * k.cost.copyPageNs); // syscall, copy strings, load_elf_binary
+            co_await unmapAll(k, t, child);
+            co_await mapShared(k, t, child);
+            // The text faults: fault-around maps 16 pages a fault.
+            double faults = static_cast<double>(m_p.mappedPages) * m_p.sharedFiles / 16.0;
+            Sched::burn(t, faults * k.cost.faultEntryNs + static_cast<double>(m_p.mappedPages) * m_p.sharedFiles * (k.cost.pteOpNs + k.cost.rmapOpNs));
+            AddressSpace& m = *m_shared[t.rng.below(m_shared.size())];
+            if (m_p.readaroundPages > 0) {
+                std::uint64_t start = t.rng.below(m_p.sharedPages);
+                for (int i = 0; i < m_p.readaroundPages && start + static_cast<std::uint64_t>(i) < m_p.sharedPages; ++i)
+                    co_await generic_file_buffered_read(k, t, m, start + static_cast<std::uint64_t>(i));
+            }
+        }
+
+        Co<> do_exit(Kernel& k, Task& t, Proc& child)
+        {
+            FnScope fn(t, "do_exit");
+            co_await unmapAll(k, t, child); // exit_mmap -> free_pgtables -> unlink_file_vma
+            for (Pfn p : child.pgtables)
+                co_await free_pages(k, t, p, 0);
+            child.pgtables.clear();
+            // The Proc is reused by the user's next fork, which takes a new slab only now and then: forget the
+            // blocks once they are freed, or the next exit would free them a second time.
+            if (child.slab != kNoPage)
+                co_await free_pages(k, t, std::exchange(child.slab, kNoPage), 3);
+            co_await free_pages(k, t, std::exchange(child.stack, kNoPage), m_p.stackOrder); // free_thread_info (after the last switch)
+            Sched::burn(t, k.cost.faultEntryNs + 20 * k.cost.lockedRmwNs);
+        }
+
+        // A disk test: write io_size to the user's file through the page cache, read it back.
+        Co<> diskTest(Kernel& k, Task& t, AddressSpace& file, std::uint64_t& offset)
+        {
+            std::uint64_t start = offset;
+            offset += m_p.ioPages; // the file grows: every write meets new pages, whatever the number of users
+            {
+                FnScope fn(t, "generic_perform_write");
+                // New pages: allocated and added to the page cache (filled as holes, then written over).
+                co_await do_page_cache_readahead(k, t, file, start, static_cast<int>(m_p.ioPages), ~0ull);
+                Sched::burn(t, static_cast<double>(m_p.ioPages) * k.cost.copyPageNs); // copy_from_user
+            }
+            for (std::uint64_t i = start; i < start + m_p.ioPages; ++i)
+                co_await generic_file_buffered_read(k, t, file, i);
+            if (m_p.unlinkFiles)
+                co_await truncate_inode_pages(k, t, file, start, start + m_p.ioPages);
+        }
+
+        // unlink() of the test's temp file: truncate_inode_pages_range(). Pages someone else holds (reclaim or
+        // compaction isolated them, a pagevec or a reader has them, their lock is taken) stay cached; reclaim
+        // takes them later.
+        Co<> truncate_inode_pages(Kernel& k, Task& t, AddressSpace& m, std::uint64_t start, std::uint64_t end)
+        {
+            FnScope fn(t, "truncate_inode_pages_range");
+            co_await lru_add_drain(k, t);
+            std::vector<Pfn> pages;
+            co_await spin_lock(k.s, t, k.lruvec.lru_lock);
+            for (std::uint64_t i = start; i < end; ++i) {
+                Pfn p = m.lookup(i);
+                Sched::burn(t, k.cost.pteOpNs);
+                if (p == kNoPage || !k.pages.test(p, PG_lru) || k.pages.test(p, PG_locked | PG_isolated) || k.isPinned(p))
+                    continue;
+                k.del_page_from_lru_list(p); // via __page_cache_release when the last reference goes
+                Sched::burn(t, k.cost.listOpNs);
+                pages.push_back(p);
+            }
+            spin_unlock(k.s, t, k.lruvec.lru_lock);
+            co_await spin_lock(k.s, t, m.i_pages);
+            for (Pfn p : pages) { // __delete_from_page_cache
+                std::uint64_t i = k.pages.index(p);
+                m.pages[i] = kNoPage;
+                if (i < m.readahead.size())
+                    m.readahead[i] = 0;
+                --m.nrpages;
+                Sched::burn(t, k.cost.swapCacheOpNs * 0.5);
+            }
+            spin_unlock(k.s, t, m.i_pages);
+            for (Pfn p : pages) {
+                k.pages.setFlags(p, 0);
+                k.pages.setOwner(p, 0);
+                co_await free_hot_cold_page(k, t, p);
+            }
+        }
+
+        Co<> user(Kernel& k, Task& t, Proc& child, AddressSpace& file)
+        {
+            std::uint64_t offset = 0;
+            while (k.s.sim().now() + t.debt < m_p.end) {
+                co_await do_fork(k, t, child);
+                co_await do_execve(k, t, child);
+                for (int i = 0; i < m_p.testsPerChild; ++i) {
+                    const TestDef& d = kWorkfile[static_cast<std::size_t>(pickTest(t.rng))];
+                    double jitter = 0.5 + t.rng.uniform();
+                    switch (d.cls) {
+                    case TestClass::Disk:
+                        co_await diskTest(k, t, file, offset);
+                        Sched::burn(t, m_p.diskUs * 1000.0 * d.cpuWeight * jitter, Acct::User);
+                        break;
+                    case TestClass::Compute:
+                        Sched::burn(t, m_p.computeUs * 1000.0 * d.cpuWeight * jitter, Acct::User);
+                        break;
+                    case TestClass::Syscall:
+                        Sched::burn(t, m_p.syscallUs * 1000.0 * d.cpuWeight * jitter, Acct::Sys);
+                        break;
+                    }
+                    co_await k.s.cond_resched(t);
+                    ++m_testsAll;
+                    Time now = k.s.sim().now();
+                    if (now >= m_p.warmup && now < m_p.end)
+                        ++m_tests;
+                }
+                co_await do_exit(k, t, child);
+                ++m_forks;
+                co_await k.s.cond_resched(t);
+            }
+            co_await lru_add_drain(k, t);
+            co_await drain_local_pages(k, t);
+        }
+
+        Params m_p;
+        std::vector<int> m_cum;
+        std::vector<AddressSpace*> m_shared;
+        std::vector<std::unique_ptr<Proc>> m_procs;
+        std::vector<Task*> m_tasks;
+        std::uint64_t m_tests = 0, m_testsAll = 0, m_forks = 0;
+    };
+} // namespace
+
+WorkloadKind aim7FserverKind()
+{
+    return {
+        "aim7-fserver",
+        "re-aim-7 workfile.new_fserver: N users run the workfile's tests, each in a forked and exec'd child; disk tests "
+        "fill the page cache; fork's high-order allocations compact (seed 004)",
+        {
+            { "users", ParamKind::Int, 61, false, "re-aim users (forked children running tests)", 1, 4096 },
+            { "runtime_s", ParamKind::Double, 0.2, true, "simulated seconds per point", 0.001, 3600 },
+            { "warmup_fraction", ParamKind::Double, 0.25, false, "the first part of the run, not measured", 0, 0.9 },
+            { "shared_files", ParamKind::Int, 3, false, "files every process maps (the re-aim binary, ld.so, libc)", 1, 64 },
+            { "shared_file_size", ParamKind::Size, "64MiB", true, "page cache of each shared file", 4096, 1e12 },
+            { "mapped_size", ParamKind::Size, "256KiB", false, "length of each VMA of a shared file", 4096, 1e12 },
+            { "vmas_per_file", ParamKind::Int, 2, false, "VMAs per shared file per process (text, data)", 1, 8 },
+            { "readaround_pages", ParamKind::Int, 16, false, "pages exec's faults read around in a shared file", 0, 1024 },
+            { "io_size", ParamKind::Size, "1MiB", false, "bytes a disk_* test writes and reads back", 4096, 1e9 },
+            { "unlink", ParamKind::Bool, false, false, "disk tests unlink their temp file (its page cache is freed)", 0, 1 },
+            { "tests_per_child", ParamKind::Int, 4, false, "tests a forked child runs before it exits", 1, 580 },
+            { "stack_order", ParamKind::Int, 1, false, "order of fork's kernel stack (THREAD_SIZE_ORDER: 1 before 3.15)", 0, 4 },
+            { "slab_every", ParamKind::Int, 4, false, "one fork in this many needs a new order-3 slab (0: never)", 0, 1000 },
+            { "free_fraction", ParamKind::Double, 0.02, false, "free memory left scattered by reclaim when the run starts", 0, 0.9 },
+            { "compute_us", ParamKind::Double, 30.0, false, "user CPU time of a compute test (x its weight, x 0.5..1.5)", 0, 1e6 },
+            { "syscall_us", ParamKind::Double, 10.0, false, "system CPU time of a syscall test", 0, 1e6 },
+            { "disk_us", ParamKind::Double, 10.0, false, "user CPU time of a disk test beyond its page-cache work", 0, 1e6 },
+        },
+        [] { return std::unique_ptr<Workload>(new Fserver); },
+    };
+}
+
+} // namespace mms

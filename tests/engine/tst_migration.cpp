@@ -1,0 +1,158 @@
+// Seed 004 (migration-unmapped): the buddy allocator's closed-form cases, compaction and migration keeping every
+// page accounted for, the patch's mechanism (no i_mmap round-trips for unmapped pages), the i_mmap.lock toggle,
+// the post's mmtests row layout, and byte-identical results at any thread count.
+#include "mm/kernel.h"
+#include "run/format.h"
+#include "run/runner.h"
+
+#include <QtTest>
+
+using namespace mms;
+
+namespace {
+ResultSet run(const Scenario& sc, double scale, int threads)
+{
+    RunnerOptions o;
+    o.scale = scale;
+    o.threads = threads;
+    o.checkInvariants = true; // includes the zone's free lists against NR_FREE_PAGES and PG_buddy
+    return runScenario(sc, o);
+}
+
+const RunResult& result(const ResultSet& rs, const std::string& variant)
+{
+    for (auto& r : rs.results)
+        if (r.variant == variant)
+            return r;
+    throw std::runtime_error("no variant " + variant);
+}
+
+const LockSummary* lock(const RunResult& r, const std::string& name)
+{
+    for (auto& l : r.locks)
+        if (l.name == name)
+            return &l;
+    return nullptr;
+}
+
+std::string withoutHost(const ResultSet& rs)
+{
+    OJson j = resultsToJson(rs);
+    j.erase("host");
+    return j.dump();
+}
+
+// Disk tests of 1 MiB keep memory under pressure, so reclaim runs and fork's high-order allocations compact.
+Scenario small(int users)
+{
+    Scenario sc = loadScenario("migration-unmapped");
+    sc.set("users", std::to_string(users));
+    sc.set("io_size", "\"1MiB\"");
+    return sc;
+}
+} // namespace
+
+class TestMigration : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void buddySplitsAndMerges()
+    {
+        Simulator sim;
+        MachineSpec m = *machinePreset("generic-12cpu-2015");
+        m.memoryBytes = 64ull << 20; // 16384 pages: 16 blocks of order 10
+        Sched s(sim, m);
+        Kernel k(s, Toggles {});
+        QCOMPARE(k.zone.nrFree(), std::uint64_t(16384));
+        QCOMPARE(k.zone.nrFreeArea(MAX_ORDER - 1), std::uint64_t(16));
+        // An order-0 page splits one order-10 block into one free block of each order 0..9.
+        Pfn p = k.zone.rmqueueSmallest(k.pages, 0);
+        QCOMPARE(p, Pfn(0));
+        for (int o = 0; o < MAX_ORDER - 1; ++o)
+            QCOMPARE(k.zone.nrFreeArea(o), std::uint64_t(1));
+        QCOMPARE(k.zone.nrFreeArea(MAX_ORDER - 1), std::uint64_t(15));
+        Pfn q = k.zone.rmqueueSmallest(k.pages, 3);
+        QCOMPARE(q % 8, Pfn(0));
+        QVERIFY(k.zone.check(k.pages).empty());
+        // Freeing both merges everything back into order-10 blocks.
+        k.zone.freeOnePage(k.pages, q, 3);
+        k.zone.freeOnePage(k.pages, p, 0);
+        QCOMPARE(k.zone.nrFreeArea(MAX_ORDER - 1), std::uint64_t(16));
+        QCOMPARE(k.zone.nrFree(), std::uint64_t(16384));
+        QVERIFY2(k.checkInvariants().empty(), k.checkInvariants().c_str());
+        // The watermark check for order 3 fails when only order-0 blocks are free.
+        QVERIFY(zone_watermark_ok(k, 3, 16));
+    }
+
+    void compactionMigratesAndLosesNoPage()
+    {
+        // 61 users, 512 MiB: fork's high-order allocations compact; the runner checks the invariants after each run.
+        ResultSet rs = run(small(61), 0.25, 2);
+        for (const char* v : { "baseline", "skip-unmapped" }) {
+            const RunResult& r = result(rs, v);
+            QVERIFY2(r.metrics.at("vm.compact_stall") > 0, v);
+            QVERIFY2(r.metrics.at("vm.pgmigrate_success") > 0, v);
+            QVERIFY2(r.metrics.at("vm.pgsteal") > 0, v); // the page cache fills memory: reclaim runs
+            QVERIFY2(r.metrics.at("tests") > 0, v);
+        }
+    }
+
+    void skipUnmappedAvoidsTheRmapWalks()
+    {
+        ResultSet rs = run(small(61), 0.25, 2);
+        const RunResult& base = result(rs, "baseline");
+        const RunResult& skip = result(rs, "skip-unmapped");
+        // fork (link), exec (unlink + link) and exit (unlink): 2 VMAs x 4 per shared file per forked child.
+        double forkExit = 8.0 * 3;
+        double b = base.metrics.at("i_mmap_acquisitions_per_fork");
+        double s = skip.metrics.at("i_mmap_acquisitions_per_fork");
+        // With the patch an unmapped page takes no i_mmap round-trip: only the fork/exec/exit ones remain (plus two
+        // per mapped page migrated, which is rare).
+        QVERIFY2(s < forkExit + 0.2, qPrintable(QString::number(s)));
+        QVERIFY2(b > s, qPrintable(QString::number(b) + " vs " + QString::number(s)));
+        // Without it, every migrated page of a shared file costs two.
+        const LockSummary* mb = lock(base, "mapping->i_mmap_mutex");
+        QVERIFY(mb != nullptr);
+        QVERIFY(mb->contentions > 0);
+        QVERIFY(lock(base, "mapping->i_mmap_rwsem") == nullptr); // the mutex era
+    }
+
+    void rwsemToggleTakesTheRwsem()
+    {
+        Scenario sc = small(61);
+        sc.selectVariants({ "baseline" });
+        sc.set("i_mmap.lock", "rwsem");
+        ResultSet rs = run(sc, 0.1, 1);
+        const RunResult& r = result(rs, "baseline");
+        QVERIFY(lock(r, "mapping->i_mmap_mutex") == nullptr);
+        const LockSummary* l = lock(r, "mapping->i_mmap_rwsem");
+        QVERIFY(l != nullptr && l->acquisitions > 0);
+    }
+
+    void mmtestsRowsLikeThePost()
+    {
+        Scenario sc = loadScenario("migration-unmapped");
+        sc.set("users", "121");
+        sc.setReps(1);
+        ResultSet rs;
+        for (const char* v : { "baseline", "skip-unmapped" }) {
+            RunResult r;
+            r.variant = v;
+            r.point = OJson { { "users", 121 } };
+            r.metrics["jobs_per_min"] = std::string(v) == "baseline" ? 22335.16 : 38037.28;
+            rs.results.push_back(r);
+        }
+        std::string out = formatResults(rs, sc, Format::Mmtests);
+        QVERIFY2(out.find("\nnew_fserver-121    22335.16 (  0.00%)    38037.28 ( 70.30%)\n") != std::string::npos, out.c_str());
+    }
+
+    void deterministicAtAnyThreadCount()
+    {
+        Scenario sc = small(121);
+        ResultSet one = run(sc, 0.1, 1);
+        ResultSet two = run(sc, 0.1, 2);
+        QCOMPARE(withoutHost(one), withoutHost(two));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestMigration)
+#include "tst_migration.moc"
