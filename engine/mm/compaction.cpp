@@ -99,7 +99,7 @@ namespace {
             Sched::burn(t, k.cost.pteOpNs); // pfn_to_page, PageBuddy / PageLRU tests
             std::uint16_t f = k.pages.flags(pfn);
             if (f & PG_buddy) {
-                int order = k.zone.freeBlockOrder(pfn);
+                int order = Zone::freeBlockOrder(k.pages, pfn);
                 if (order > 0)
                     pfn += (Pfn(1) << order) - 1; // skip the free block
                 continue;
@@ -164,7 +164,7 @@ Co<> isolate_freepages(Kernel& k, Task& t, CompactControl& cc)
         co_await spin_lock(k.s, t, k.zone.lock);
         for (Pfn pfn = blockStart; pfn < blockEnd; ++pfn) {
             Sched::burn(t, k.cost.pteOpNs * 0.25); // PageBuddy test per pfn
-            int order = k.zone.freeBlockOrder(pfn);
+            int order = Zone::freeBlockOrder(k.pages, pfn);
             if (order < 0)
                 continue;
             // split_free_page(): only while the zone stays above the low watermark (+ the block).

@@ -55,12 +55,17 @@ constexpr int MAX_ORDER = 11; // free blocks of 2^0 .. 2^10 pages (include/linux
 constexpr int PAGE_ALLOC_COSTLY_ORDER = 3; // up to this order the allocator retries forever
 constexpr std::uint32_t pageblock_nr_pages = 512; // pageblock_order 9: the unit compaction scans
 
-// struct zone's buddy allocator: free_area[order] lists of free blocks, linked through the head page, whose order
-// sits in the head's page_private (here `m_order`). Every page of a free block carries PG_buddy (the page map shows
-// them free); only heads are on a list. One migratetype: anti-fragmentation grouping is not modelled, so
-// unmovable allocations (kernel stacks, page tables) land among page-cache pages as on a kernel that fell back.
-// The caller holds `lock` for every list operation (the functions only touch host state).
+// struct zone's buddy allocator: free_area[order] lists of free blocks under `lock`. As in the kernel, a free
+// block costs no memory of its own: its head is linked into the free_area list through the page's LRU links (a
+// free page is on no LRU: page->lru), and its order sits in the head's index field (page_private with PageBuddy
+// in the kernel; a free page has no file offset or virtual address). Every page of a free block carries PG_buddy
+// (the page map shows them free); the other pages of a block, and the free pages parked on the per-cpu lists,
+// hold kNotBuddyHead there, so page_is_buddy() only matches a head. One migratetype: anti-fragmentation grouping
+// is not modelled, so unmovable allocations (kernel stacks, page tables) land among page-cache pages as on a
+// kernel that fell back. The caller holds `lock` for every list operation (the functions only touch host state).
 struct Zone {
+    static constexpr std::uint32_t kNotBuddyHead = 0xffffffffu;
+
     SpinLock lock { "zone->lock" };
     std::uint64_t watermarkMin = 0, watermarkLow = 0, watermarkHigh = 0; // pages
     std::uint64_t nrFree() const { return m_nrFree; } // NR_FREE_PAGES (the per-cpu lists not included)
@@ -76,8 +81,12 @@ struct Zone {
     Pfn rmqueueSmallest(PageArray& pages, int order);
     // __free_one_page(): give back a block of 2^order pages at `p`, merging with free buddies.
     void freeOnePage(PageArray& pages, Pfn p, int order);
-    // Takes a specific free block (compaction's isolate_freepages / split_free_page): returns its order.
-    int freeBlockOrder(Pfn p) const { return p < m_order.size() ? m_order[p] : -1; }
+    // page_order() of a free block's head (PageBuddy), -1 for any other page.
+    static int freeBlockOrder(const PageArray& pages, Pfn p)
+    {
+        return pages.test(p, PG_buddy) && pages.index(p) < static_cast<std::uint32_t>(MAX_ORDER) ? static_cast<int>(pages.index(p)) : -1;
+    }
+    // Takes a specific free block off its list (compaction's isolate_freepages / split_free_page).
     void delFreeBlock(PageArray& pages, Pfn p);
     Pfn start() const { return m_start; }
     Pfn end() const { return m_end; }
@@ -85,15 +94,14 @@ struct Zone {
     std::string check(const PageArray& pages) const;
 
 private:
-    void listAdd(Pfn p, int order);
-    void listDel(Pfn p);
+    static Pfn areaHead(const PageArray& pages, int order) { return pages.listHead(PageArray::kLruListHeads + static_cast<std::uint32_t>(order)); }
+    void listAdd(PageArray& pages, Pfn p, int order);
+    void listDel(PageArray& pages, Pfn p);
     Pfn m_start = 0, m_end = 0;
     std::uint64_t m_nrFree = 0;
     std::uint64_t m_nrArea[MAX_ORDER] = {};
-    Pfn m_head[MAX_ORDER];
-    std::vector<Pfn> m_next, m_prev; // free-list links of block heads (kNoPage: end)
-    std::vector<std::int8_t> m_order; // order of a free block at its head, -1 elsewhere
 };
+static_assert(PageArray::kFreeAreaHeads == MAX_ORDER);
 
 struct Lruvec {
     SpinLock lru_lock { "zone->lru_lock" };

@@ -128,7 +128,12 @@ public:
     Pfn prev(Pfn p) const { return unpack(static_cast<std::uint32_t>(m_link[p] >> kPrevShift) & kLinkMask); }
     bool listEmpty(Pfn head) const { return next(head) == head; }
 
-    static constexpr std::uint32_t kListHeads = 320; // NR_LRU_LISTS lists for each of up to 64 lruvecs
+    // List heads: NR_LRU_LISTS lists for each of up to 64 lruvecs, then the zone's free_area[order] lists (a free
+    // page is on no LRU, so the buddy allocator links its free blocks through the same words, as the kernel
+    // reuses page->lru).
+    static constexpr std::uint32_t kLruListHeads = 320;
+    static constexpr std::uint32_t kFreeAreaHeads = 11; // MAX_ORDER
+    static constexpr std::uint32_t kListHeads = kLruListHeads + kFreeAreaHeads;
 
 private:
     std::uint32_t m_nr = 0;

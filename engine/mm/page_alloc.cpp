@@ -17,11 +17,11 @@ void Zone::init(PageArray& pages, Pfn first, Pfn end)
 {
     m_start = first;
     m_end = end;
-    m_next.assign(end, kNoPage);
-    m_prev.assign(end, kNoPage);
-    m_order.assign(end, -1);
-    for (auto& h : m_head)
-        h = kNoPage;
+    m_nrFree = 0;
+    for (int o = 0; o < MAX_ORDER; ++o) {
+        pages.listInit(PageArray::kLruListHeads + static_cast<std::uint32_t>(o));
+        m_nrArea[o] = 0;
+    }
     compactCachedMigratePfn = first;
     compactCachedFreePfn = end;
     // memblock_free_all(): every page freed once; blocks as large as alignment allows, from the top down so the
@@ -34,51 +34,45 @@ void Zone::init(PageArray& pages, Pfn first, Pfn end)
                 break;
         }
         p -= Pfn(1) << order;
-        for (Pfn q = p; q < p + (Pfn(1) << order); ++q)
+        for (Pfn q = p; q < p + (Pfn(1) << order); ++q) {
             pages.setFlags(q, PG_buddy);
-        listAdd(p, order);
+            pages.setIndex(q, kNotBuddyHead);
+        }
+        listAdd(pages, p, order);
     }
 }
 
-void Zone::listAdd(Pfn p, int order)
+// set_page_order() + list_add(&page->lru, &area->free_list)
+void Zone::listAdd(PageArray& pages, Pfn p, int order)
 {
     auto o = static_cast<std::size_t>(order);
-    m_order[p] = static_cast<std::int8_t>(order);
-    m_prev[p] = kNoPage;
-    m_next[p] = m_head[o];
-    if (m_head[o] != kNoPage)
-        m_prev[m_head[o]] = p;
-    m_head[o] = p;
+    pages.setIndex(p, static_cast<std::uint32_t>(order));
+    pages.listAdd(areaHead(pages, order), p);
     ++m_nrArea[o];
     m_nrFree += Pfn(1) << order;
 }
 
-void Zone::listDel(Pfn p)
+// list_del(&page->lru) + rmv_page_order()
+void Zone::listDel(PageArray& pages, Pfn p)
 {
-    auto o = static_cast<std::size_t>(m_order[p]);
-    if (m_prev[p] != kNoPage)
-        m_next[m_prev[p]] = m_next[p];
-    else
-        m_head[o] = m_next[p];
-    if (m_next[p] != kNoPage)
-        m_prev[m_next[p]] = m_prev[p];
-    m_next[p] = m_prev[p] = kNoPage;
+    auto o = static_cast<std::size_t>(pages.index(p));
+    pages.listDel(p);
+    pages.setIndex(p, kNotBuddyHead);
     --m_nrArea[o];
     m_nrFree -= Pfn(1) << o;
-    m_order[p] = -1;
 }
 
 Pfn Zone::rmqueueSmallest(PageArray& pages, int order)
 {
     for (int o = order; o < MAX_ORDER; ++o) {
-        Pfn p = m_head[static_cast<std::size_t>(o)];
+        Pfn p = pages.first(areaHead(pages, o));
         if (p == kNoPage)
             continue;
-        listDel(p);
+        listDel(pages, p);
         // expand(): keep the low half, put the high halves back on the lower lists.
         while (o > order) {
             --o;
-            listAdd(p + (Pfn(1) << o), o);
+            listAdd(pages, p + (Pfn(1) << o), o);
         }
         for (Pfn q = p; q < p + (Pfn(1) << order); ++q)
             pages.setFlags(q, 0);
@@ -89,23 +83,25 @@ Pfn Zone::rmqueueSmallest(PageArray& pages, int order)
 
 void Zone::freeOnePage(PageArray& pages, Pfn p, int order)
 {
-    for (Pfn q = p; q < p + (Pfn(1) << order); ++q)
+    for (Pfn q = p; q < p + (Pfn(1) << order); ++q) {
         pages.setFlags(q, PG_buddy);
+        pages.setIndex(q, kNotBuddyHead);
+    }
     while (order < MAX_ORDER - 1) {
         Pfn buddy = p ^ (Pfn(1) << order);
-        if (buddy < m_start || buddy >= m_end || m_order[buddy] != order)
+        if (buddy < m_start || buddy >= m_end || freeBlockOrder(pages, buddy) != order)
             break;
-        listDel(buddy); // page_is_buddy(): a free block of the same order; merge
+        listDel(pages, buddy); // page_is_buddy(): a free block of the same order; merge
         p = std::min(p, buddy);
         ++order;
     }
-    listAdd(p, order);
+    listAdd(pages, p, order);
 }
 
 void Zone::delFreeBlock(PageArray& pages, Pfn p)
 {
-    int order = m_order[p];
-    listDel(p);
+    int order = freeBlockOrder(pages, p);
+    listDel(pages, p);
     for (Pfn q = p; q < p + (Pfn(1) << order); ++q)
         pages.setFlags(q, 0);
 }
@@ -115,13 +111,19 @@ std::string Zone::check(const PageArray& pages) const
     std::uint64_t total = 0;
     for (int o = 0; o < MAX_ORDER; ++o) {
         std::uint64_t n = 0;
-        for (Pfn p = m_head[static_cast<std::size_t>(o)]; p != kNoPage; p = m_next[p]) {
+        Pfn head = areaHead(pages, o);
+        for (Pfn p = pages.first(head); p != kNoPage; p = pages.next(p) == head ? kNoPage : pages.next(p)) {
             ++n;
-            if (m_order[p] != o || p % (Pfn(1) << o) != 0)
-                return "free block " + std::to_string(p) + " on free_area[" + std::to_string(o) + "] is misaligned or has order " + std::to_string(m_order[p]);
-            for (Pfn q = p; q < p + (Pfn(1) << o); ++q)
+            if (p < m_start || p >= m_end)
+                return "free_area[" + std::to_string(o) + "] holds page " + std::to_string(p) + " outside the zone";
+            if (freeBlockOrder(pages, p) != o || p % (Pfn(1) << o) != 0)
+                return "free block " + std::to_string(p) + " on free_area[" + std::to_string(o) + "] is misaligned or has order " + std::to_string(freeBlockOrder(pages, p));
+            for (Pfn q = p; q < p + (Pfn(1) << o); ++q) {
                 if (pages.flags(q) != PG_buddy)
                     return "page " + std::to_string(q) + " of free block " + std::to_string(p) + " is not PG_buddy only";
+                if (q != p && pages.index(q) != kNotBuddyHead)
+                    return "page " + std::to_string(q) + " inside free block " + std::to_string(p) + " looks like a block head (double free?)";
+            }
             if (n > m_end)
                 return "free_area[" + std::to_string(o) + "] loops";
         }
@@ -180,7 +182,8 @@ namespace {
             Pfn p = k.zone.rmqueueSmallest(k.pages, 0); // __rmqueue()
             if (p == kNoPage)
                 break;
-            k.pages.setFlags(p, PG_buddy); // still free: on this CPU's list
+            k.pages.setFlags(p, PG_buddy); // still free: on this CPU's list, not a buddy block head
+            k.pages.setIndex(p, Zone::kNotBuddyHead);
             pc.pcp.push_back(p);
             Sched::burn(t, k.cost.listOpNs);
         }
@@ -243,6 +246,7 @@ Co<> free_hot_cold_page(Kernel& k, Task& t, Pfn p)
     }
 #endif
     k.pages.setFlags(p, PG_buddy);
+    k.pages.setIndex(p, Zone::kNotBuddyHead); // on the per-cpu list: never merged by __free_one_page
     k.pages.setOwner(p, 0);
     k.pages.setMapcount(p, 0);
     k.pages.setPriv(p, 0);
