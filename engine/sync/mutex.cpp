@@ -1,12 +1,14 @@
 #include "sync/mutex.h"
 
+#include <algorithm>
+
 namespace mms {
 
 Co<> Mutex::lock(Sched& s, Task& t)
 {
     co_await s.flush(t);
     Time since = s.sim().now();
-    if (!m_owner && m_waiters.empty() && m_freeAt > since) {
+    if (!m_owner && m_freeAt > since) {
         // Released by a holder whose release lies ahead on the clock. The acquirer spins for it if the rest of
         // the hold is within spinNs (mutex_spin_on_owner), else sleeps and is handed the mutex at the release.
         Time at = m_freeAt + ns(s.lineTransferNs(m_lastCpu, t.cpu));
@@ -35,7 +37,7 @@ Co<> Mutex::lock(Sched& s, Task& t)
         m_acquiredAt = now;
         co_return;
     }
-    if (!m_owner && m_waiters.empty()) {
+    if (!m_owner) { // free (waiters being woken or not: 3.x lets a running task take it)
         m_stat.noteAcquire(t.cpu, m_lastCpu, 0, false);
         Sched::burn(t, s.cost().lockedRmwNs + s.lineTransferNs(m_lastCpu, t.cpu));
         m_owner = &t;
@@ -45,13 +47,30 @@ Co<> Mutex::lock(Sched& s, Task& t)
     }
     m_waiters.push_back(Waiter { &t, since });
     if (m_spinNs > 0) {
-        // Optimistic spin: the waiter burns CPU for up to spinNs hoping for a hand-off; if it comes in time the
-        // waiter still "sleeps" below, but is woken at once (the hand-off logic is shared).
+        // Optimistic spin: the waiter burns CPU for up to spinNs and takes the mutex if it was released meanwhile.
         Sched::burn(t, m_spinNs);
         co_await s.flush(t);
     }
-    if (m_owner != &t)
+    // __mutex_lock_common() (2.6.x-4.9): sleep until an unlock wakes us, then try again. There is no hand-off:
+    // unlock releases the mutex and wakes the first waiter, and whoever comes first while that waiter is being
+    // woken and switched in takes it (a running task, or a spinner); the waiter then sleeps again, first in line.
+    for (;;) {
+        Time now = s.sim().now();
+        if (!m_owner && m_freeAt <= now) {
+            std::erase_if(m_waiters, [&](const Waiter& w) { return w.t == &t; });
+            m_owner = &t;
+            break;
+        }
+        if (!m_owner) { // released by a holder whose release lies ahead on the clock: wait for that moment
+            t.sysTime += m_freeAt - now;
+            co_await ResumeAt { s.sim(), m_freeAt, static_cast<std::uint32_t>(t.cpu) };
+            continue;
+        }
+        if (std::none_of(m_waiters.begin(), m_waiters.end(), [&](const Waiter& w) { return w.t == &t; }))
+            m_waiters.push_front(Waiter { &t, since });
         co_await s.sleep(t);
+        co_await s.flush(t);
+    }
     Time waited = s.sim().now() - since;
     m_stat.noteAcquire(t.cpu, m_lastCpu, waited, true);
     m_stat.addToBuckets(m_stat.waitPerBucket, since, s.sim().now());
@@ -59,6 +78,7 @@ Co<> Mutex::lock(Sched& s, Task& t)
         s.trace()->span(t.cpu, since, s.sim().now(), SpanKind::LockWait, m_stat.name.c_str());
     Sched::burn(t, s.cost().lockedRmwNs + s.lineTransferNs(m_lastCpu, t.cpu));
     m_lastCpu = t.cpu;
+    m_acquiredAt = s.sim().now();
 }
 
 void Mutex::unlock(Sched& s, Task& t)
@@ -66,15 +86,13 @@ void Mutex::unlock(Sched& s, Task& t)
     Time releaseAt = s.sim().now() + t.debt;
     m_stat.noteHold(releaseAt - m_acquiredAt);
     m_stat.addToBuckets(m_stat.holdPerBucket, m_acquiredAt, releaseAt);
-    if (m_waiters.empty()) {
-        m_owner = nullptr;
-        m_freeAt = releaseAt;
+    m_owner = nullptr;
+    m_freeAt = releaseAt;
+    if (m_waiters.empty())
         return;
-    }
+    // __mutex_unlock_slowpath(): release, then wake the first waiter (it leaves the list when it gets the mutex).
     Waiter w = m_waiters.front();
     m_waiters.pop_front();
-    m_owner = w.t; // hand-off: owned by the waiter from the release on
-    m_acquiredAt = releaseAt;
     Sched::burn(t, s.cost().wakeupNs);
     s.sim().callAt(
         releaseAt, static_cast<std::uint32_t>(t.cpu),

@@ -1,12 +1,14 @@
 #pragma once
-// struct mutex: an uncontended acquire is one locked RMW; a contended one spins for at most spinNs while the owner
-// runs (optimistic spinning, 3.x+; 0 for older kernels) and then sleeps. Unlock hands the mutex to the first waiter,
-// who owns it from the moment of release until it has been woken and scheduled: a context switch per conflict.
+// struct mutex (2.6.29-4.9): an uncontended acquire is one locked RMW; a contended one spins for at most spinNs
+// (optimistic spinning; 0 here) and then sleeps. Unlock releases the mutex and wakes the first waiter, who must be
+// switched in before it can try again; a running task may take the mutex meanwhile (no hand-off before 4.10), and
+// the waiter then sleeps again at the head of the queue. Each conflict costs the waiter a wake-up and a context
+// switch, and the wake-up costs the unlocker.
 
 #include "sched/sched.h"
 #include "sync/lockstat.h"
 
-#include "sim/fifo.h"
+#include <deque>
 
 namespace mms {
 
@@ -37,7 +39,7 @@ private:
     int m_lastCpu = -1;
     Time m_acquiredAt = 0;
     Time m_freeAt = 0; // released by its last holder at this time (may lie ahead of the clock)
-    Fifo<Waiter> m_waiters;
+    std::deque<Waiter> m_waiters; // not a Fifo: a waiter that loses the race goes back to the head
 };
 
 inline Co<> mutex_lock(Sched& s, Task& t, Mutex& m) { return m.lock(s, t); }
