@@ -404,6 +404,13 @@ Co<> free_hot_cold_page(Kernel& k, Task& t, Pfn p);
 // direct compaction (compaction.cpp) and reclaim. `unmovable`: a kernel allocation, not on any LRU.
 Co<Pfn> alloc_pages(Kernel& k, Task& t, int order);
 Co<> free_pages(Kernel& k, Task& t, Pfn p, int order);
+// alloc_hugepage_vma() for a THP fault (3.x, transparent_hugepage=always, defrag on): GFP_TRANSHUGE, order
+// HPAGE_PMD_ORDER, __GFP_NO_KSWAPD | __GFP_NORETRY. kNoPage when it fails; the fault then falls back to 4 KiB pages.
+Co<Pfn> alloc_hugepage(Kernel& k, Task& t);
+constexpr int HPAGE_PMD_ORDER = 9;
+// set_recommended_min_free_kbytes() (mm/huge_memory.c, when THP is enabled): enough free memory for
+// anti-fragmentation to keep pageblocks free, raising the watermarks.
+void set_recommended_min_free_kbytes(Kernel& k);
 // drain_local_pages(): this CPU's per-cpu list back to the buddy lists.
 Co<> drain_local_pages(Kernel& k, Task& t);
 // __zone_watermark_ok() for `order` against `mark` pages.

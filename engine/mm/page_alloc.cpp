@@ -236,6 +236,59 @@ Co<Pfn> alloc_page(Kernel& k, Task& t)
     }
 }
 
+namespace {
+    Co<Pfn> rmqueue_order(Kernel& k, Task& t, int order, std::uint64_t mark);
+} // namespace
+
+Co<Pfn> alloc_hugepage(Kernel& k, Task& t)
+{
+    constexpr int order = HPAGE_PMD_ORDER;
+    FnScope fn(t, "alloc_hugepage_vma");
+    Sched::burn(t, k.cost.pageAllocNs);
+    Pfn p = co_await rmqueue_order(k, t, order, k.zone.watermarkLow);
+    if (p == kNoPage) {
+        // __alloc_pages_slowpath(), __GFP_NO_KSWAPD: no kswapd wake-up; retry at the min watermark, then one
+        // asynchronous direct compaction (MIGRATE_ASYNC: 3.3+ for THP). A deferred or contended compaction
+        // fails the allocation at once (3.5+: "fail the allocation instead of entering direct reclaim"); so does
+        // one that ran and found no block -- the model leaves out the direct reclaim and the second, sync-light
+        // compaction that __GFP_NORETRY still allows in 3.x before giving up.
+        p = co_await rmqueue_order(k, t, order, k.zone.watermarkMin);
+        if (p == kNoPage) {
+            CompactResult cr = co_await try_to_compact_pages(k, t, order);
+            if (cr != CompactResult::Skipped && cr != CompactResult::Deferred) {
+                co_await drain_local_pages(k, t);
+                p = co_await rmqueue_order(k, t, order, k.zone.watermarkMin);
+                if (p != kNoPage) {
+                    compaction_defer_reset(k, order);
+                    k.vm.inc(Vm::CompactSuccess);
+                } else {
+                    // No defer_compaction(): since 3.7 only a failed sync compaction defers the next ones, and
+                    // THP faults compact asynchronously (3.12, SLE 12).
+                    k.vm.inc(Vm::CompactFail);
+                }
+            }
+        }
+    }
+    if (p != kNoPage)
+        k.vm.inc(Vm::PgAlloc, 1u << order);
+    co_return p;
+}
+
+void set_recommended_min_free_kbytes(Kernel& k)
+{
+    // recommended_min = pageblock_nr_pages * nr_zones * 2 (free pageblocks for fragmentation avoidance)
+    //                 + pageblock_nr_pages * nr_zones * MIGRATE_PCPTYPES^2 (room for the fallbacks), capped at 5 %
+    //                 of memory; only ever raises min_free_kbytes. One zone here; MIGRATE_PCPTYPES = 3.
+    constexpr std::uint64_t MIGRATE_PCPTYPES = 3;
+    std::uint64_t recommended = pageblock_nr_pages * 2 + pageblock_nr_pages * MIGRATE_PCPTYPES * MIGRATE_PCPTYPES;
+    recommended = std::min<std::uint64_t>(recommended, k.pages.size() / 20);
+    if (recommended <= k.zone.watermarkMin)
+        return;
+    k.zone.watermarkMin = recommended;
+    k.zone.watermarkLow = recommended * 5 / 4; // setup_per_zone_wmarks()
+    k.zone.watermarkHigh = recommended * 3 / 2;
+}
+
 Co<> free_hot_cold_page(Kernel& k, Task& t, Pfn p)
 {
 #ifndef NDEBUG

@@ -94,6 +94,8 @@ namespace {
         int stackOrder = 1;
         int slabEvery = 4;
         int pageTables = 4;
+        bool thp = true;
+        std::uint32_t heapPages = 512;
         double computeUs = 30, syscallUs = 10, diskUs = 10;
         double hitsPerJob = 580;
     };
@@ -105,6 +107,7 @@ namespace {
         std::vector<Vma> layout; // the child's file VMAs, back in mm->vmas from fork to exit
         Pfn stack = kNoPage;
         Pfn slab = kNoPage;
+        std::vector<Pfn> heap; // the work buffer's pages (a THP's 512, or the 4 KiB fallback's)
         std::vector<Pfn> pgtables;
     };
 
@@ -128,6 +131,8 @@ namespace {
             m_p.unlinkFiles = p.at("unlink").get<bool>();
             m_p.stackOrder = p.at("stack_order").get<int>();
             m_p.slabEvery = p.at("slab_every").get<int>();
+            m_p.thp = p.at("thp").get<bool>();
+            m_p.heapPages = static_cast<std::uint32_t>(std::max<std::uint64_t>(1, p.at("heap_size").get<std::uint64_t>() / kPageSize));
             m_p.computeUs = p.at("compute_us").get<double>();
             m_p.syscallUs = p.at("syscall_us").get<double>();
             m_p.diskUs = p.at("disk_us").get<double>();
@@ -135,6 +140,8 @@ namespace {
             for (auto& d : kWorkfile)
                 m_cum.push_back((m_cum.empty() ? 0 : m_cum.back()) + d.hits);
 
+            if (m_p.thp)
+                set_recommended_min_free_kbytes(k); // khugepaged's start-up (hugepage_init)
             k.startKswapd(0);
             ctx.s.setWakeIdleSibling(true);
             prefill(k, ctx.seed, p.at("free_fraction").get<double>());
@@ -189,6 +196,9 @@ namespace {
             out["i_mmap_contentions_per_test"] = static_cast<double>(con) / tests;
             out["i_mmap_hold_ns_per_acq"] = acq ? toNs(hold) / static_cast<double>(acq) : 0.0;
             out["migrated_per_test"] = static_cast<double>(ctx.k.vm.get(Vm::PgMigrateSuccess)) / tests;
+            out["thp_fault_alloc_per_fork"] = static_cast<double>(m_thpAlloc) / static_cast<double>(std::max<std::uint64_t>(1, m_forks));
+            out["thp_fault_fallback_per_fork"] = static_cast<double>(m_thpFallback) / static_cast<double>(std::max<std::uint64_t>(1, m_forks));
+            out["migrated_per_fork"] = static_cast<double>(ctx.k.vm.get(Vm::PgMigrateSuccess)) / static_cast<double>(std::max<std::uint64_t>(1, m_forks));
             out["idle_fraction"] = toSec(ctx.s.idleTotal()) / (toSec(ctx.s.sim().now()) * ctx.s.cpuCount());
         }
 
@@ -216,7 +226,11 @@ namespace {
                 AddressSpace& m = new_address_space(k, m_p.sharedPages);
                 m_shared.push_back(&m);
             }
-            AddressSpace& old = new_address_space(k, k.pages.size());
+            // The older page cache: files of one disk test's size each (earlier runs' temp and data files), so
+            // that, as on a real file server, compaction's neighbouring pages mostly belong to different files,
+            // whose i_mmap and tree locks nobody else wants.
+            AddressSpace* old = nullptr;
+            std::uint64_t index = 0;
             std::vector<Pfn> all;
             for (Pfn p = alloc_page_setup(k); p != kNoPage; p = alloc_page_setup(k))
                 all.push_back(p);
@@ -229,13 +243,20 @@ namespace {
                     all.pop_back();
                     addAtSetup(k, *m, p, i, false);
                 }
-            std::sort(all.begin(), all.end());
-            std::uint64_t index = 0;
+            // Frames in a random order: a file's pages lie anywhere (they were allocated over the machine's life
+            // from whatever reclaim had freed), so neighbouring frames mostly belong to different files.
+            for (std::size_t i = all.size(); i > 1; --i)
+                std::swap(all[i - 1], all[rng.below(i)]);
             for (Pfn p : all) {
-                if (rng.uniform() < freeFraction)
+                if (rng.uniform() < freeFraction) {
                     k.zone.freeOnePage(k.pages, p, 0);
-                else
-                    addAtSetup(k, old, p, index++, false);
+                    continue;
+                }
+                if (!old || index == m_p.ioPages) {
+                    old = &new_address_space(k, m_p.ioPages);
+                    index = 0;
+                }
+                addAtSetup(k, *old, p, index++, false);
             }
         }
 
@@ -296,6 +317,58 @@ namespace {
                 for (int i = 0; i < m_p.readaroundPages && start + static_cast<std::uint64_t>(i) < m_p.sharedPages; ++i)
                     co_await generic_file_buffered_read(k, t, m, start + static_cast<std::uint64_t>(i));
             }
+        }
+
+        // The child's work buffer (malloc'ed by the workfile's tests: brk grows the heap past 2 MiB): its first
+        // touch faults. With transparent_hugepage=always a 2 MiB-aligned heap range faults in one THP
+        // (do_huge_pmd_anonymous_page -> alloc_hugepage_vma, direct compaction when no order-9 block is free,
+        // clear_huge_page); when that fails, the pages fault in 4 KiB at a time (THP_FAULT_FALLBACK).
+        Co<> heapFault(Kernel& k, Task& t, Proc& child)
+        {
+            FnScope fn(t, "handle_mm_fault");
+            Sched::burn(t, k.cost.faultEntryNs);
+            bool huge = m_p.thp && m_p.heapPages >= pageblock_nr_pages;
+            if (huge) {
+                Pfn p = co_await alloc_hugepage(k, t);
+                if (p != kNoPage) {
+                    ++m_thpAlloc;
+                    FnScope z(t, "clear_huge_page");
+                    for (Pfn q = p; q < p + pageblock_nr_pages; ++q)
+                        child.heap.push_back(q);
+                    Sched::burn(t, static_cast<double>(pageblock_nr_pages) * k.cost.zeroPageNs * k.memCostJitter);
+                    for (std::uint32_t i = pageblock_nr_pages; i < m_p.heapPages; ++i)
+                        co_await smallFault(k, t, child);
+                    co_return;
+                }
+                ++m_thpFallback;
+            }
+            for (std::uint32_t i = 0; i < m_p.heapPages; ++i)
+                co_await smallFault(k, t, child);
+        }
+
+        // do_anonymous_page(): one 4 KiB page, zeroed.
+        Co<> smallFault(Kernel& k, Task& t, Proc& child)
+        {
+            Pfn p = co_await alloc_page(k, t);
+            Sched::burn(t, k.cost.faultEntryNs + k.cost.zeroPageNs * k.memCostJitter + k.cost.pteOpNs);
+            child.heap.push_back(p);
+        }
+
+        // free() trims the heap (glibc's M_TRIM_THRESHOLD: sbrk back the top), and exit_mmap zaps the rest. The
+        // partial unmap of a THP splits it (split_huge_page), so its pages go back one by one, through this CPU's
+        // per-cpu list, where the next order-0 allocations (page cache) take them: the 2 MiB block does not form
+        // again, and the next child's THP fault needs compaction again.
+        Co<> heapFree(Kernel& k, Task& t, Proc& child)
+        {
+            FnScope fn(t, "zap_pte_range");
+            bool split = child.heap.size() >= pageblock_nr_pages && child.heap[pageblock_nr_pages - 1] == child.heap[0] + pageblock_nr_pages - 1;
+            if (split)
+                Sched::burn(t, static_cast<double>(pageblock_nr_pages) * (k.cost.pteOpNs + k.cost.rmapOpNs)); // split_huge_page
+            for (Pfn p : child.heap) {
+                Sched::burn(t, k.cost.pteOpNs + k.cost.rmapOpNs);
+                co_await free_hot_cold_page(k, t, p);
+            }
+            child.heap.clear();
         }
 
         Co<> do_exit(Kernel& k, Task& t, Proc& child)
@@ -372,6 +445,7 @@ namespace {
             while (k.s.sim().now() + t.debt < m_p.end) {
                 co_await do_fork(k, t, child);
                 co_await do_execve(k, t, child);
+                co_await heapFault(k, t, child);
                 for (int i = 0; i < m_p.testsPerChild; ++i) {
                     const TestDef& d = kWorkfile[static_cast<std::size_t>(pickTest(t.rng))];
                     double jitter = 0.5 + t.rng.uniform();
@@ -393,6 +467,7 @@ namespace {
                     if (now >= m_p.warmup && now < m_p.end)
                         ++m_tests;
                 }
+                co_await heapFree(k, t, child);
                 co_await do_exit(k, t, child);
                 ++m_forks;
                 co_await k.s.cond_resched(t);
@@ -407,6 +482,7 @@ namespace {
         std::vector<std::unique_ptr<Proc>> m_procs;
         std::vector<Task*> m_tasks;
         std::uint64_t m_tests = 0, m_testsAll = 0, m_forks = 0;
+        std::uint64_t m_thpAlloc = 0, m_thpFallback = 0;
     };
 } // namespace
 
@@ -431,6 +507,8 @@ WorkloadKind aim7FserverKind()
             { "stack_order", ParamKind::Int, 1, false, "order of fork's kernel stack (THREAD_SIZE_ORDER: 1 before 3.15)", 0, 4 },
             { "slab_every", ParamKind::Int, 4, false, "one fork in this many needs a new order-3 slab (0: never)", 0, 1000 },
             { "free_fraction", ParamKind::Double, 0.02, false, "free memory left scattered by reclaim when the run starts", 0, 0.9 },
+            { "thp", ParamKind::Bool, true, false, "transparent_hugepage=always, defrag (SLE 3.0/3.12): the heap faults in 2 MiB pages", 0, 1 },
+            { "heap_size", ParamKind::Size, "2MiB", true, "anonymous memory (malloc'ed work buffers) each child touches", 4096, 1e9 },
             { "compute_us", ParamKind::Double, 30.0, false, "user CPU time of a compute test (x its weight, x 0.5..1.5)", 0, 1e6 },
             { "syscall_us", ParamKind::Double, 10.0, false, "system CPU time of a syscall test", 0, 1e6 },
             { "disk_us", ParamKind::Double, 10.0, false, "user CPU time of a disk test beyond its page-cache work", 0, 1e6 },

@@ -4,20 +4,15 @@
 #include "mm/kernel.h"
 #include "run/format.h"
 #include "run/runner.h"
+#include "testutil.h"
 
 #include <QtTest>
 
 using namespace mms;
 
 namespace {
-ResultSet run(const Scenario& sc, double scale, int threads)
-{
-    RunnerOptions o;
-    o.scale = scale;
-    o.threads = threads;
-    o.checkInvariants = true; // includes the zone's free lists against NR_FREE_PAGES and PG_buddy
-    return runScenario(sc, o);
-}
+using test::run;
+using test::withoutHost;
 
 const RunResult& result(const ResultSet& rs, const std::string& variant)
 {
@@ -35,19 +30,18 @@ const LockSummary* lock(const RunResult& r, const std::string& name)
     return nullptr;
 }
 
-std::string withoutHost(const ResultSet& rs)
-{
-    OJson j = resultsToJson(rs);
-    j.erase("host");
-    return j.dump();
-}
-
 // Disk tests of 1 MiB keep memory under pressure, so reclaim runs and fork's high-order allocations compact.
 Scenario small(int users)
 {
     Scenario sc = loadScenario("migration-unmapped");
     sc.set("users", std::to_string(users));
     sc.set("io_size", "\"1MiB\"");
+    // Memory full of page cache (2 % free): reclaim runs, and fork's order-1 stacks and order-3 slabs compact
+    // (at this scale the heap is under 2 MiB: no THP).
+    sc.set("free_fraction", "0.02");
+    sc.set("runtime_s", "0.2");
+    sc.set("machine.memory", "\"2GiB\"");
+    sc.set("shared_file_size", "\"64MiB\"");
     return sc;
 }
 } // namespace
@@ -81,6 +75,46 @@ private Q_SLOTS:
         QVERIFY2(k.checkInvariants().empty(), k.checkInvariants().c_str());
         // The watermark check for order 3 fails when only order-0 blocks are free.
         QVERIFY(zone_watermark_ok(k, 3, 16));
+    }
+
+    void buddyCheckCatchesADoubleFree()
+    {
+        Simulator sim;
+        MachineSpec m = *machinePreset("generic-12cpu-2015");
+        m.memoryBytes = 64ull << 20;
+        Sched s(sim, m);
+        Kernel k(s, Toggles {});
+        QVERIFY(k.zone.check(k.pages).empty());
+        // The free lists live in the pages themselves (LRU links, order in the head's index): a page inside a
+        // free block that claims to be a block head is what freeing it a second time would leave behind.
+        k.pages.setIndex(1, 0);
+        QVERIFY(!k.zone.check(k.pages).empty());
+        k.pages.setIndex(1, Zone::kNotBuddyHead);
+        QVERIFY(k.zone.check(k.pages).empty());
+        QCOMPARE(Zone::freeBlockOrder(k.pages, 0), MAX_ORDER - 1);
+        QCOMPARE(Zone::freeBlockOrder(k.pages, 1), -1);
+    }
+
+    void thpFaultsCompact()
+    {
+        // Full-size heaps (2 MiB: one THP each) need scale 1: few users, a short run, 1 GiB with a quarter free
+        // in scattered pages, so no order-9 block is free and every THP fault compacts.
+        Scenario sc = loadScenario("migration-unmapped");
+        sc.set("users", "8");
+        sc.set("machine.memory", "\"1GiB\"");
+        sc.set("runtime_s", "0.004");
+        sc.set("free_fraction", "0.25");
+        ResultSet rs = run(sc, 1.0, 2);
+        for (const char* v : { "baseline", "skip-unmapped" }) {
+            const RunResult& r = result(rs, v);
+            QVERIFY2(r.metrics.at("thp_fault_alloc_per_fork") > 0, v);
+            QVERIFY2(r.metrics.at("migrated_per_fork") > 100, v); // a pageblock's worth, most of it page cache
+        }
+        // Without the patch each migrated page costs two i_mmap round-trips; with it, none (nothing maps them).
+        const LockSummary* mb = lock(result(rs, "baseline"), "mapping->i_mmap_mutex");
+        const LockSummary* ms = lock(result(rs, "skip-unmapped"), "mapping->i_mmap_mutex");
+        QVERIFY(mb && ms);
+        QVERIFY2(mb->acquisitions > 10 * ms->acquisitions, qPrintable(QString::number(mb->acquisitions) + " vs " + QString::number(ms->acquisitions)));
     }
 
     void compactionMigratesAndLosesNoPage()
