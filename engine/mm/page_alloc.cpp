@@ -117,18 +117,22 @@ std::string Zone::check(const PageArray& pages) const
             if (p < m_start || p >= m_end)
                 return "free_area[" + std::to_string(o) + "] holds page " + std::to_string(p) + " outside the zone";
             if (freeBlockOrder(pages, p) != o || p % (Pfn(1) << o) != 0)
-                return "free block " + std::to_string(p) + " on free_area[" + std::to_string(o) + "] is misaligned or has order " + std::to_string(freeBlockOrder(pages, p));
+                return "free block " + std::to_string(p) + " on free_area[" + std::to_string(o)
+                    + "] is misaligned or has order " + std::to_string(freeBlockOrder(pages, p));
             for (Pfn q = p; q < p + (Pfn(1) << o); ++q) {
                 if (pages.flags(q) != PG_buddy)
-                    return "page " + std::to_string(q) + " of free block " + std::to_string(p) + " is not PG_buddy only";
+                    return "page " + std::to_string(q) + " of free block " + std::to_string(p)
+                        + " is not PG_buddy only";
                 if (q != p && pages.index(q) != kNotBuddyHead)
-                    return "page " + std::to_string(q) + " inside free block " + std::to_string(p) + " looks like a block head (double free?)";
+                    return "page " + std::to_string(q) + " inside free block " + std::to_string(p)
+                        + " looks like a block head (double free?)";
             }
             if (n > m_end)
                 return "free_area[" + std::to_string(o) + "] loops";
         }
         if (n != m_nrArea[static_cast<std::size_t>(o)])
-            return "free_area[" + std::to_string(o) + "].nr_free " + std::to_string(m_nrArea[static_cast<std::size_t>(o)]) + " != " + std::to_string(n) + " blocks";
+            return "free_area[" + std::to_string(o) + "].nr_free "
+                + std::to_string(m_nrArea[static_cast<std::size_t>(o)]) + " != " + std::to_string(n) + " blocks";
         total += n << o;
     }
     if (total != m_nrFree)
@@ -293,7 +297,8 @@ Co<> free_hot_cold_page(Kernel& k, Task& t, Pfn p)
 {
 #ifndef NDEBUG
     if (k.pages.test(p, PG_lru | PG_buddy | PG_pagevec | PG_swapcache | PG_writeback) || k.pages.mapcount(p) != 0) {
-        std::fprintf(stderr, "free_hot_cold_page: page %u is still in use (flags %x, owner %u, mapcount %u) in %s of %s\n", p,
+        std::fprintf(stderr,
+            "free_hot_cold_page: page %u is still in use (flags %x, owner %u, mapcount %u) in %s of %s\n", p,
             k.pages.flags(p), k.pages.owner(p), k.pages.mapcount(p), t.fn, t.name.c_str());
         std::abort();
     }
@@ -393,8 +398,11 @@ Co<> free_pages(Kernel& k, Task& t, Pfn p, int order)
     // free_pages_check() / bad_page(): a block freed twice would be merged into the free lists while its pages are
     // in use again (a later allocation hands out the same pages twice).
     for (Pfn q = p; q < p + (Pfn(1) << order); ++q)
-        if (k.pages.test(q, PG_lru | PG_buddy | PG_pagevec | PG_swapcache | PG_writeback) || k.pages.owner(q) != 0 || k.pages.mapcount(q) != 0) {
-            std::fprintf(stderr, "__free_pages_ok: page %u of the order-%d block at %u is free or in use (flags %x, owner %u, mapcount %u) in %s of %s\n",
+        if (k.pages.test(q, PG_lru | PG_buddy | PG_pagevec | PG_swapcache | PG_writeback) || k.pages.owner(q) != 0
+            || k.pages.mapcount(q) != 0) {
+            std::fprintf(stderr,
+                "__free_pages_ok: page %u of the order-%d block at %u is free or in use (flags %x, owner %u, mapcount "
+                "%u) in %s of %s\n",
                 q, order, p, k.pages.flags(q), k.pages.owner(q), k.pages.mapcount(q), t.fn, t.name.c_str());
             std::abort();
         }

@@ -42,32 +42,19 @@ namespace {
     };
     // workfile.new_fserver (580 hits).
     constexpr std::array<TestDef, 28> kWorkfile = { {
-        { "disk_cp", 30, TestClass::Disk, 1.0 },
-        { "disk_rd", 30, TestClass::Disk, 1.0 },
-        { "disk_rr", 30, TestClass::Disk, 1.0 },
-        { "disk_rw", 30, TestClass::Disk, 1.0 },
-        { "disk_src", 30, TestClass::Disk, 1.0 },
-        { "disk_wrt", 30, TestClass::Disk, 1.0 },
-        { "mem_rtns_1", 40, TestClass::Compute, 1.0 },
-        { "udp_test", 40, TestClass::Syscall, 2.0 },
-        { "sort_rtns_1", 30, TestClass::Compute, 1.5 },
-        { "string_rtns", 30, TestClass::Compute, 1.0 },
-        { "creat_clo", 20, TestClass::Syscall, 1.0 },
-        { "dir_rtns_1", 20, TestClass::Syscall, 1.0 },
-        { "link_test", 20, TestClass::Syscall, 1.0 },
-        { "misc_rtns_1", 20, TestClass::Syscall, 0.5 },
-        { "ram_copy", 20, TestClass::Compute, 1.0 },
-        { "add_double", 20, TestClass::Compute, 0.5 },
-        { "add_float", 20, TestClass::Compute, 0.5 },
-        { "add_int", 20, TestClass::Compute, 0.5 },
-        { "add_long", 20, TestClass::Compute, 0.5 },
-        { "div_double", 10, TestClass::Compute, 0.5 },
-        { "div_int", 10, TestClass::Compute, 0.5 },
-        { "mul_double", 10, TestClass::Compute, 0.5 },
-        { "mul_int", 10, TestClass::Compute, 0.5 },
-        { "jmp_test", 10, TestClass::Compute, 0.5 },
-        { "mem_rtns_2", 10, TestClass::Compute, 1.0 },
-        { "signal_test", 10, TestClass::Syscall, 1.0 },
+        { "disk_cp", 30, TestClass::Disk, 1.0 }, { "disk_rd", 30, TestClass::Disk, 1.0 },
+        { "disk_rr", 30, TestClass::Disk, 1.0 }, { "disk_rw", 30, TestClass::Disk, 1.0 },
+        { "disk_src", 30, TestClass::Disk, 1.0 }, { "disk_wrt", 30, TestClass::Disk, 1.0 },
+        { "mem_rtns_1", 40, TestClass::Compute, 1.0 }, { "udp_test", 40, TestClass::Syscall, 2.0 },
+        { "sort_rtns_1", 30, TestClass::Compute, 1.5 }, { "string_rtns", 30, TestClass::Compute, 1.0 },
+        { "creat_clo", 20, TestClass::Syscall, 1.0 }, { "dir_rtns_1", 20, TestClass::Syscall, 1.0 },
+        { "link_test", 20, TestClass::Syscall, 1.0 }, { "misc_rtns_1", 20, TestClass::Syscall, 0.5 },
+        { "ram_copy", 20, TestClass::Compute, 1.0 }, { "add_double", 20, TestClass::Compute, 0.5 },
+        { "add_float", 20, TestClass::Compute, 0.5 }, { "add_int", 20, TestClass::Compute, 0.5 },
+        { "add_long", 20, TestClass::Compute, 0.5 }, { "div_double", 10, TestClass::Compute, 0.5 },
+        { "div_int", 10, TestClass::Compute, 0.5 }, { "mul_double", 10, TestClass::Compute, 0.5 },
+        { "mul_int", 10, TestClass::Compute, 0.5 }, { "jmp_test", 10, TestClass::Compute, 0.5 },
+        { "mem_rtns_2", 10, TestClass::Compute, 1.0 }, { "signal_test", 10, TestClass::Syscall, 1.0 },
         { "tcp_test", 10, TestClass::Syscall, 2.0 },
         { "new_fserver", 0, TestClass::Compute, 0.0 }, // sentinel (no hits)
     } };
@@ -123,7 +110,8 @@ namespace {
             m_p.warmup = ns(runtime * p.at("warmup_fraction").get<double>() * 1e9);
             m_p.sharedFiles = p.at("shared_files").get<int>();
             m_p.sharedPages = std::max<std::uint64_t>(1, p.at("shared_file_size").get<std::uint64_t>() / kPageSize);
-            m_p.mappedPages = static_cast<std::uint32_t>(std::min<std::uint64_t>(m_p.sharedPages, p.at("mapped_size").get<std::uint64_t>() / kPageSize));
+            m_p.mappedPages = static_cast<std::uint32_t>(
+                std::min<std::uint64_t>(m_p.sharedPages, p.at("mapped_size").get<std::uint64_t>() / kPageSize));
             m_p.vmasPerFile = p.at("vmas_per_file").get<int>();
             m_p.readaroundPages = p.at("readaround_pages").get<int>();
             m_p.ioPages = std::max<std::uint64_t>(1, p.at("io_size").get<std::uint64_t>() / kPageSize);
@@ -132,7 +120,8 @@ namespace {
             m_p.stackOrder = p.at("stack_order").get<int>();
             m_p.slabEvery = p.at("slab_every").get<int>();
             m_p.thp = p.at("thp").get<bool>();
-            m_p.heapPages = static_cast<std::uint32_t>(std::max<std::uint64_t>(1, p.at("heap_size").get<std::uint64_t>() / kPageSize));
+            m_p.heapPages = static_cast<std::uint32_t>(
+                std::max<std::uint64_t>(1, p.at("heap_size").get<std::uint64_t>() / kPageSize));
             m_p.computeUs = p.at("compute_us").get<double>();
             m_p.syscallUs = p.at("syscall_us").get<double>();
             m_p.diskUs = p.at("disk_us").get<double>();
@@ -156,8 +145,10 @@ namespace {
                 child->mm = &k.mm_alloc();
                 for (AddressSpace* m : m_shared)
                     for (int v = 0; v < m_p.vmasPerFile; ++v) {
-                        k.do_mmap_file(*parent->mm, *m, m_p.sharedPages + static_cast<std::uint64_t>(v) * m_p.mappedPages, m_p.mappedPages);
-                        k.do_mmap_file(*child->mm, *m, m_p.sharedPages + static_cast<std::uint64_t>(v) * m_p.mappedPages, m_p.mappedPages);
+                        k.do_mmap_file(*parent->mm, *m,
+                            m_p.sharedPages + static_cast<std::uint64_t>(v) * m_p.mappedPages, m_p.mappedPages);
+                        k.do_mmap_file(*child->mm, *m,
+                            m_p.sharedPages + static_cast<std::uint64_t>(v) * m_p.mappedPages, m_p.mappedPages);
                     }
                 // The child is not forked yet: its VMAs are neither in its mm nor on any tree.
                 for (AddressSpace* m : m_shared)
@@ -165,7 +156,8 @@ namespace {
                 child->layout = child->mm->vmas;
                 child->mm->vmas.clear();
                 AddressSpace& file = new_address_space(k, std::uint64_t(1) << 31);
-                Task& t = ctx.s.spawn("reaim-" + std::to_string(u), u, false, nullptr, Rng::mix(ctx.seed, static_cast<std::uint64_t>(u)));
+                Task& t = ctx.s.spawn(
+                    "reaim-" + std::to_string(u), u, false, nullptr, Rng::mix(ctx.seed, static_cast<std::uint64_t>(u)));
                 m_tasks.push_back(&t);
                 ctx.s.start(t, user(k, t, *child, file));
                 m_procs.push_back(std::move(parent));
@@ -182,7 +174,8 @@ namespace {
             Time wait = 0, hold = 0;
             std::uint64_t acq = 0, con = 0;
             for (AddressSpace* m : m_shared) {
-                const LockStat& l = ctx.k.tg.immapLock == IMmapLock::Mutex ? m->i_mmap_mutex.stat() : m->i_mmap_rwsem.stat();
+                const LockStat& l
+                    = ctx.k.tg.immapLock == IMmapLock::Mutex ? m->i_mmap_mutex.stat() : m->i_mmap_rwsem.stat();
                 wait += l.waitTotal;
                 hold += l.holdTotal;
                 acq += l.acquisitions;
@@ -191,14 +184,19 @@ namespace {
             double tests = static_cast<double>(std::max<std::uint64_t>(1, m_testsAll));
             out["i_mmap_wait_us_per_test"] = toUs(wait) / tests;
             out["i_mmap_acquisitions_per_test"] = static_cast<double>(acq) / tests;
-            out["i_mmap_acquisitions_per_fork"] = static_cast<double>(acq) / static_cast<double>(std::max<std::uint64_t>(1, m_forks));
-            out["compact_stall_per_fork"] = static_cast<double>(ctx.k.vm.get(Vm::CompactStall)) / static_cast<double>(std::max<std::uint64_t>(1, m_forks));
+            out["i_mmap_acquisitions_per_fork"]
+                = static_cast<double>(acq) / static_cast<double>(std::max<std::uint64_t>(1, m_forks));
+            out["compact_stall_per_fork"] = static_cast<double>(ctx.k.vm.get(Vm::CompactStall))
+                / static_cast<double>(std::max<std::uint64_t>(1, m_forks));
             out["i_mmap_contentions_per_test"] = static_cast<double>(con) / tests;
             out["i_mmap_hold_ns_per_acq"] = acq ? toNs(hold) / static_cast<double>(acq) : 0.0;
             out["migrated_per_test"] = static_cast<double>(ctx.k.vm.get(Vm::PgMigrateSuccess)) / tests;
-            out["thp_fault_alloc_per_fork"] = static_cast<double>(m_thpAlloc) / static_cast<double>(std::max<std::uint64_t>(1, m_forks));
-            out["thp_fault_fallback_per_fork"] = static_cast<double>(m_thpFallback) / static_cast<double>(std::max<std::uint64_t>(1, m_forks));
-            out["migrated_per_fork"] = static_cast<double>(ctx.k.vm.get(Vm::PgMigrateSuccess)) / static_cast<double>(std::max<std::uint64_t>(1, m_forks));
+            out["thp_fault_alloc_per_fork"]
+                = static_cast<double>(m_thpAlloc) / static_cast<double>(std::max<std::uint64_t>(1, m_forks));
+            out["thp_fault_fallback_per_fork"]
+                = static_cast<double>(m_thpFallback) / static_cast<double>(std::max<std::uint64_t>(1, m_forks));
+            out["migrated_per_fork"] = static_cast<double>(ctx.k.vm.get(Vm::PgMigrateSuccess))
+                / static_cast<double>(std::max<std::uint64_t>(1, m_forks));
             out["idle_fraction"] = toSec(ctx.s.idleTotal()) / (toSec(ctx.s.sim().now()) * ctx.s.cpuCount());
         }
 
@@ -215,7 +213,6 @@ namespace {
             k.pages.setIndex(p, static_cast<std::uint32_t>(index));
             k.add_page_to_lru_list(p, Kernel::page_lru(k.pages.flags(p)));
         }
-
 
         // The state a file server reaches after running a while: memory full of page cache (the shared files
         // and older data files), with the free pages that reclaim left scattered over it.
@@ -310,7 +307,9 @@ namespace {
             co_await mapShared(k, t, child);
             // The text faults: fault-around maps 16 pages a fault.
             double faults = static_cast<double>(m_p.mappedPages) * m_p.sharedFiles / 16.0;
-            Sched::burn(t, faults * k.cost.faultEntryNs + static_cast<double>(m_p.mappedPages) * m_p.sharedFiles * (k.cost.pteOpNs + k.cost.rmapOpNs));
+            Sched::burn(t,
+                faults * k.cost.faultEntryNs
+                    + static_cast<double>(m_p.mappedPages) * m_p.sharedFiles * (k.cost.pteOpNs + k.cost.rmapOpNs));
             AddressSpace& m = *m_shared[t.rng.below(m_shared.size())];
             if (m_p.readaroundPages > 0) {
                 std::uint64_t start = t.rng.below(m_p.sharedPages);
@@ -361,9 +360,11 @@ namespace {
         Co<> heapFree(Kernel& k, Task& t, Proc& child)
         {
             FnScope fn(t, "zap_pte_range");
-            bool split = child.heap.size() >= pageblock_nr_pages && child.heap[pageblock_nr_pages - 1] == child.heap[0] + pageblock_nr_pages - 1;
+            bool split = child.heap.size() >= pageblock_nr_pages
+                && child.heap[pageblock_nr_pages - 1] == child.heap[0] + pageblock_nr_pages - 1;
             if (split)
-                Sched::burn(t, static_cast<double>(pageblock_nr_pages) * (k.cost.pteOpNs + k.cost.rmapOpNs)); // split_huge_page
+                Sched::burn(
+                    t, static_cast<double>(pageblock_nr_pages) * (k.cost.pteOpNs + k.cost.rmapOpNs)); // split_huge_page
             for (Pfn p : child.heap) {
                 Sched::burn(t, k.cost.pteOpNs + k.cost.rmapOpNs);
                 co_await free_hot_cold_page(k, t, p);
@@ -382,7 +383,8 @@ namespace {
             // blocks once they are freed, or the next exit would free them a second time.
             if (child.slab != kNoPage)
                 co_await free_pages(k, t, std::exchange(child.slab, kNoPage), 3);
-            co_await free_pages(k, t, std::exchange(child.stack, kNoPage), m_p.stackOrder); // free_thread_info (after the last switch)
+            co_await free_pages(
+                k, t, std::exchange(child.stack, kNoPage), m_p.stackOrder); // free_thread_info (after the last switch)
             Sched::burn(t, k.cost.faultEntryNs + 20 * k.cost.lockedRmwNs);
         }
 
@@ -415,7 +417,8 @@ namespace {
             for (std::uint64_t i = start; i < end; ++i) {
                 Pfn p = m.lookup(i);
                 Sched::burn(t, k.cost.pteOpNs);
-                if (p == kNoPage || !k.pages.test(p, PG_lru) || k.pages.test(p, PG_locked | PG_isolated) || k.isPinned(p))
+                if (p == kNoPage || !k.pages.test(p, PG_lru) || k.pages.test(p, PG_locked | PG_isolated)
+                    || k.isPinned(p))
                     continue;
                 k.del_page_from_lru_list(p); // via __page_cache_release when the last reference goes
                 Sched::burn(t, k.cost.listOpNs);
@@ -490,28 +493,39 @@ WorkloadKind aim7FserverKind()
 {
     return {
         "aim7-fserver",
-        "re-aim-7 workfile.new_fserver: N users run the workfile's tests, each in a forked and exec'd child; disk tests "
+        "re-aim-7 workfile.new_fserver: N users run the workfile's tests, each in a forked and exec'd child; disk "
+        "tests "
         "fill the page cache; fork's high-order allocations compact (seed 004)",
         {
             { "users", ParamKind::Int, 61, false, "re-aim users (forked children running tests)", 1, 4096 },
             { "runtime_s", ParamKind::Double, 0.2, true, "simulated seconds per point", 0.001, 3600 },
             { "warmup_fraction", ParamKind::Double, 0.25, false, "the first part of the run, not measured", 0, 0.9 },
-            { "shared_files", ParamKind::Int, 3, false, "files every process maps (the re-aim binary, ld.so, libc)", 1, 64 },
+            { "shared_files", ParamKind::Int, 3, false, "files every process maps (the re-aim binary, ld.so, libc)", 1,
+                64 },
             { "shared_file_size", ParamKind::Size, "64MiB", true, "page cache of each shared file", 4096, 1e12 },
             { "mapped_size", ParamKind::Size, "256KiB", false, "length of each VMA of a shared file", 4096, 1e12 },
             { "vmas_per_file", ParamKind::Int, 2, false, "VMAs per shared file per process (text, data)", 1, 8 },
-            { "readaround_pages", ParamKind::Int, 16, false, "pages exec's faults read around in a shared file", 0, 1024 },
+            { "readaround_pages", ParamKind::Int, 16, false, "pages exec's faults read around in a shared file", 0,
+                1024 },
             { "io_size", ParamKind::Size, "1MiB", false, "bytes a disk_* test writes and reads back", 4096, 1e9 },
-            { "unlink", ParamKind::Bool, false, false, "disk tests unlink their temp file (its page cache is freed)", 0, 1 },
+            { "unlink", ParamKind::Bool, false, false, "disk tests unlink their temp file (its page cache is freed)", 0,
+                1 },
             { "tests_per_child", ParamKind::Int, 4, false, "tests a forked child runs before it exits", 1, 580 },
-            { "stack_order", ParamKind::Int, 1, false, "order of fork's kernel stack (THREAD_SIZE_ORDER: 1 before 3.15)", 0, 4 },
-            { "slab_every", ParamKind::Int, 4, false, "one fork in this many needs a new order-3 slab (0: never)", 0, 1000 },
-            { "free_fraction", ParamKind::Double, 0.02, false, "free memory left scattered by reclaim when the run starts", 0, 0.9 },
-            { "thp", ParamKind::Bool, true, false, "transparent_hugepage=always, defrag (SLE 3.0/3.12): the heap faults in 2 MiB pages", 0, 1 },
-            { "heap_size", ParamKind::Size, "2MiB", true, "anonymous memory (malloc'ed work buffers) each child touches", 4096, 1e9 },
-            { "compute_us", ParamKind::Double, 30.0, false, "user CPU time of a compute test (x its weight, x 0.5..1.5)", 0, 1e6 },
+            { "stack_order", ParamKind::Int, 1, false,
+                "order of fork's kernel stack (THREAD_SIZE_ORDER: 1 before 3.15)", 0, 4 },
+            { "slab_every", ParamKind::Int, 4, false, "one fork in this many needs a new order-3 slab (0: never)", 0,
+                1000 },
+            { "free_fraction", ParamKind::Double, 0.02, false,
+                "free memory left scattered by reclaim when the run starts", 0, 0.9 },
+            { "thp", ParamKind::Bool, true, false,
+                "transparent_hugepage=always, defrag (SLE 3.0/3.12): the heap faults in 2 MiB pages", 0, 1 },
+            { "heap_size", ParamKind::Size, "2MiB", true,
+                "anonymous memory (malloc'ed work buffers) each child touches", 4096, 1e9 },
+            { "compute_us", ParamKind::Double, 30.0, false,
+                "user CPU time of a compute test (x its weight, x 0.5..1.5)", 0, 1e6 },
             { "syscall_us", ParamKind::Double, 10.0, false, "system CPU time of a syscall test", 0, 1e6 },
-            { "disk_us", ParamKind::Double, 10.0, false, "user CPU time of a disk test beyond its page-cache work", 0, 1e6 },
+            { "disk_us", ParamKind::Double, 10.0, false, "user CPU time of a disk test beyond its page-cache work", 0,
+                1e6 },
         },
         [] { return std::unique_ptr<Workload>(new Fserver); },
     };

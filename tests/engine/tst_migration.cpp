@@ -114,7 +114,8 @@ private Q_SLOTS:
         const LockSummary* mb = lock(result(rs, "baseline"), "mapping->i_mmap_mutex");
         const LockSummary* ms = lock(result(rs, "skip-unmapped"), "mapping->i_mmap_mutex");
         QVERIFY(mb && ms);
-        QVERIFY2(mb->acquisitions > 10 * ms->acquisitions, qPrintable(QString::number(mb->acquisitions) + " vs " + QString::number(ms->acquisitions)));
+        QVERIFY2(mb->acquisitions > 10 * ms->acquisitions,
+            qPrintable(QString::number(mb->acquisitions) + " vs " + QString::number(ms->acquisitions)));
     }
 
     void compactionMigratesAndLosesNoPage()
@@ -176,7 +177,8 @@ private Q_SLOTS:
             rs.results.push_back(r);
         }
         std::string out = formatResults(rs, sc, Format::Mmtests);
-        QVERIFY2(out.find("\nnew_fserver-121    22335.16 (  0.00%)    38037.28 ( 70.30%)\n") != std::string::npos, out.c_str());
+        QVERIFY2(out.find("\nnew_fserver-121    22335.16 (  0.00%)    38037.28 ( 70.30%)\n") != std::string::npos,
+            out.c_str());
     }
 
     void deterministicAtAnyThreadCount()
