@@ -1,6 +1,5 @@
 #include "sched/sched.h"
 
-
 namespace mms {
 
 namespace {
@@ -94,8 +93,21 @@ bool Sched::Flush::await_suspend(std::coroutine_handle<> h)
 
 void Sched::Sleep::await_suspend(std::coroutine_handle<> h) { s.block(t, h); }
 
+void Sched::offCpu(Task& t)
+{
+    OffCpuWatch* w = t.offCpuWatch;
+    t.offCpuWatch = nullptr;
+    while (w) {
+        OffCpuWatch* next = w->nextWatch;
+        w->nextWatch = nullptr;
+        w->ownerOffCpu(t);
+        w = next;
+    }
+}
+
 void Sched::block(Task& t, std::coroutine_handle<> h)
 {
+    offCpu(t);
     ++t.sleepGen;
     t.resumePoint = h;
     t.state = TaskState::Sleeping;
@@ -166,6 +178,7 @@ Co<> Sched::cond_resched(Task& t)
         bool await_ready() const noexcept { return false; }
         void await_suspend(std::coroutine_handle<> h)
         {
+            offCpu(t);
             t.resumePoint = h;
             t.state = TaskState::Runnable;
             c.runq.push_back(&t);
@@ -178,10 +191,7 @@ Co<> Sched::cond_resched(Task& t)
     co_await Yield { *this, t, c };
 }
 
-Co<> Sched::sleepFor(Task& t, Time d)
-{
-    co_await sleepTimeout(t, d);
-}
+Co<> Sched::sleepFor(Task& t, Time d) { co_await sleepTimeout(t, d); }
 
 Co<> Sched::sleepTimeout(Task& t, Time timeout)
 {
@@ -207,6 +217,7 @@ void Sched::interrupt(int cpuId, double handleNs)
 
 void Sched::taskExit(Task& t)
 {
+    offCpu(t);
     t.state = TaskState::Done;
     t.finished = m_sim.now();
     --m_live;

@@ -105,6 +105,14 @@ public:
     // Like Sleep, for code that already holds the coroutine handle (lock slow paths running as event callbacks).
     void block(Task& t, std::coroutine_handle<> h);
 
+    // need_resched() as a spinner sees it: others wait on its CPU and its slice is used up (the tick would set
+    // TIF_NEED_RESCHED). Wake-up preemption is not modelled: tasks here do not preempt a running one.
+    bool need_resched(const Task& t) const
+    {
+        const Cpu& c = cpu(t.cpu);
+        return !c.runq.empty() && m_sim.now() - t.sliceStart >= ns(cost().timeSliceNs);
+    }
+
     // cond_resched(): flush and, if the slice is used up and others wait on this CPU, let them run.
     Co<> cond_resched(Task& t);
     // Sleep for a fixed time (congestion_wait, usleep) without holding the CPU.
@@ -129,6 +137,8 @@ public:
 
 private:
     void dispatch(Cpu& c);
+    // The task leaves its CPU (sleeps, yields, exits): whoever spins on its on_cpu stops (see OffCpuWatch).
+    static void offCpu(Task& t);
     void emitSpan(int cpu, Time b, Time e, SpanKind k, const char* fn)
     {
         if (m_trace && e > b)

@@ -11,6 +11,15 @@
 namespace mms {
 
 struct MmStruct;
+struct Task;
+
+// Something spinning on a task's on_cpu (mutex_spin_on_owner): told when that task leaves its CPU.
+struct OffCpuWatch {
+    virtual void ownerOffCpu(Task& owner) = 0;
+    OffCpuWatch* nextWatch = nullptr; // an owner may hold several watched locks
+protected:
+    ~OffCpuWatch() = default;
+};
 
 enum class TaskState : std::uint8_t { Runnable, Running, Sleeping, Done };
 
@@ -35,6 +44,8 @@ struct Task {
     Time started = 0;
     Time finished = -1;
     Time sliceStart = 0;
+
+    OffCpuWatch* offCpuWatch = nullptr; // locks whose spinners watch this task run (see Sched::offCpu)
 
     const char* fn = "user"; // the kernel function now running, for the per-CPU timeline
     Rng rng;

@@ -9,11 +9,12 @@ Co<> Mutex::lock(Sched& s, Task& t)
     co_await s.flush(t);
     Time since = s.sim().now();
     if (!m_owner && m_freeAt > since) {
-        // Released by a holder whose release lies ahead on the clock. The acquirer spins for it if the rest of
-        // the hold is within spinNs (mutex_spin_on_owner), else sleeps and is handed the mutex at the release.
+        // Released by a holder whose release lies ahead on the clock: it is still running, spending the CPU time
+        // of its critical section. With spin-on-owner the acquirer polls until the release (mutex_spin_on_owner);
+        // without it (or if it must reschedule) it sleeps and is handed the mutex at the release.
         Time at = m_freeAt + ns(s.lineTransferNs(m_lastCpu, t.cpu));
         m_owner = &t;
-        if (toNs(at - since) <= m_spinNs) {
+        if (m_spin == MutexSpin::OnOwner && !s.need_resched(t)) {
             t.sysTime += at - since;
             co_await ResumeAt { s.sim(), at, static_cast<std::uint32_t>(t.cpu) };
         } else {
@@ -45,12 +46,32 @@ Co<> Mutex::lock(Sched& s, Task& t)
         m_acquiredAt = since;
         co_return;
     }
-    m_waiters.push_back(Waiter { &t, since });
-    if (m_spinNs > 0) {
-        // Optimistic spin: the waiter burns CPU for up to spinNs and takes the mutex if it was released meanwhile.
-        Sched::burn(t, m_spinNs);
-        co_await s.flush(t);
+    if (m_spin == MutexSpin::OnOwner) {
+        // __mutex_lock_common(), 2.6.29-3.x: spin while the owner runs; try to take the mutex whenever it is seen
+        // free; if another spinner took it first, spin on the new owner. Give up (and sleep) when the owner is
+        // off its CPU or this task must reschedule. There is no MCS queue before 3.15: every spinner polls.
+        for (;;) {
+            Task* owner = m_owner;
+            if (owner) {
+                bool released = co_await mutex_spin_on_owner(s, t, owner);
+                if (!released)
+                    break;
+            }
+            Time now = s.sim().now();
+            if (!m_owner && m_freeAt <= now) { // atomic_cmpxchg(&lock->count, 1, 0) == 1
+                take(s, t, since);
+                co_return;
+            }
+            if (!m_owner) { // released at a moment that lies ahead: its holder still runs until then
+                t.sysTime += m_freeAt - now;
+                co_await ResumeAt { s.sim(), m_freeAt, static_cast<std::uint32_t>(t.cpu) };
+                continue;
+            }
+            if (s.need_resched(t))
+                break;
+        }
     }
+    m_waiters.push_back(Waiter { &t, since });
     // __mutex_lock_common() (2.6.x-4.9): sleep until an unlock wakes us, then try again. There is no hand-off:
     // unlock releases the mutex and wakes the first waiter, and whoever comes first while that waiter is being
     // woken and switched in takes it (a running task, or a spinner); the waiter then sleeps again, first in line.
@@ -86,8 +107,11 @@ void Mutex::unlock(Sched& s, Task& t)
     Time releaseAt = s.sim().now() + t.debt;
     m_stat.noteHold(releaseAt - m_acquiredAt);
     m_stat.addToBuckets(m_stat.holdPerBucket, m_acquiredAt, releaseAt);
+    unwatch(t);
     m_owner = nullptr;
     m_freeAt = releaseAt;
+    // The spinners see the release when the lock's cacheline reaches them; the first to try takes it.
+    stopSpinners(s, releaseAt, t.cpu);
     if (m_waiters.empty())
         return;
     // __mutex_unlock_slowpath(): release, then wake the first waiter (it leaves the list when it gets the mutex).
@@ -101,6 +125,95 @@ void Mutex::unlock(Sched& s, Task& t)
             sched->wake(*sched->tasks()[id]);
         },
         &s, w.t->id);
+}
+
+Co<bool> Mutex::mutex_spin_on_owner(Sched& s, Task& t, Task* owner)
+{
+    // owner_running(): the owner is on a CPU. A sleeping or preempted owner may be away for long: sleep instead.
+    if (owner->state == TaskState::Running && !s.need_resched(t)) {
+        Time start = s.sim().now();
+        co_await SpinOnOwner { *this, s, t };
+        t.sysTime += s.sim().now() - start; // arch_mutex_cpu_relax() polls: the spinner's CPU is busy
+    }
+    co_return m_owner == nullptr;
+}
+
+void Mutex::SpinOnOwner::await_suspend(std::coroutine_handle<> h)
+{
+    m.m_sched = &s;
+    std::uint64_t serial = ++m.m_spinSerial;
+    m.m_spinners.push_back(Spinner { &t, h, serial });
+    // Watch the owner's on_cpu: unless already watched, this mutex joins the owner's chain.
+    Task& owner = *m.m_owner;
+    bool watched = false;
+    for (OffCpuWatch* w = owner.offCpuWatch; w; w = w->nextWatch)
+        watched = watched || w == &m;
+    if (!watched) {
+        m.nextWatch = owner.offCpuWatch;
+        owner.offCpuWatch = &m;
+    }
+    // The scheduler tick at the end of the slice sets need_resched if others wait on this CPU.
+    Time tick = std::max(t.sliceStart + ns(s.cost().timeSliceNs), s.sim().now() + 1);
+    s.sim().callAt(tick, static_cast<std::uint32_t>(t.cpu), &Mutex::endSpin, &m, serial);
+}
+
+void Mutex::endSpin(void* ctx, std::uint64_t serial)
+{
+    auto& m = *static_cast<Mutex*>(ctx);
+    auto it = std::find_if(
+        m.m_spinners.begin(), m.m_spinners.end(), [&](const Spinner& sp) { return sp.serial == serial; });
+    if (it == m.m_spinners.end())
+        return; // that spin is over
+    Sched& s = *m.m_sched;
+    Task& t = *it->t;
+    if (!s.need_resched(t)) { // nobody waits for this CPU: spin on, look again at the next tick
+        s.sim().callAt(
+            s.sim().now() + ns(s.cost().timeSliceNs), static_cast<std::uint32_t>(t.cpu), &Mutex::endSpin, &m, serial);
+        return;
+    }
+    std::coroutine_handle<> h = it->h;
+    m.m_spinners.erase(it);
+    s.sim().resumeAt(s.sim().now(), static_cast<std::uint32_t>(t.cpu), h);
+}
+
+void Mutex::unwatch(Task& owner)
+{
+    for (OffCpuWatch** w = &owner.offCpuWatch; *w; w = &(*w)->nextWatch)
+        if (*w == this) {
+            *w = nextWatch;
+            nextWatch = nullptr;
+            return;
+        }
+}
+
+void Mutex::ownerOffCpu(Task&)
+{
+    // Sched::offCpu() has emptied the owner's chain; the spinners see owner_running() fail and go to sleep.
+    if (m_sched)
+        stopSpinners(*m_sched, m_sched->sim().now(), -1);
+}
+
+void Mutex::stopSpinners(Sched& s, Time at, int fromCpu)
+{
+    for (const Spinner& sp : m_spinners) {
+        Time when = at + ns(s.lineTransferNs(fromCpu, sp.t->cpu));
+        s.sim().resumeAt(when, static_cast<std::uint32_t>(sp.t->cpu), sp.h);
+    }
+    m_spinners.clear();
+}
+
+void Mutex::take(Sched& s, Task& t, Time since)
+{
+    Time now = s.sim().now();
+    m_stat.noteAcquire(t.cpu, m_lastCpu, now - since, true);
+    m_stat.addToBuckets(m_stat.waitPerBucket, since, now);
+    if (s.trace())
+        s.trace()->span(t.cpu, since, now, SpanKind::LockWait, m_stat.name.c_str());
+    // The poll already brought the lock's line here; the cmpxchg is one locked RMW.
+    Sched::burn(t, s.cost().lockedRmwNs);
+    m_owner = &t;
+    m_lastCpu = t.cpu;
+    m_acquiredAt = now;
 }
 
 } // namespace mms

@@ -1,21 +1,28 @@
 #pragma once
-// struct mutex (2.6.29-4.9): an uncontended acquire is one locked RMW; a contended one spins for at most spinNs
-// (optimistic spinning; 0 here) and then sleeps. Unlock releases the mutex and wakes the first waiter, who must be
-// switched in before it can try again; a running task may take the mutex meanwhile (no hand-off before 4.10), and
-// the waiter then sleeps again at the head of the queue. Each conflict costs the waiter a wake-up and a context
-// switch, and the wake-up costs the unlocker.
+// struct mutex (2.6.29-4.9): an uncontended acquire is one locked RMW. A contended one first spins on the owner
+// (CONFIG_MUTEX_SPIN_ON_OWNER, 2.6.29+, on in SLE 11 SP2's 3.0): while the owner runs on a CPU and the spinner
+// need not reschedule, the spinner keeps its CPU polling the lock's cacheline, and takes the mutex when the owner
+// releases it; if the owner sleeps or is preempted (or the spinner must reschedule) it queues and sleeps.
+// Unlock releases the mutex and wakes the first waiter, who must be switched in before it can try again; a running
+// task or a spinner may take the mutex meanwhile (no hand-off before 4.10), and the waiter then sleeps again at the
+// head of the queue. Each sleeping conflict costs the waiter a wake-up and a context switch, and the unlocker the
+// wake-up.
 
 #include "sched/sched.h"
 #include "sync/lockstat.h"
 
 #include <deque>
+#include <vector>
 
 namespace mms {
 
-class Mutex {
+// CONFIG_MUTEX_SPIN_ON_OWNER: on (x86 SMP defconfig, SLE 3.0) or off (a 2.6.28 mutex: always sleep).
+enum class MutexSpin : std::uint8_t { Off, OnOwner };
+
+class Mutex final : private OffCpuWatch {
 public:
-    explicit Mutex(std::string name = {}, double spinNs = 0.0)
-        : m_spinNs(spinNs)
+    explicit Mutex(std::string name = {}, MutexSpin spin = MutexSpin::OnOwner)
+        : m_spin(spin)
     {
         m_stat.name = std::move(name);
         m_stat.kind = "mutex";
@@ -33,13 +40,39 @@ private:
         Task* t;
         Time since;
     };
+    struct Spinner {
+        Task* t;
+        std::coroutine_handle<> h;
+        std::uint64_t serial; // names this spin for the slice-end check
+    };
+    // Awaitable: spin (keep the CPU) until the owner releases the mutex, leaves its CPU, or the slice ends.
+    struct SpinOnOwner {
+        Mutex& m;
+        Sched& s;
+        Task& t;
+        bool await_ready() const noexcept { return false; }
+        void await_suspend(std::coroutine_handle<> h);
+        void await_resume() const noexcept { }
+    };
+    Co<bool> mutex_spin_on_owner(Sched& s, Task& t, Task* owner);
+    void take(Sched& s, Task& t, Time since);
+    void unwatch(Task& owner);
+    void ownerOffCpu(Task& owner) override;
+    void stopSpinners(Sched& s, Time at, int fromCpu);
+    static void endSpin(void* ctx, std::uint64_t serial);
+
     LockStat m_stat;
-    double m_spinNs;
+    MutexSpin m_spin;
+    Sched* m_sched = nullptr; // set while spinners wait (for the off-CPU and slice-end callbacks)
+    std::vector<Spinner> m_spinners;
+    std::uint64_t m_spinSerial = 0;
     Task* m_owner = nullptr;
     int m_lastCpu = -1;
     Time m_acquiredAt = 0;
     Time m_freeAt = 0; // released by its last holder at this time (may lie ahead of the clock)
-    std::deque<Waiter> m_waiters; // not a Fifo: a waiter that loses the race goes back to the head
+    // Not a Fifo: a waiter that loses the race after its wake-up goes back to the head, and one that wins leaves
+    // from wherever it is (the 2.6.29-4.9 wait list without hand-off).
+    std::deque<Waiter> m_waiters;
 };
 
 inline Co<> mutex_lock(Sched& s, Task& t, Mutex& m) { return m.lock(s, t); }

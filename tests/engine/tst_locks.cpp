@@ -33,6 +33,25 @@ Co<> holdMutex(Sched& s, Task& t, Mutex& m, double holdNs)
     co_await s.flush(t);
 }
 
+// Runs `beforeNs` of other work first, then takes the mutex for holdNs.
+Co<> lateHoldMutex(Sched& s, Task& t, Mutex& m, double beforeNs, double holdNs)
+{
+    Sched::burn(t, beforeNs);
+    co_await s.flush(t);
+    co_await holdMutex(s, t, m, holdNs);
+}
+
+// Takes the mutex, runs holdNs, sleeps sleepNs holding it, releases.
+Co<> sleepHoldingMutex(Sched& s, Task& t, Mutex& m, double holdNs, double sleepNs)
+{
+    co_await mutex_lock(s, t, m);
+    Sched::burn(t, holdNs);
+    co_await s.flush(t);
+    co_await s.sleepFor(t, ns(sleepNs));
+    mutex_unlock(s, t, m);
+    co_await s.flush(t);
+}
+
 Co<> holdRw(Sched& s, Task& t, RwSem& l, bool write, double holdNs)
 {
     if (write)
@@ -97,7 +116,7 @@ private Q_SLOTS:
         // a (CPU 0, first at equal times) holds the mutex for 50 us; b (CPU 1) must wait, and sleeps.
         Simulator sim;
         Sched s(sim, machine(2));
-        Mutex mutex("m");
+        Mutex mutex("m", MutexSpin::Off);
         Task& a = s.spawn("a", 0, false, nullptr, 1);
         Task& b = s.spawn("b", 1, false, nullptr, 2);
         s.start(a, holdMutex(s, a, mutex, 50'000));
@@ -108,6 +127,53 @@ private Q_SLOTS:
         // b slept ~50 us: its sys time is far below the wait (a sleeping waiter does not burn CPU).
         QVERIFY(toNs(b.sysTime) < 20'000);
         QVERIFY(toNs(mutex.stat().waitTotal) > 45'000);
+    }
+
+    void mutexSpinsOnARunningOwner()
+    {
+        // a (CPU 0) holds the mutex for 20 us, running; b (CPU 1) arrives 1 us later and spins on the owner
+        // (mutex_spin_on_owner): it takes the mutex when it sees a's release (one cacheline transfer), without
+        // sleeping, so it never pays a context switch beyond its first dispatch and burns the wait as sys time.
+        Simulator sim;
+        Sched s(sim, machine(2));
+        Mutex mutex("m");
+        Task& a = s.spawn("a", 0, false, nullptr, 1);
+        Task& b = s.spawn("b", 1, false, nullptr, 2);
+        s.start(a, holdMutex(s, a, mutex, 20'000));
+        s.start(b, lateHoldMutex(s, b, mutex, 1'000, 1'000));
+        QVERIFY(sim.run());
+        QCOMPARE(mutex.stat().contentions, std::uint64_t(1));
+        double sw = s.cost().contextSwitchNs;
+        double rmw = s.cost().lockedRmwNs;
+        // a: dispatched at sw, RMW, holds 20 us: releases at sw + rmw + 20 us, which b's poll sees one cacheline
+        // transfer later. b: first try at sw + 1 us.
+        double release = sw + rmw + 20'000 + s.lineTransferNs(0, 1);
+        double bTry = sw + 1'000;
+        QVERIFY2(std::fabs(toNs(mutex.stat().waitTotal) - (release - bTry)) < 1.0,
+            qPrintable(QString("wait %1 ns, expected %2 ns").arg(toNs(mutex.stat().waitTotal)).arg(release - bTry)));
+        // b's sys time: one switch in, the 1 us it ran before, the spin, its RMW and its 1 us hold: no sleep.
+        double bSys = sw + 1'000 + (release - bTry) + rmw + 1'000;
+        QVERIFY2(std::fabs(toNs(b.sysTime) - bSys) < 1.0,
+            qPrintable(QString("b sys %1 ns, expected %2 ns").arg(toNs(b.sysTime)).arg(bSys)));
+    }
+
+    void mutexWaitersSleepWhileTheOwnerSleeps()
+    {
+        // a takes the mutex, then sleeps 50 us holding it (an I/O); b, spinning on it, sees a leave its CPU and
+        // sleeps too: it burns next to no CPU for the wait.
+        Simulator sim;
+        Sched s(sim, machine(2));
+        Mutex mutex("m");
+        Task& a = s.spawn("a", 0, false, nullptr, 1);
+        Task& b = s.spawn("b", 1, false, nullptr, 2);
+        s.start(a, sleepHoldingMutex(s, a, mutex, 5'000, 50'000));
+        s.start(b, lateHoldMutex(s, b, mutex, 1'000, 1'000));
+        QVERIFY(sim.run());
+        QCOMPARE(mutex.stat().contentions, std::uint64_t(1));
+        QVERIFY(toNs(mutex.stat().waitTotal) > 50'000);
+        // b spun only until a slept (about 4 us), then slept: its sys time is far below the ~55 us wait.
+        QVERIFY2(toNs(b.sysTime) < 20'000, qPrintable(QString("b sys %1 ns").arg(toNs(b.sysTime))));
+        QVERIFY(b.finished > a.finished - ns(10'000));
     }
 
     void rwsemReadersShareWritersExclude_data()
