@@ -33,14 +33,6 @@ namespace {
             k.s.wakeIf(*w, gen);
     }
 
-    // unlock_page(): clear_bit_unlock_is_negative_byte(), then wake_up_page() if someone waits.
-    void unlock_page(Kernel& k, Task& t, AddressSpace& m, Pfn p)
-    {
-        Sched::burn(t, k.cost.lockedRmwNs);
-        k.pages.clear(p, PG_locked);
-        wake_page_waiters(k, m);
-    }
-
     // wait_on_page_locked(): sleep on the page's wait queue until the lock holder unlocks it.
     Co<> wait_on_page_locked(Kernel& k, Task& t, AddressSpace& m, Pfn p)
     {
@@ -279,6 +271,14 @@ Co<> activate_page_drain(Kernel& k, Task& t)
         Sched::burn(t, c.lockedRmwNs);
         k.unpin(p);
     }
+}
+
+// unlock_page(): clear_bit_unlock_is_negative_byte(), then wake_up_page() if someone waits.
+void unlock_page(Kernel& k, Task& t, AddressSpace& m, Pfn p)
+{
+    Sched::burn(t, k.cost.lockedRmwNs);
+    k.pages.clear(p, PG_locked);
+    wake_page_waiters(k, m);
 }
 
 void unlock_page(Kernel& k, Task& t, Pfn p) { unlock_page(k, t, *k.mappings[k.pages.owner(p) - 1u], p); }

@@ -78,6 +78,9 @@ Co<> activate_page(Kernel& k, Task& t, Pfn p);
 Co<> activate_page_drain(Kernel& k, Task& t);
 // unlock_page() of a page-cache page: clear PG_locked and wake the tasks waiting on it.
 void unlock_page(Kernel& k, Task& t, Pfn p);
+// The same, for a page whose mapping the caller already has (page migration unlocks the new page before its owner is
+// looked up again).
+void unlock_page(Kernel& k, Task& t, AddressSpace& m, Pfn p);
 // __remove_mapping() for a clean, unmapped page-cache page that reclaim has isolated and locked: under i_pages, take
 // it out of the mapping unless someone else holds a reference. Returns true if the page may be freed. Unlocks the
 // page (and wakes its waiters) either way.

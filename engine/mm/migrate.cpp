@@ -17,6 +17,7 @@
 // Anonymous pages are not isolated by this model's compaction (their anon_vma path is not built); the workloads
 // that compact have no anonymous pages on the LRU.
 #include "mm/compaction.h"
+#include "mm/filemap.h"
 #include "mm/kernel.h"
 #include "mm/rmap.h"
 
@@ -26,19 +27,6 @@ namespace {
     enum class Rc : std::uint8_t { Success, Again, NoMem };
 
     AddressSpace& mappingOf(Kernel& k, Pfn p) { return *k.mappings[k.pages.owner(p) - 1u]; }
-
-    // unlock_page(): clear PG_locked and wake the page's waiters (readers waiting in wait_on_page_locked).
-    void unlock_page(Kernel& k, Task& t, AddressSpace& m, Pfn p)
-    {
-        Sched::burn(t, k.cost.lockedRmwNs);
-        k.pages.clear(p, PG_locked);
-        if (m.pageWaiters.empty())
-            return;
-        auto waiters = std::move(m.pageWaiters);
-        m.pageWaiters.clear();
-        for (auto [w, gen] : waiters)
-            k.s.wakeIf(*w, gen);
-    }
 
     // migrate_page_move_mapping(): swap the page-cache slot to the new page unless someone holds a reference.
     Co<bool> migrate_page_move_mapping(Kernel& k, Task& t, AddressSpace& m, Pfn newpage, Pfn page)

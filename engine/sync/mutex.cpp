@@ -28,14 +28,7 @@ Co<> Mutex::lock(Sched& s, Task& t)
                 &s, arg);
             co_await s.sleep(t);
         }
-        Time now = s.sim().now();
-        m_stat.noteAcquire(t.cpu, m_lastCpu, now - since, true);
-        m_stat.addToBuckets(m_stat.waitPerBucket, since, now);
-        if (s.trace())
-            s.trace()->span(t.cpu, since, now, SpanKind::LockWait, m_stat.name.c_str());
-        Sched::burn(t, s.cost().lockedRmwNs);
-        m_lastCpu = t.cpu;
-        m_acquiredAt = now;
+        take(s, t, since);
         co_return;
     }
     if (!m_owner) { // free (waiters being woken or not: 3.x lets a running task take it)
