@@ -77,6 +77,8 @@ namespace {
         int readaroundPages = 16;
         std::uint64_t ioPages = 16;
         int testsPerChild = 1;
+        int heapEvery = 4;
+        bool contiguousFiles = true;
         bool unlinkFiles = true;
         int stackOrder = 1;
         int slabEvery = 4;
@@ -116,6 +118,8 @@ namespace {
             m_p.readaroundPages = p.at("readaround_pages").get<int>();
             m_p.ioPages = std::max<std::uint64_t>(1, p.at("io_size").get<std::uint64_t>() / kPageSize);
             m_p.testsPerChild = p.at("tests_per_child").get<int>();
+            m_p.heapEvery = p.at("heap_every").get<int>();
+            m_p.contiguousFiles = p.at("contiguous_files").get<bool>();
             m_p.unlinkFiles = p.at("unlink").get<bool>();
             m_p.stackOrder = p.at("stack_order").get<int>();
             m_p.slabEvery = p.at("slab_every").get<int>();
@@ -240,10 +244,17 @@ namespace {
                     all.pop_back();
                     addAtSetup(k, *m, p, i, false);
                 }
-            // Frames in a random order: a file's pages lie anywhere (they were allocated over the machine's life
-            // from whatever reclaim had freed), so neighbouring frames mostly belong to different files.
-            for (std::size_t i = all.size(); i > 1; --i)
-                std::swap(all[i - 1], all[rng.below(i)]);
+            // contiguous_files: a data file's pages sit together in frame order (a file written in one go takes
+            // its pages from the per-cpu list and the buddy blocks behind it in order), with the pages reclaim
+            // freed since scattered between them. Compaction's migrate scanner, whose position all direct
+            // compactors of the zone share (compact_cached_migrate_pfn), then hands consecutive 32-page clusters
+            // of one file to concurrent compactors, which meet on that file's i_mmap lock. Otherwise frames in a
+            // random order: neighbouring frames mostly belong to different files.
+            if (m_p.contiguousFiles)
+                std::sort(all.begin(), all.end());
+            else
+                for (std::size_t i = all.size(); i > 1; --i)
+                    std::swap(all[i - 1], all[rng.below(i)]);
             for (Pfn p : all) {
                 if (rng.uniform() < freeFraction) {
                     k.zone.freeOnePage(k.pages, p, 0);
@@ -442,35 +453,50 @@ namespace {
             }
         }
 
+        // One test of the workfile, drawn by its weight.
+        Co<> runTest(Kernel& k, Task& t, AddressSpace& file, std::uint64_t& offset)
+        {
+            const TestDef& d = kWorkfile[static_cast<std::size_t>(pickTest(t.rng))];
+            double jitter = 0.5 + t.rng.uniform();
+            switch (d.cls) {
+            case TestClass::Disk:
+                co_await diskTest(k, t, file, offset);
+                Sched::burn(t, m_p.diskUs * 1000.0 * d.cpuWeight * jitter, Acct::User);
+                break;
+            case TestClass::Compute:
+                Sched::burn(t, m_p.computeUs * 1000.0 * d.cpuWeight * jitter, Acct::User);
+                break;
+            case TestClass::Syscall:
+                Sched::burn(t, m_p.syscallUs * 1000.0 * d.cpuWeight * jitter, Acct::Sys);
+                break;
+            }
+            co_await k.s.cond_resched(t);
+            ++m_testsAll;
+            Time now = k.s.sim().now();
+            if (now >= m_p.warmup && now < m_p.end)
+                ++m_tests;
+        }
+
+        // A re-aim user: forks a child that runs tests_per_child tests (re-aim: the whole workfile, one job) and
+        // exits, then forks the next. Every heap_every tests the child's work buffer goes through one malloc /
+        // touch / free cycle: the THP fault (and its compaction) and the heap trim that splits it.
         Co<> user(Kernel& k, Task& t, Proc& child, AddressSpace& file)
         {
             std::uint64_t offset = 0;
             while (k.s.sim().now() + t.debt < m_p.end) {
                 co_await do_fork(k, t, child);
                 co_await do_execve(k, t, child);
-                co_await heapFault(k, t, child);
-                for (int i = 0; i < m_p.testsPerChild; ++i) {
-                    const TestDef& d = kWorkfile[static_cast<std::size_t>(pickTest(t.rng))];
-                    double jitter = 0.5 + t.rng.uniform();
-                    switch (d.cls) {
-                    case TestClass::Disk:
-                        co_await diskTest(k, t, file, offset);
-                        Sched::burn(t, m_p.diskUs * 1000.0 * d.cpuWeight * jitter, Acct::User);
-                        break;
-                    case TestClass::Compute:
-                        Sched::burn(t, m_p.computeUs * 1000.0 * d.cpuWeight * jitter, Acct::User);
-                        break;
-                    case TestClass::Syscall:
-                        Sched::burn(t, m_p.syscallUs * 1000.0 * d.cpuWeight * jitter, Acct::Sys);
-                        break;
-                    }
-                    co_await k.s.cond_resched(t);
-                    ++m_testsAll;
-                    Time now = k.s.sim().now();
-                    if (now >= m_p.warmup && now < m_p.end)
-                        ++m_tests;
+                for (int i = 0; i < m_p.testsPerChild && k.s.sim().now() + t.debt < m_p.end; ++i) {
+                    bool cycleStart = i % m_p.heapEvery == 0;
+                    if (cycleStart)
+                        co_await heapFault(k, t, child);
+                    co_await runTest(k, t, file, offset);
+                    bool cycleEnd = (i + 1) % m_p.heapEvery == 0 || i + 1 == m_p.testsPerChild;
+                    if (cycleEnd)
+                        co_await heapFree(k, t, child);
                 }
-                co_await heapFree(k, t, child);
+                if (!child.heap.empty())
+                    co_await heapFree(k, t, child);
                 co_await do_exit(k, t, child);
                 ++m_forks;
                 co_await k.s.cond_resched(t);
@@ -510,7 +536,12 @@ WorkloadKind aim7FserverKind()
             { "io_size", ParamKind::Size, "1MiB", false, "bytes a disk_* test writes and reads back", 4096, 1e9 },
             { "unlink", ParamKind::Bool, false, false, "disk tests unlink their temp file (its page cache is freed)", 0,
                 1 },
-            { "tests_per_child", ParamKind::Int, 4, false, "tests a forked child runs before it exits", 1, 580 },
+            { "tests_per_child", ParamKind::Int, 4, false,
+                "tests a forked child runs before it exits (re-aim: the whole workfile, 580)", 1, 100000 },
+            { "heap_every", ParamKind::Int, 4, false,
+                "tests per work-buffer cycle (malloc, THP fault, heap trim) of a child", 1, 100000 },
+            { "contiguous_files", ParamKind::Bool, false, false,
+                "the older page cache's files lie in consecutive frames (else in random frames)", 0, 1 },
             { "stack_order", ParamKind::Int, 1, false,
                 "order of fork's kernel stack (THREAD_SIZE_ORDER: 1 before 3.15)", 0, 4 },
             { "slab_every", ParamKind::Int, 4, false, "one fork in this many needs a new order-3 slab (0: never)", 0,
