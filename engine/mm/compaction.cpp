@@ -70,6 +70,23 @@ namespace {
         return true;
     }
 
+    // compact_checklock_irqsave() (3.7-3.16, "mm: compaction: abort async compaction if locks are contended or
+    // taking too long"): before taking (or while holding) zone->lock or the lru_lock, should_release_lock() --
+    // need_resched() or spin_is_contended() -- makes MIGRATE_ASYNC drop the lock and give up rather than queue
+    // behind the other compactors. Returns whether the caller holds `lock` now; the caller has flushed.
+    Co<bool> compact_checklock(Kernel& k, Task& t, SpinLock& lock, bool locked, CompactControl& cc)
+    {
+        if (should_abort(k, t, cc) || lock.contended(k.s.sim().now())) {
+            if (locked)
+                spin_unlock(k.s, t, lock);
+            cc.contended = true;
+            co_return false;
+        }
+        if (!locked)
+            co_await spin_lock(k.s, t, lock);
+        co_return true;
+    }
+
     // Migration can handle this page: a page-cache page on an LRU list, not under writeback, not unevictable.
     // Anonymous pages are left alone here (see migrate.cpp).
     bool isolatable(std::uint16_t f)
@@ -108,12 +125,16 @@ namespace {
                 continue;
             // The unlocked test above may be stale once the lock is ours (the page may have been isolated by
             // reclaim, freed, or moved to another memcg's lruvec while we waited): test again under the lock.
-            while (locked != &k.lruvecOf(pfn)) {
-                if (locked)
-                    spin_unlock(k.s, t, locked->lru_lock);
-                locked = &k.lruvecOf(pfn);
-                co_await spin_lock(k.s, t, locked->lru_lock);
+            if (locked && locked != &k.lruvecOf(pfn)) {
+                spin_unlock(k.s, t, locked->lru_lock);
+                locked = nullptr;
             }
+            co_await k.s.flush(t);
+            Lruvec& lruvec = k.lruvecOf(pfn);
+            bool held = co_await compact_checklock(k, t, lruvec.lru_lock, locked != nullptr, cc);
+            locked = held ? &lruvec : nullptr;
+            if (!held)
+                break;
             if (!isolatable(k.pages.flags(pfn)))
                 continue;
             // __isolate_lru_page() + del_page_from_lru_list()
@@ -158,13 +179,18 @@ Co<> isolate_freepages(Kernel& k, Task& t, CompactControl& cc)
         Pfn blockStart = (blockEnd - 1) / pageblock_nr_pages * pageblock_nr_pages;
         if (blockEnd == 0 || blockStart <= cc.migratePfn || blockStart < k.zone.start())
             break;
-        co_await k.s.flush(t);
-        if (should_abort(k, t, cc))
-            break;
-        co_await spin_lock(k.s, t, k.zone.lock);
+        // isolate_freepages_block(): PageBuddy is tested without the lock; zone->lock is taken at the first free
+        // page of the block, through compact_checklock_irqsave(), which is asked again at every free page.
+        bool locked = false;
         for (Pfn pfn = blockStart; pfn < blockEnd; ++pfn) {
             Sched::burn(t, k.cost.pteOpNs * 0.25); // PageBuddy test per pfn
-            int order = Zone::freeBlockOrder(k.pages, pfn);
+            if (Zone::freeBlockOrder(k.pages, pfn) < 0)
+                continue;
+            co_await k.s.flush(t);
+            locked = co_await compact_checklock(k, t, k.zone.lock, locked, cc);
+            if (!locked)
+                break;
+            int order = Zone::freeBlockOrder(k.pages, pfn); // again, under the lock
             if (order < 0)
                 continue;
             // split_free_page(): only while the zone stays above the low watermark (+ the block).
@@ -176,7 +202,10 @@ Co<> isolate_freepages(Kernel& k, Task& t, CompactControl& cc)
             Sched::burn(t, k.cost.listOpNs * (1 + (1 << order) / 8.0));
             pfn += (Pfn(1) << order) - 1;
         }
-        spin_unlock(k.s, t, k.zone.lock);
+        if (locked)
+            spin_unlock(k.s, t, k.zone.lock);
+        if (cc.contended)
+            break;
         blockEnd = blockStart;
         if (!zone_watermark_ok(k, 0, k.zone.watermarkLow))
             break;

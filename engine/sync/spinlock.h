@@ -30,6 +30,9 @@ public:
     void unlock(Sched& s, Task& t);
 
     bool held() const { return m_held; }
+    // spin_is_contended(): someone waits behind the holder (a ticket lock's tail is past head + 1). A grant that
+    // lies ahead on the clock is a waiter still spinning for a release that has not happened yet.
+    bool contended(Time now) const { return !m_waiters.empty() || (m_held && m_acquiredAt > now); }
     LockStat& stat() { return m_stat; }
     const LockStat& stat() const { return m_stat; }
     void setName(std::string n) { m_stat.name = std::move(n); }

@@ -25,6 +25,14 @@ Co<> holdSpin(Sched& s, Task& t, SpinLock& l, double holdNs)
     co_await s.flush(t);
 }
 
+// Runs `beforeNs` of other work first, then takes the spinlock for holdNs.
+Co<> lateHold(Sched& s, Task& t, SpinLock& l, double beforeNs, double holdNs)
+{
+    Sched::burn(t, beforeNs);
+    co_await s.flush(t);
+    co_await holdSpin(s, t, l, holdNs);
+}
+
 Co<> holdMutex(Sched& s, Task& t, Mutex& m, double holdNs)
 {
     co_await mutex_lock(s, t, m);
@@ -109,6 +117,35 @@ private Q_SLOTS:
         QVERIFY2(std::fabs(toNs(sys) - expectedSys) < 1.0 + 0.01 * expectedWait,
             qPrintable(QString("sys %1 ns, expected %2 ns").arg(toNs(sys)).arg(expectedSys)));
         QCOMPARE(toNs(st.holdMax), perHold);
+    }
+
+    void spinIsContendedOnlyWithAWaiter()
+    {
+        // spin_is_contended(), which async compaction asks before it takes zone->lock or the lru_lock: a held lock
+        // is not contended until someone queues behind the holder.
+        Simulator sim;
+        Sched s(sim, machine(3));
+        SpinLock lock("test");
+        Task& holder = s.spawn("holder", 0, false, nullptr, 1);
+        Task& waiter = s.spawn("waiter", 1, false, nullptr, 1);
+        Task& observer = s.spawn("observer", 2, false, nullptr, 1);
+        s.start(holder, holdSpin(s, holder, lock, 1000.0));
+        s.start(waiter, lateHold(s, waiter, lock, 200.0, 1000.0));
+        std::vector<bool> seen;
+        auto observe = [](Sched& s, Task& t, SpinLock& l, std::vector<bool>& out) -> Co<> {
+            // ns after the switch-in: the holder alone (1 us hold), the waiter queued (from 200 ns), both done.
+            double prev = 0;
+            for (double at : { 100.0, 400.0, 4000.0 }) {
+                Sched::burn(t, at - prev);
+                prev = at;
+                co_await s.flush(t);
+                out.push_back(l.contended(s.sim().now()));
+            }
+        };
+        s.start(observer, observe(s, observer, lock, seen));
+        QVERIFY(sim.run());
+        QCOMPARE(seen, (std::vector<bool> { false, true, false }));
+        QCOMPARE(lock.stat().contentions, std::uint64_t(1));
     }
 
     void mutexSleepsAndFreesTheCpu()
