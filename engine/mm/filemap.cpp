@@ -123,22 +123,30 @@ void put_page(Kernel& k, Task& t, Pfn p)
     k.unpin(p);
 }
 
-Co<> do_page_cache_readahead(Kernel& k, Task& t, AddressSpace& m, std::uint64_t index, int nr, std::uint64_t mark)
+Co<bool> do_page_cache_readahead(Kernel& k, Task& t, AddressSpace& m, std::uint64_t index, int nr, std::uint64_t mark)
 {
     FnScope fn(t, "__do_page_cache_readahead");
     const CostModel& c = k.cost;
     // ondemand_readahead + __do_page_cache_readahead: allocate a page for every index not cached yet...
     std::uint64_t end = std::min<std::uint64_t>(m.sizePages, index + static_cast<std::uint64_t>(nr));
     std::vector<std::pair<std::uint64_t, Pfn>> batch;
+    bool whole = true;
     for (std::uint64_t i = index; i < end; ++i) {
         Sched::burn(t, xarrayWalkNs(c)); // xa_load under rcu_read_lock
         if (m.lookup(i) != kNoPage)
             continue;
-        Pfn p = co_await alloc_page(k, t); // __page_cache_alloc: may enter direct reclaim
+        // page_cache_alloc_readahead(): __GFP_NORETRY | __GFP_NOWARN. The batch is nobody's to reclaim until it
+        // is in the page cache, so readahead must not wait for memory while holding it: when a round of direct
+        // reclaim frees nothing, the window ends here and the pages so far are read.
+        Pfn p = co_await alloc_page(k, t, GFP_NORETRY);
+        if (p == kNoPage) {
+            whole = false;
+            break;
+        }
         batch.emplace_back(i, p);
     }
     if (batch.empty())
-        co_return;
+        co_return whole;
     // ... then read_pages() -> iomap_readpages(): one iomap_begin (xfs_bmapi_read finds a hole) for the batch,
     // and per page add_to_page_cache_lru, zero the hole, SetPageUptodate, unlock_page.
     Sched::burn(t, c.bioSubmitNs * 0.5); // iomap_apply + xfs_bmapi_read + xfs_ilock: block mapping, no bio (GUESS)
@@ -157,7 +165,29 @@ Co<> do_page_cache_readahead(Kernel& k, Task& t, AddressSpace& m, std::uint64_t 
         }
         unlock_page(k, t, m, p);
     }
+    co_return whole;
 }
+
+namespace {
+    // no_cached_page: readahead gave up for lack of memory and left the page out, so the reader allocates it alone
+    // with page_cache_alloc_cold() (GFP_KERNEL: reclaim until it gets one, or the OOM killer), adds it to the page
+    // cache and reads it (a hole: zero-filled). False for -ENOMEM: an OOM victim found even the reserves empty.
+    Co<bool> no_cached_page(Kernel& k, Task& t, AddressSpace& m, std::uint64_t index)
+    {
+        Pfn p = co_await alloc_page(k, t);
+        if (p == kNoPage)
+            co_return false;
+        bool added = co_await add_to_page_cache_lru(k, t, m, p, index);
+        if (!added) { // another reader was faster: use its page
+            co_await free_hot_cold_page(k, t, p);
+            co_return true;
+        }
+        Sched::burn(t, k.cost.zeroPageNs * k.memCostJitter * t.rng.jitter(k.pageCostJitter)); // readpage: a hole
+        Sched::burn(t, k.cost.lockedRmwNs); // SetPageUptodate
+        unlock_page(k, t, m, p);
+        co_return true;
+    }
+} // namespace
 
 Co<bool> generic_file_buffered_read(Kernel& k, Task& t, AddressSpace& m, std::uint64_t index)
 {
@@ -167,8 +197,14 @@ Co<bool> generic_file_buffered_read(Kernel& k, Task& t, AddressSpace& m, std::ui
     const CostModel& c = k.cost;
     Pfn p = find_get_page(k, t, m, index);
     while (p == kNoPage) { // page_cache_sync_readahead(): this window, the next page marked
-        co_await do_page_cache_readahead(k, t, m, index, VM_READAHEAD_PAGES, index + 1);
+        bool whole = co_await do_page_cache_readahead(k, t, m, index, VM_READAHEAD_PAGES, index + 1);
         p = find_get_page(k, t, m, index);
+        if (p == kNoPage && !whole) {
+            bool ok = co_await no_cached_page(k, t, m, index);
+            if (!ok)
+                co_return false; // -ENOMEM
+            p = find_get_page(k, t, m, index);
+        }
     }
     if (PageReadahead(m, index))
         co_await page_cache_async_readahead(k, t, m, index);
@@ -335,9 +371,15 @@ namespace {
             std::uint64_t start = index > VM_READAHEAD_PAGES / 2 ? index - VM_READAHEAD_PAGES / 2 : 0;
             std::uint64_t mark = start + VM_READAHEAD_PAGES - VM_READAHEAD_PAGES / 4;
             while (p == kNoPage) { // pagecache_get_page(FGP_CREAT) after the read-around
-                co_await do_page_cache_readahead(k, t, m, start, VM_READAHEAD_PAGES, mark);
+                bool whole = co_await do_page_cache_readahead(k, t, m, start, VM_READAHEAD_PAGES, mark);
                 p = find_get_page(k, t, m, index);
                 start = index; // raced with reclaim: read from the fault on
+                if (p == kNoPage && !whole) {
+                    // The read-around gave up for lack of memory: page_cache_read() of this page alone. Failing
+                    // that (an OOM victim, reserves empty) the fault retries (VM_FAULT_OOM).
+                    co_await no_cached_page(k, t, m, index);
+                    p = find_get_page(k, t, m, index);
+                }
             }
         }
         co_await lock_page(k, t, m, p);

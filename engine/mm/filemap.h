@@ -67,7 +67,8 @@ void put_page(Kernel& k, Task& t, Pfn p);
 // hole), unlock; the page at `mark` gets PG_readahead. page_cache_sync_readahead() runs it on a miss (marking the
 // next page), page_cache_async_readahead() when a reader hits a marked page (the next window, marked at its start),
 // so a sequential reader keeps one window ahead and a second reader of the file finds the pages there.
-Co<> do_page_cache_readahead(Kernel& k, Task& t, AddressSpace& m, std::uint64_t index, int nr, std::uint64_t mark);
+// The allocations are __GFP_NORETRY: short of memory the window ends early; false then.
+Co<bool> do_page_cache_readahead(Kernel& k, Task& t, AddressSpace& m, std::uint64_t index, int nr, std::uint64_t mark);
 // generic_file_buffered_read() of one 4 KiB page at `index` into a user buffer. Returns false past EOF.
 Co<bool> generic_file_buffered_read(Kernel& k, Task& t, AddressSpace& m, std::uint64_t index);
 // mark_page_accessed(): 1st access sets PG_referenced, the 2nd activates (activate_page or, while the page still

@@ -52,7 +52,7 @@ struct PerCpuState {
 };
 
 constexpr int MAX_ORDER = 11; // free blocks of 2^0 .. 2^10 pages (include/linux/mmzone.h)
-constexpr int PAGE_ALLOC_COSTLY_ORDER = 3; // up to this order the allocator retries forever
+constexpr int PAGE_ALLOC_COSTLY_ORDER = 3; // up to this order the allocator retries (until the OOM killer)
 constexpr std::uint32_t pageblock_nr_pages = 512; // pageblock_order 9: the unit compaction scans
 
 // struct zone's buddy allocator: free_area[order] lists of free blocks under `lock`. As in the kernel, a free
@@ -292,6 +292,17 @@ public:
     Time swapFreeEntriesTime = 0; // summed duration of swapcache_free_entries() calls
     int nrSwapPagesLine = -1; // the CPU that last wrote nr_swap_pages (a global atomic_long_t); -1: none yet
 
+    // The allocator's ways out when memory runs out (page_alloc.cpp): allocations that gave up (__GFP_NORETRY
+    // after a round of direct reclaim that freed nothing, costly orders, an OOM victim with the reserves gone), and
+    // the OOM killer's victims. A victim (TIF_MEMDIE) allocates below the min watermark until it exits; the
+    // workload ends the killed process at its next step (fatal_signal_pending) and calls exit_oom_victim() once it
+    // has exited.
+    std::uint64_t nrAllocFail = 0;
+    std::uint64_t nrOomKill = 0;
+    std::vector<std::uint32_t> oomVictims; // task ids
+    bool fatal_signal_pending(const Task& t) const;
+    void exit_oom_victim(const Task& t);
+
     MmStruct& mm_alloc();
     // mmap of anonymous memory: returns the first vpn of the new VMA.
     std::uint32_t do_mmap(MmStruct& mm, std::uint32_t nrPages);
@@ -398,10 +409,16 @@ private:
 
 // --- the kernel paths (one line each here; the bodies sit in files named after the kernel's) ---
 // page_alloc.cpp
-Co<Pfn> alloc_page(Kernel& k, Task& t);
+// gfp: 0 (GFP_KERNEL: loops while reclaim makes progress; with nothing left to reclaim the OOM killer kills the
+// allocating task) or GFP_NORETRY (readahead: kNoPage after a round of direct reclaim that freed nothing, never the
+// OOM killer). kNoPage also when an OOM victim finds the reserves empty.
+constexpr unsigned GFP_NORETRY = 1u << 0; // __GFP_NORETRY
+Co<Pfn> alloc_page(Kernel& k, Task& t, unsigned gfp = 0);
 Co<> free_hot_cold_page(Kernel& k, Task& t, Pfn p);
 // alloc_pages(order) / __free_pages(order) for order > 0 (kernel stacks, slabs): zone->lock, the slow path with
-// direct compaction (compaction.cpp) and reclaim. `unmovable`: a kernel allocation, not on any LRU.
+// direct compaction (compaction.cpp) and reclaim. `unmovable`: a kernel allocation, not on any LRU. Up to
+// PAGE_ALLOC_COSTLY_ORDER it loops like an order-0 allocation (the OOM killer included); above it, it fails after
+// one round of compaction and reclaim (kNoPage).
 Co<Pfn> alloc_pages(Kernel& k, Task& t, int order);
 Co<> free_pages(Kernel& k, Task& t, Pfn p, int order);
 // alloc_hugepage_vma() for a THP fault (3.x, transparent_hugepage=always, defrag on): GFP_TRANSHUGE, order

@@ -210,17 +210,59 @@ namespace {
     }
 } // namespace
 
-Co<Pfn> alloc_page(Kernel& k, Task& t)
+namespace {
+    // zone_reclaimable_pages(): what reclaim could still free -- the file LRU, and the anonymous LRU when there is
+    // swap to put it in. Pages isolated by other reclaimers, in pagevecs or held by tasks (kernel stacks, page
+    // tables, readahead batches not in the page cache yet) are not reclaimable.
+    std::uint64_t zone_reclaimable_pages(const Kernel& k)
+    {
+        std::uint64_t n = k.nrFileLru();
+        if (!k.swap.empty())
+            n += k.lruvec.nr[LRU_INACTIVE_ANON] + k.lruvec.nr[LRU_ACTIVE_ANON];
+        return n;
+    }
+
+    // out_of_memory() with vm.oom_kill_allocating_task = 1: the task whose allocation found nothing to reclaim
+    // is the victim (SIGKILL, TIF_MEMDIE). The sysctl's policy, not oom_badness()'s largest-RSS choice: the model
+    // keeps no per-process RSS, and the allocating task is a process that holds memory (a re-aim child, a
+    // faulting user), never a kernel thread.
+    void out_of_memory(Kernel& k, Task& t)
+    {
+        if (k.fatal_signal_pending(t))
+            return;
+        k.oomVictims.push_back(t.id);
+        ++k.nrOomKill;
+    }
+
+    bool may_oom(const Kernel& k, const Task& t, std::uint64_t reclaimed)
+    {
+        // 3.x: __alloc_pages_may_oom() when direct reclaim made no progress and every zone is all_unreclaimable
+        // (for a zone with nothing on its LRUs: at once).
+        return reclaimed == 0 && !t.kthread && zone_reclaimable_pages(k) == 0;
+    }
+} // namespace
+
+bool Kernel::fatal_signal_pending(const Task& t) const
+{
+    return std::find(oomVictims.begin(), oomVictims.end(), t.id) != oomVictims.end();
+}
+
+void Kernel::exit_oom_victim(const Task& t) { std::erase(oomVictims, t.id); }
+
+Co<Pfn> alloc_page(Kernel& k, Task& t, unsigned gfp)
 {
     FnScope fn(t, "__alloc_pages_nodemask");
     PerCpuState& pc = k.pcpu[static_cast<std::size_t>(t.cpu)];
-    for (int attempt = 0;; ++attempt) {
+    bool noProgress = false; // the last round of direct reclaim freed nothing
+    for (;;) {
         std::uint64_t free = k.zone.nrFree();
         if (free < k.zone.watermarkLow)
             k.wakeup_kswapd();
         bool belowMin = free < k.zone.watermarkMin;
-        // PF_MEMALLOC (kswapd, and reclaim itself) may dip below min; everyone else reclaims first.
-        if (!belowMin || t.kthread) {
+        // PF_MEMALLOC (kswapd, and reclaim itself) and an OOM victim (TIF_MEMDIE: ALLOC_NO_WATERMARKS, so that it
+        // can exit) may dip below min; everyone else reclaims first.
+        bool memdie = k.fatal_signal_pending(t);
+        if (!belowMin || t.kthread || memdie) {
             if (pc.pcp.empty() && free > 0)
                 co_await rmqueue_bulk(k, t, pc);
             if (!pc.pcp.empty()) {
@@ -232,9 +274,26 @@ Co<Pfn> alloc_page(Kernel& k, Task& t)
                 co_return p;
             }
         }
-        // __alloc_pages_slowpath(): direct reclaim, then wait for writeback if it freed nothing.
+        // __alloc_pages_slowpath()'s ways out: a victim that found even the reserves empty ("Avoid allocations
+        // with no watermarks from looping endlessly"), and __GFP_NORETRY after a round of reclaim that freed
+        // nothing. (The kernel gives up on __GFP_NORETRY also when reclaim freed pages that others took before its
+        // retry; the model retries then, as it always did, which keeps the page-cache scenarios' results as they
+        // were calibrated: their readahead reclaims with progress.)
+        if (memdie || ((gfp & GFP_NORETRY) && noProgress)) {
+            ++k.nrAllocFail;
+            co_return kNoPage;
+        }
+        // Direct reclaim, then wait for writeback if it freed nothing -- or, with nothing left to reclaim, the
+        // OOM killer (never for __GFP_NORETRY, which fails instead).
         k.vm.inc(Vm::AllocStall);
         std::uint64_t got = co_await try_to_free_pages(k, t);
+        noProgress = got == 0;
+        if (noProgress && (gfp & GFP_NORETRY))
+            continue;
+        if (may_oom(k, t, got)) {
+            out_of_memory(k, t);
+            continue;
+        }
         if (got == 0)
             co_await k.congestion_wait(t, ms(100)); // HZ/10
     }
@@ -350,12 +409,19 @@ Co<Pfn> alloc_pages(Kernel& k, Task& t, int order)
         co_return p;
     }
     // __alloc_pages_slowpath() (3.x): wake kswapd, retry at the min watermark, then direct compaction, then
-    // direct reclaim; up to PAGE_ALLOC_COSTLY_ORDER the allocation never fails, it loops.
+    // direct reclaim; up to PAGE_ALLOC_COSTLY_ORDER the allocation loops (should_alloc_retry) until reclaim finds
+    // nothing left and the OOM killer kills the allocating task, which then takes the block below the watermarks
+    // if there is one; a costly order fails after one round.
     k.wakeup_kswapd();
     for (;;) {
-        p = co_await rmqueue_order(k, t, order, k.zone.watermarkMin);
+        bool memdie = k.fatal_signal_pending(t);
+        p = co_await rmqueue_order(k, t, order, memdie ? 0 : k.zone.watermarkMin);
         if (p != kNoPage)
             break;
+        if (memdie) {
+            ++k.nrAllocFail;
+            co_return kNoPage;
+        }
         // __alloc_pages_direct_compact(): compact, drain this CPU's list (the pages compaction freed sit
         // there), and try again.
         CompactResult cr = co_await try_to_compact_pages(k, t, order);
@@ -377,6 +443,14 @@ Co<Pfn> alloc_pages(Kernel& k, Task& t, int order)
         p = co_await rmqueue_order(k, t, order, k.zone.watermarkMin);
         if (p != kNoPage)
             break;
+        if (order > PAGE_ALLOC_COSTLY_ORDER) {
+            ++k.nrAllocFail;
+            co_return kNoPage;
+        }
+        if (may_oom(k, t, got)) {
+            out_of_memory(k, t);
+            continue;
+        }
         if (got == 0)
             co_await k.congestion_wait(t, ms(20)); // should_alloc_retry -> wait_iff_congested(HZ/50)
     }

@@ -301,6 +301,8 @@ namespace {
                 child.slab = co_await alloc_pages(k, t, 3); // new_slab() for task_struct / mm_struct / signal_cache
             for (int i = 0; i < m_p.pageTables; ++i) {
                 Pfn p = co_await alloc_page(k, t); // pgd_alloc, pud/pmd/pte_alloc
+                if (p == kNoPage)
+                    break; // an OOM victim (kNoPage: the reserves are empty too); it exits next
                 Sched::burn(t, k.cost.zeroPageNs);
                 child.pgtables.push_back(p);
             }
@@ -360,6 +362,8 @@ namespace {
         Co<> smallFault(Kernel& k, Task& t, Proc& child)
         {
             Pfn p = co_await alloc_page(k, t);
+            if (p == kNoPage)
+                co_return; // VM_FAULT_OOM for an OOM victim: it dies at the return to user space
             Sched::burn(t, k.cost.faultEntryNs + k.cost.zeroPageNs * k.memCostJitter + k.cost.pteOpNs);
             child.heap.push_back(p);
         }
@@ -394,8 +398,8 @@ namespace {
             // blocks once they are freed, or the next exit would free them a second time.
             if (child.slab != kNoPage)
                 co_await free_pages(k, t, std::exchange(child.slab, kNoPage), 3);
-            co_await free_pages(
-                k, t, std::exchange(child.stack, kNoPage), m_p.stackOrder); // free_thread_info (after the last switch)
+            if (child.stack != kNoPage) // free_thread_info (after the last switch)
+                co_await free_pages(k, t, std::exchange(child.stack, kNoPage), m_p.stackOrder);
             Sched::burn(t, k.cost.faultEntryNs + 20 * k.cost.lockedRmwNs);
         }
 
@@ -471,6 +475,8 @@ namespace {
                 break;
             }
             co_await k.s.cond_resched(t);
+            if (k.fatal_signal_pending(t))
+                co_return; // killed during the test: not completed
             ++m_testsAll;
             Time now = k.s.sim().now();
             if (now >= m_p.warmup && now < m_p.end)
@@ -484,20 +490,29 @@ namespace {
         {
             std::uint64_t offset = 0;
             while (k.s.sim().now() + t.debt < m_p.end) {
+                // A child the OOM killer picks (its allocation found nothing left to reclaim) gets SIGKILL: it
+                // stops at its next step, runs no more tests (re-aim counts only the tests a child completes), and
+                // exits, which frees its memory; the user forks the next child as usual.
                 co_await do_fork(k, t, child);
-                co_await do_execve(k, t, child);
-                for (int i = 0; i < m_p.testsPerChild && k.s.sim().now() + t.debt < m_p.end; ++i) {
+                if (!k.fatal_signal_pending(t))
+                    co_await do_execve(k, t, child);
+                for (int i = 0; i < m_p.testsPerChild && !k.fatal_signal_pending(t)
+                     && k.s.sim().now() + t.debt < m_p.end;
+                     ++i) {
                     bool cycleStart = i % m_p.heapEvery == 0;
                     if (cycleStart)
                         co_await heapFault(k, t, child);
+                    if (k.fatal_signal_pending(t))
+                        break;
                     co_await runTest(k, t, file, offset);
                     bool cycleEnd = (i + 1) % m_p.heapEvery == 0 || i + 1 == m_p.testsPerChild;
-                    if (cycleEnd)
+                    if (cycleEnd && !k.fatal_signal_pending(t))
                         co_await heapFree(k, t, child);
                 }
                 if (!child.heap.empty())
                     co_await heapFree(k, t, child);
                 co_await do_exit(k, t, child);
+                k.exit_oom_victim(t);
                 ++m_forks;
                 co_await k.s.cond_resched(t);
             }

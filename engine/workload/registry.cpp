@@ -44,6 +44,11 @@ void addCommonMetrics(const Kernel& k, const Sched& s, Metrics& out)
         ipis += s.cpu(c).ipisReceived;
     out["ipis"] = static_cast<double>(ipis);
     out["sim_time_s"] = toSec(s.sim().now());
+    // Only where memory ran out (page_alloc.cpp's ways out), so that other runs' results keep their keys.
+    if (k.nrOomKill)
+        out["vm.oom_kill"] = static_cast<double>(k.nrOomKill);
+    if (k.nrAllocFail)
+        out["alloc_fail"] = static_cast<double>(k.nrAllocFail);
 }
 
 } // namespace mms

@@ -48,6 +48,23 @@ Scenario small(int users)
     sc.set("heap_every", "4");
     return sc;
 }
+
+// A task that allocates order-0 pages with `gfp` until the allocator says no, then frees them and exits (as a killed
+// process does).
+Co<> hog(Kernel& k, Task& t, unsigned gfp, std::vector<Pfn>& held, bool& killed)
+{
+    for (;;) {
+        Pfn p = co_await alloc_page(k, t, gfp);
+        if (p == kNoPage)
+            break;
+        held.push_back(p);
+    }
+    killed = k.fatal_signal_pending(t);
+    for (Pfn p : held)
+        co_await free_hot_cold_page(k, t, p);
+    co_await drain_local_pages(k, t);
+    k.exit_oom_victim(t);
+}
 } // namespace
 
 class TestMigration : public QObject {
@@ -97,6 +114,75 @@ private Q_SLOTS:
         QVERIFY(k.zone.check(k.pages).empty());
         QCOMPARE(Zone::freeBlockOrder(k.pages, 0), MAX_ORDER - 1);
         QCOMPARE(Zone::freeBlockOrder(k.pages, 1), -1);
+    }
+
+    void oomKillerEndsAnAllocationWithNothingToReclaim()
+    {
+        // 4 MiB, no page cache, no swap: once memory is below the min watermark reclaim finds nothing, and a
+        // GFP_KERNEL allocation would retry forever. The OOM killer kills the allocating task instead (TIF_MEMDIE):
+        // it takes the reserves below min, every last page, and then gets kNoPage.
+        Simulator sim;
+        MachineSpec m = *machinePreset("generic-12cpu-2015");
+        m.memoryBytes = 4ull << 20;
+        Sched s(sim, m);
+        Kernel k(s, Toggles {});
+        std::vector<Pfn> held;
+        bool killed = false;
+        Task& t = s.spawn("hog", 0, false, nullptr, 1);
+        s.start(t, hog(k, t, 0, held, killed));
+        QVERIFY(sim.run());
+        QVERIFY(killed);
+        QCOMPARE(held.size(), std::size_t(1024));
+        QCOMPARE(k.nrOomKill, std::uint64_t(1));
+        QCOMPARE(k.nrAllocFail, std::uint64_t(1));
+        QVERIFY(k.oomVictims.empty());
+        QCOMPARE(k.zone.nrFree(), std::uint64_t(1024)); // all back, merged: the free lists hold
+        QVERIFY2(k.checkInvariants().empty(), k.checkInvariants().c_str());
+    }
+
+    void noretryGivesUpWithoutTheOomKiller()
+    {
+        // __GFP_NORETRY (readahead): below min with nothing to reclaim it fails and kills no one; the reserves
+        // stay free.
+        Simulator sim;
+        MachineSpec m = *machinePreset("generic-12cpu-2015");
+        m.memoryBytes = 4ull << 20;
+        Sched s(sim, m);
+        Kernel k(s, Toggles {});
+        std::vector<Pfn> held;
+        bool killed = true;
+        Task& t = s.spawn("reader", 0, false, nullptr, 1);
+        s.start(t, hog(k, t, GFP_NORETRY, held, killed));
+        QVERIFY(sim.run());
+        QVERIFY(!killed);
+        QCOMPARE(k.nrOomKill, std::uint64_t(0));
+        QCOMPARE(k.nrAllocFail, std::uint64_t(1));
+        // It stopped just below the min watermark (give or take the page on this CPU's list).
+        QVERIFY2(held.size() + k.zone.watermarkMin >= 1024 && held.size() + k.zone.watermarkMin <= 1025,
+            qPrintable(QString::number(held.size()) + " pages, min " + QString::number(k.zone.watermarkMin)));
+        QCOMPARE(k.zone.nrFree(), std::uint64_t(1024));
+        QVERIFY2(k.checkInvariants().empty(), k.checkInvariants().c_str());
+    }
+
+    void tinyScalesTerminate()
+    {
+        // The points that looped forever before the allocator had ways out: at --scale 0.01 (80 MiB for 120 CPUs)
+        // 841 users' 1 MiB write batches held all memory off the LRU; at 0.005 the users' kernel stacks, page
+        // tables and heaps alone fill it. Now readahead gives up (alloc_fail) and the OOM killer kills re-aim
+        // children (vm.oom_kill); the runs end, complete tests, and leave the free lists and every page's state
+        // consistent (the runner checks the invariants after each run, the buddy lists among them).
+        Scenario sc = loadScenario("migration-unmapped");
+        sc.selectVariants({ "baseline" });
+        sc.set("users", "841");
+        ResultSet noretry = run(sc, 0.01, 1);
+        const RunResult& r = result(noretry, "baseline");
+        QVERIFY(r.metrics.at("alloc_fail") > 0);
+        QVERIFY(r.metrics.at("tests") > 0);
+        ResultSet oom = run(sc, 0.005, 2);
+        const RunResult& o = result(oom, "baseline");
+        QVERIFY(o.metrics.at("vm.oom_kill") > 0);
+        QVERIFY(o.metrics.at("tests") > 0);
+        QCOMPARE(withoutHost(oom), withoutHost(run(sc, 0.005, 1))); // the kills are deterministic too
     }
 
     void thpFaultsCompact()
