@@ -438,9 +438,7 @@ namespace {
             }
         };
         bool tty = isatty(2);
-        std::size_t runsDone = 0, runsTotal = 0;
-        for (const Scenario* sc : pooled)
-            runsTotal += planRuns(*sc).size();
+        std::size_t runsDone = 0;
         if (tty)
             opts.progress = [&](std::size_t done, std::size_t total) {
                 std::lock_guard<std::mutex> lock(m);
