@@ -16,23 +16,43 @@
 #include "mm/rmap.h"
 
 #include <algorithm>
+#include <cassert>
 
 namespace mms {
 
 namespace {
+    // __do_page_cache_readahead() reads at most one window at a time (ra->size <= ra_pages).
+    constexpr std::size_t kMaxReadaheadBatch = VM_READAHEAD_PAGES;
+
     // xas_load(): an RCU walk of the xarray, ~3 levels of 64-slot nodes, each one dependent load.
     double xarrayWalkNs(const CostModel& c) { return 3 * c.pteOpNs; }
 
-    void wake_page_waiters(Kernel& k, AddressSpace& m)
+    [[gnu::noinline]] void wake_page_waiters_slow(Kernel& k, AddressSpace& m)
     {
-        if (m.pageWaiters.empty())
-            return;
         auto waiters = std::move(m.pageWaiters);
         m.pageWaiters.clear();
         for (auto [w, gen] : waiters)
             k.s.wakeIf(*w, gen);
     }
 
+    // Nearly every unlock finds nobody waiting: that test stays inline, the wake-ups do not.
+    inline void wake_page_waiters(Kernel& k, AddressSpace& m)
+    {
+        if (!m.pageWaiters.empty())
+            wake_page_waiters_slow(k, m);
+    }
+
+} // namespace
+
+// unlock_page(): clear_bit_unlock_is_negative_byte(), then wake_up_page() if someone waits.
+void unlock_page(Kernel& k, Task& t, AddressSpace& m, Pfn p)
+{
+    Sched::burn(t, k.cost.lockedRmwNs);
+    k.pages.clear(p, PG_locked);
+    wake_page_waiters(k, m);
+}
+
+namespace {
     // wait_on_page_locked(): sleep on the page's wait queue until the lock holder unlocks it.
     Co<> wait_on_page_locked(Kernel& k, Task& t, AddressSpace& m, Pfn p)
     {
@@ -64,21 +84,28 @@ namespace {
             co_await do_page_cache_readahead(k, t, m, start, VM_READAHEAD_PAGES, start);
     }
 
-    // add_to_page_cache_lru(): false if another reader inserted this index first (-EEXIST).
-    Co<bool> add_to_page_cache_lru(Kernel& k, Task& t, AddressSpace& m, Pfn p, std::uint64_t index)
+    // add_to_page_cache_lru(), in three parts so that the per-page work pays no coroutine frame of its own: the
+    // part before i_pages (here), the insertion under it (page_cache_insert_locked), and lru_cache_add; the caller
+    // (__do_page_cache_readahead) awaits the lock and lru_cache_add itself, in the kernel's order.
+    void add_to_page_cache_prepare(Kernel& k, Task& t, Pfn p)
     {
-        FnScope fn(t, "add_to_page_cache_lru");
         const CostModel& c = k.cost;
         k.pages.setFlags(p, PG_locked); // __SetPageLocked: the page is not visible yet, non-atomic
         k.touchLine(t, p);
         Sched::burn(t, 2 * c.lockedRmwNs); // mem_cgroup_try_charge + commit: css refcount and the memcg counters
         k.chargeMemcg(t, p);
-        co_await spin_lock(k.s, t, m.i_pages);
+    }
+
+    // Under i_pages: store the page at `index` and drop the lock. False if another reader inserted this index first
+    // (-EEXIST); the page is then the caller's to free.
+    bool page_cache_insert_locked(Kernel& k, Task& t, AddressSpace& m, Pfn p, std::uint64_t index)
+    {
+        const CostModel& c = k.cost;
         if (m.lookup(index) != kNoPage) {
             Sched::burn(t, xarrayWalkNs(c));
             spin_unlock(k.s, t, m.i_pages);
             k.pages.setFlags(p, 0);
-            co_return false;
+            return false;
         }
         if (m.pages.size() <= index)
             m.pages.resize(std::max<std::size_t>(index + 1, m.pages.size() * 2), kNoPage);
@@ -88,8 +115,7 @@ namespace {
         k.pages.setIndex(p, static_cast<std::uint32_t>(index));
         Sched::burn(t, c.swapCacheOpNs); // xas_store + __inc_node_page_state(NR_FILE_PAGES): the same xarray
         spin_unlock(k.s, t, m.i_pages);
-        co_await lru_cache_add(k, t, p, false); // file pages start on the inactive list
-        co_return true;
+        return true;
     }
 } // namespace
 
@@ -129,7 +155,21 @@ Co<bool> do_page_cache_readahead(Kernel& k, Task& t, AddressSpace& m, std::uint6
     const CostModel& c = k.cost;
     // ondemand_readahead + __do_page_cache_readahead: allocate a page for every index not cached yet...
     std::uint64_t end = std::min<std::uint64_t>(m.sizePages, index + static_cast<std::uint64_t>(nr));
-    std::vector<std::pair<std::uint64_t, Pfn>> batch;
+    // read_pages()'s list, in the frame (no allocation per window) and left uninitialised: n says what is valid.
+    // A write of more than one window at once (AIM7's disk tests fill 1 MiB through here) lists on the heap.
+    std::uint64_t windowIndex[kMaxReadaheadBatch];
+    Pfn windowPage[kMaxReadaheadBatch];
+    std::uint64_t* batchIndex = windowIndex;
+    Pfn* batchPage = windowPage;
+    std::vector<std::uint64_t> bigIndex;
+    std::vector<Pfn> bigPage;
+    if (std::size_t want = end - std::min(end, index); want > kMaxReadaheadBatch) {
+        bigIndex.resize(want);
+        bigPage.resize(want);
+        batchIndex = bigIndex.data();
+        batchPage = bigPage.data();
+    }
+    std::size_t n = 0;
     bool whole = true;
     for (std::uint64_t i = index; i < end; ++i) {
         Sched::burn(t, xarrayWalkNs(c)); // xa_load under rcu_read_lock
@@ -143,15 +183,26 @@ Co<bool> do_page_cache_readahead(Kernel& k, Task& t, AddressSpace& m, std::uint6
             whole = false;
             break;
         }
-        batch.emplace_back(i, p);
+        batchIndex[n] = i;
+        batchPage[n++] = p;
     }
-    if (batch.empty())
+    if (n == 0)
         co_return whole;
     // ... then read_pages() -> iomap_readpages(): one iomap_begin (xfs_bmapi_read finds a hole) for the batch,
     // and per page add_to_page_cache_lru, zero the hole, SetPageUptodate, unlock_page.
     Sched::burn(t, c.bioSubmitNs * 0.5); // iomap_apply + xfs_bmapi_read + xfs_ilock: block mapping, no bio (GUESS)
-    for (auto [i, p] : batch) {
-        bool added = co_await add_to_page_cache_lru(k, t, m, p, i);
+    for (std::size_t b = 0; b < n; ++b) {
+        std::uint64_t i = batchIndex[b];
+        Pfn p = batchPage[b];
+        bool added;
+        {
+            FnScope add(t, "add_to_page_cache_lru");
+            add_to_page_cache_prepare(k, t, p);
+            co_await spin_lock(k.s, t, m.i_pages);
+            added = page_cache_insert_locked(k, t, m, p, i);
+            if (added)
+                co_await lru_cache_add(k, t, p, false); // file pages start on the inactive list
+        }
         if (!added) { // -EEXIST: the other reader of this file was faster
             co_await free_hot_cold_page(k, t, p);
             continue;
@@ -169,6 +220,19 @@ Co<bool> do_page_cache_readahead(Kernel& k, Task& t, AddressSpace& m, std::uint6
 }
 
 namespace {
+    // add_to_page_cache_lru() as one call, for a single page (no_cached_page); readahead runs the same three parts
+    // in its own frame.
+    Co<bool> add_to_page_cache_lru(Kernel& k, Task& t, AddressSpace& m, Pfn p, std::uint64_t index)
+    {
+        FnScope add(t, "add_to_page_cache_lru");
+        add_to_page_cache_prepare(k, t, p);
+        co_await spin_lock(k.s, t, m.i_pages);
+        bool added = page_cache_insert_locked(k, t, m, p, index);
+        if (added)
+            co_await lru_cache_add(k, t, p, false);
+        co_return added;
+    }
+
     // no_cached_page: readahead gave up for lack of memory and left the page out, so the reader allocates it alone
     // with page_cache_alloc_cold() (GFP_KERNEL: reclaim until it gets one, or the OOM killer), adds it to the page
     // cache and reads it (a hole: zero-filled). False for -ENOMEM: an OOM victim found even the reserves empty.
@@ -187,36 +251,74 @@ namespace {
         unlock_page(k, t, m, p);
         co_return true;
     }
+
+    // generic_file_buffered_read()'s common case: the page is cached, unlocked and uptodate, carries no PG_readahead,
+    // and mark_page_accessed() will not activate it through a pagevec. Everything is then plain work with nothing
+    // to wait for, so it runs without a coroutine frame. Returns false, having changed nothing, otherwise.
+    //
+    // The page reference (find_get_page .. put_page) is charged as the full path charges it, but the pin itself is
+    // not recorded: it is taken and dropped with no event in between, so no other task could observe it.
+    bool read_cached_page(Kernel& k, Task& t, AddressSpace& m, std::uint64_t index)
+    {
+        Pfn p = m.lookup(index);
+        if (p == kNoPage || PageReadahead(m, index))
+            return false;
+        std::uint16_t f = k.pages.flags(p);
+        if ((f & PG_locked) || ((f & PG_referenced) && (f & PG_lru) && !(f & (PG_active | PG_unevictable))))
+            return false;
+        FnScope fn(t, "generic_file_buffered_read");
+        const CostModel& c = k.cost;
+        Sched::burn(t, xarrayWalkNs(c)); // find_get_page(): xas_load ...
+        Sched::burn(t, c.lockedRmwNs); // ... and page_cache_get_speculative()
+        k.touchLine(t, p);
+        {
+            FnScope copy(t, "copy_page_to_iter");
+            Sched::burn(t, c.copyPageNs * k.memCostJitter * t.rng.jitter(k.pageCostJitter));
+        }
+        MaybeCo activation = mark_page_accessed(k, t, p);
+        assert(activation.await_ready()); // excluded above
+        (void)activation;
+        Sched::burn(t, c.lockedRmwNs); // put_page()
+        k.touchLine(t, p);
+        return true;
+    }
+
+    Co<bool> generic_file_buffered_read_slowpath(Kernel& k, Task& t, AddressSpace& m, std::uint64_t index)
+    {
+        FnScope fn(t, "generic_file_buffered_read");
+        const CostModel& c = k.cost;
+        Pfn p = find_get_page(k, t, m, index);
+        while (p == kNoPage) { // page_cache_sync_readahead(): this window, the next page marked
+            bool whole = co_await do_page_cache_readahead(k, t, m, index, VM_READAHEAD_PAGES, index + 1);
+            p = find_get_page(k, t, m, index);
+            if (p == kNoPage && !whole) {
+                bool ok = co_await no_cached_page(k, t, m, index);
+                if (!ok)
+                    co_return false; // -ENOMEM
+                p = find_get_page(k, t, m, index);
+            }
+        }
+        if (PageReadahead(m, index))
+            co_await page_cache_async_readahead(k, t, m, index);
+        if (k.pages.test(p, PG_locked))
+            co_await wait_on_page_locked(k, t, m, p); // PageUptodate is clear until the reader unlocks it
+        {
+            FnScope copy(t, "copy_page_to_iter");
+            Sched::burn(t, c.copyPageNs * k.memCostJitter * t.rng.jitter(k.pageCostJitter));
+        }
+        co_await mark_page_accessed(k, t, p);
+        put_page(k, t, p);
+        co_return true;
+    }
 } // namespace
 
-Co<bool> generic_file_buffered_read(Kernel& k, Task& t, AddressSpace& m, std::uint64_t index)
+ValueOrCo<bool> generic_file_buffered_read(Kernel& k, Task& t, AddressSpace& m, std::uint64_t index)
 {
-    FnScope fn(t, "generic_file_buffered_read");
     if (index >= m.sizePages)
-        co_return false;
-    const CostModel& c = k.cost;
-    Pfn p = find_get_page(k, t, m, index);
-    while (p == kNoPage) { // page_cache_sync_readahead(): this window, the next page marked
-        bool whole = co_await do_page_cache_readahead(k, t, m, index, VM_READAHEAD_PAGES, index + 1);
-        p = find_get_page(k, t, m, index);
-        if (p == kNoPage && !whole) {
-            bool ok = co_await no_cached_page(k, t, m, index);
-            if (!ok)
-                co_return false; // -ENOMEM
-            p = find_get_page(k, t, m, index);
-        }
-    }
-    if (PageReadahead(m, index))
-        co_await page_cache_async_readahead(k, t, m, index);
-    if (k.pages.test(p, PG_locked))
-        co_await wait_on_page_locked(k, t, m, p); // PageUptodate is clear until the reader unlocks it
-    {
-        FnScope copy(t, "copy_page_to_iter");
-        Sched::burn(t, c.copyPageNs * k.memCostJitter * t.rng.jitter(k.pageCostJitter));
-    }
-    co_await mark_page_accessed(k, t, p);
-    put_page(k, t, p);
-    co_return true;
+        return false;
+    if (read_cached_page(k, t, m, index))
+        return true;
+    return generic_file_buffered_read_slowpath(k, t, m, index);
 }
 
 namespace {
@@ -307,14 +409,6 @@ Co<> activate_page_drain(Kernel& k, Task& t)
         Sched::burn(t, c.lockedRmwNs);
         k.unpin(p);
     }
-}
-
-// unlock_page(): clear_bit_unlock_is_negative_byte(), then wake_up_page() if someone waits.
-void unlock_page(Kernel& k, Task& t, AddressSpace& m, Pfn p)
-{
-    Sched::burn(t, k.cost.lockedRmwNs);
-    k.pages.clear(p, PG_locked);
-    wake_page_waiters(k, m);
 }
 
 void unlock_page(Kernel& k, Task& t, Pfn p) { unlock_page(k, t, *k.mappings[k.pages.owner(p) - 1u], p); }

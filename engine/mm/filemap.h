@@ -6,6 +6,7 @@
 // A file page: owner = mapping id + 1, index = page offset in the file, PG_anon and PG_swapbacked clear. A page is
 // in its mapping from add_to_page_cache_lru() until __remove_mapping() (reclaim) takes it out.
 
+#include "mm/fastpath.h"
 #include "mm/page.h"
 #include "mm/toggles.h"
 #include "sim/co.h"
@@ -70,7 +71,8 @@ void put_page(Kernel& k, Task& t, Pfn p);
 // The allocations are __GFP_NORETRY: short of memory the window ends early; false then.
 Co<bool> do_page_cache_readahead(Kernel& k, Task& t, AddressSpace& m, std::uint64_t index, int nr, std::uint64_t mark);
 // generic_file_buffered_read() of one 4 KiB page at `index` into a user buffer. Returns false past EOF.
-Co<bool> generic_file_buffered_read(Kernel& k, Task& t, AddressSpace& m, std::uint64_t index);
+// A coroutine only when the page is not cached yet, starts readahead, is locked or gets activated.
+ValueOrCo<bool> generic_file_buffered_read(Kernel& k, Task& t, AddressSpace& m, std::uint64_t index);
 // mark_page_accessed(): 1st access sets PG_referenced, the 2nd activates (activate_page or, while the page still
 // sits in this CPU's lru_add pagevec, __lru_cache_activate_page).
 MaybeCo mark_page_accessed(Kernel& k, Task& t, Pfn p);

@@ -7,6 +7,7 @@
 // (mm/toggles.h) switch the posts' patches and later changes on and off.
 
 #include "hw/blockdev.h"
+#include "mm/fastpath.h"
 #include "mm/filemap.h"
 #include "mm/page.h"
 #include "mm/pte.h"
@@ -413,8 +414,9 @@ private:
 // allocating task) or GFP_NORETRY (readahead: kNoPage after a round of direct reclaim that freed nothing, never the
 // OOM killer). kNoPage also when an OOM victim finds the reserves empty.
 constexpr unsigned GFP_NORETRY = 1u << 0; // __GFP_NORETRY
-Co<Pfn> alloc_page(Kernel& k, Task& t, unsigned gfp = 0);
-Co<> free_hot_cold_page(Kernel& k, Task& t, Pfn p);
+// A coroutine only when the per-CPU list is empty or memory is low:
+ValueOrCo<Pfn> alloc_page(Kernel& k, Task& t, unsigned gfp = 0);
+MaybeCo free_hot_cold_page(Kernel& k, Task& t, Pfn p); // a coroutine only when the per-CPU list drains
 // alloc_pages(order) / __free_pages(order) for order > 0 (kernel stacks, slabs): zone->lock, the slow path with
 // direct compaction (compaction.cpp) and reclaim. `unmovable`: a kernel allocation, not on any LRU. Up to
 // PAGE_ALLOC_COSTLY_ORDER it loops like an order-0 allocation (the OOM killer included); above it, it fails after

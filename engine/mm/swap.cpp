@@ -14,42 +14,53 @@ namespace {
     //                            if (page_evictable(page)) { page_lru; update_page_reclaim_stat } ...;
     //                            add_page_to_lru_list
     //   5.7: page_evictable() static inline (page_mapping() stays out of line); smp_mb__after_atomic().
-    void pagevec_lru_add_fn(Kernel& k, Task& t, Pfn p)
+    //
+    // The steps' costs depend on the toggles only, so a drain adds them up once (pagevec_lru_add_cost) and charges
+    // the sum per page: the same picoseconds as charging them one by one, each rounded as Sched::burn rounds it.
+    Time pagevec_lru_add_cost(const Kernel& k)
     {
         const CostModel& c = k.cost;
+        Time cost = 0;
         bool checksEvictable = k.tg.pageEvictable != EvictableCall::None || k.tg.lruBarrier != LruBarrier::None;
         if (checksEvictable)
-            Sched::burn(t, c.lockedRmwNs); // TestClearPageUnevictable(): lock btr
-        Sched::burn(t, c.lockedRmwNs); // SetPageLRU(): lock or
+            cost += ns(c.lockedRmwNs); // TestClearPageUnevictable(): lock btr
+        cost += ns(c.lockedRmwNs); // SetPageLRU(): lock or
         switch (k.tg.lruBarrier) {
         case LruBarrier::SmpMb: // x86-64 5.6: lock addl $0,-4(%rsp)
-            Sched::burn(t, c.smpMbNs);
+            cost += ns(c.smpMbNs);
             break;
         case LruBarrier::AfterAtomic: // smp_mb__after_atomic(): a compiler barrier on x86, SetPageLRU was atomic
         case LruBarrier::None:
             break;
         }
         if (k.tg.pageEvictable == EvictableCall::OutOfLine)
-            Sched::burn(t, c.functionCallNs); // call page_evictable (vmscan.c): call/ret, push/pop prologue+epilogue
+            cost += ns(c.functionCallNs); // call page_evictable (vmscan.c): call/ret, push/pop prologue+epilogue
         if (k.tg.pageEvictable != EvictableCall::None) {
             // page_evictable()'s body: rcu_read_lock/unlock are compiler barriers (!PREEMPT); page_mapping() is out
             // of line in mm/util.c in both 5.6 and 5.7 but, as the post notes, without push/pop: half a call;
             // then compound_head, PageSlab, PageSwapCache, the PAGE_MAPPING_ANON test, mapping_unevictable's
             // test_bit(AS_UNEVICTABLE) and !PageMlocked: a handful of L1-hit loads and branches.
-            Sched::burn(t, 0.5 * c.functionCallNs);
-            Sched::burn(t, 2 * c.pteOpNs);
+            cost += ns(0.5 * c.functionCallNs);
+            cost += ns(2 * c.pteOpNs);
         }
+        cost += ns(c.listOpNs); // page_lru + add_page_to_lru_list + update_page_reclaim_stat
+        return cost;
+    }
+
+    void pagevec_lru_add_fn(Kernel& k, Task& t, Pfn p, Time cost)
+    {
+        Sched::burnTime(t, cost);
         k.pages.clear(p, PG_pagevec);
         LruList l = Kernel::page_lru(k.pages.flags(p));
         k.touchLruAdd(t, p, l);
         k.add_page_to_lru_list(p, l);
-        Sched::burn(t, c.listOpNs); // page_lru + add_page_to_lru_list + update_page_reclaim_stat
     }
 
     Co<> pagevec_lru_add(Kernel& k, Task& t, Pagevec& pv)
     {
         FnScope fn(t, "__pagevec_lru_add");
         std::vector<Pfn> orphans;
+        const Time cost = pagevec_lru_add_cost(k);
         LruLock lk(k, t);
         for (Pfn p : pv.pages) {
             co_await lk.relock(p);
@@ -58,7 +69,7 @@ namespace {
                 orphans.push_back(p);
                 continue;
             }
-            pagevec_lru_add_fn(k, t, p);
+            pagevec_lru_add_fn(k, t, p, cost);
         }
         lk.unlock();
         pv.pages.clear();
