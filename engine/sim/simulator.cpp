@@ -1,8 +1,22 @@
 #include "sim/simulator.h"
 
+#include <algorithm>
+
 namespace mms {
 
-Simulator::Entry Simulator::popTop()
+void Simulator::toHeap()
+{
+    std::reverse(m_heap.begin(), m_heap.end()); // earliest first: every parent before its children
+    m_sorted = false;
+}
+
+void Simulator::toSorted()
+{
+    std::sort(m_heap.begin(), m_heap.end(), [this](const Entry& a, const Entry& b) { return before(b, a); });
+    m_sorted = true;
+}
+
+Simulator::Entry Simulator::popHeap()
 {
     Entry top = m_heap.front();
     Entry last = m_heap.back();
@@ -27,14 +41,24 @@ Simulator::Entry Simulator::popTop()
         }
         m_heap[i] = last;
     }
+    if (n <= kSortedMin)
+        toSorted();
     return top;
 }
 
 bool Simulator::run(Interrupter* interrupter)
 {
     m_stopped = false;
-    while (!empty() && !m_stopped) {
-        Entry e = pop();
+    updateInlineUntil();
+    while (!m_stopped) {
+        Entry e;
+        if (m_hasFront) {
+            m_hasFront = false;
+            e = m_front;
+        } else if (!m_heap.empty())
+            e = popTop();
+        else
+            break;
         Payload p = m_slots[e.slot];
         m_freeSlots.push_back(e.slot);
         m_now = e.t;
@@ -53,6 +77,7 @@ bool Simulator::run(Interrupter* interrupter)
         }
         if (m_events >= m_nextCheck) {
             m_nextCheck = m_events + kCheckEvery;
+            updateInlineUntil();
             if (interrupter && interrupter->wasInterrupted())
                 return false;
         }
