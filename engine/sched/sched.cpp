@@ -56,7 +56,7 @@ void Sched::start(Task& t, Co<> body)
         dispatch(c);
 }
 
-void Sched::dispatch(Cpu& c)
+void Sched::dispatch(Cpu& c, bool fromLoop)
 {
     if (c.current)
         return;
@@ -73,7 +73,14 @@ void Sched::dispatch(Cpu& c)
     t->sysTime += sw;
     t->sliceStart = m_sim.now() + sw;
     emitSpan(c.id, m_sim.now(), m_sim.now() + sw, SpanKind::Run, "__schedule");
-    m_sim.resumeAt(m_sim.now() + sw, static_cast<std::uint32_t>(c.id), t->resumePoint);
+    auto key = static_cast<std::uint32_t>(c.id);
+    if (fromLoop && m_sim.runsNext(m_sim.now() + sw, key)) {
+        // Nothing else runs before the switch-in: take it now instead of a push and a pop (the same order).
+        m_sim.takeInline(m_sim.now() + sw);
+        t->resumePoint.resume();
+        return;
+    }
+    m_sim.resumeAt(m_sim.now() + sw, key, t->resumePoint);
 }
 
 bool Sched::Flush::await_suspend(std::coroutine_handle<> h)
@@ -124,7 +131,7 @@ void Sched::block(Task& t, std::coroutine_handle<> h)
                 Cpu& c = s->cpu(static_cast<int>(cpuId));
                 c.current = nullptr;
                 c.idleSince = s->m_sim.now();
-                s->dispatch(c);
+                s->dispatch(c, true);
             },
             this, static_cast<std::uint64_t>(t.cpu));
         return;
@@ -135,7 +142,11 @@ void Sched::block(Task& t, std::coroutine_handle<> h)
     dispatch(c);
 }
 
-void Sched::wake(Task& t)
+void Sched::wake(Task& t) { tryToWakeUp(t, false); }
+
+void Sched::wakeFromLoop(Task& t) { tryToWakeUp(t, true); }
+
+void Sched::tryToWakeUp(Task& t, bool fromLoop)
 {
     if (t.state != TaskState::Sleeping)
         return;
@@ -145,7 +156,7 @@ void Sched::wake(Task& t)
     Cpu& c = cpu(t.cpu);
     c.runq.push_back(&t);
     if (!c.current)
-        dispatch(c);
+        dispatch(c, fromLoop);
 }
 
 int Sched::selectIdleSibling(int target) const
@@ -201,7 +212,9 @@ Co<> Sched::sleepTimeout(Task& t, Time timeout)
         m_sim.now() + timeout, static_cast<std::uint32_t>(t.cpu),
         [](void* ctx, std::uint64_t a) {
             auto* s = static_cast<Sched*>(ctx);
-            s->wakeIf(*s->m_tasks[a >> 32], static_cast<std::uint32_t>(a));
+            Task& t = *s->m_tasks[a >> 32];
+            if (t.sleepGen == static_cast<std::uint32_t>(a))
+                s->wakeFromLoop(t); // the timer's own event: the woken task may run inline
         },
         this, arg);
     co_await sleep(t);

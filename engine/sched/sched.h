@@ -136,7 +136,11 @@ public:
     Time idleTotal() const;
 
 private:
-    void dispatch(Cpu& c);
+    // fromLoop: called from an event callback (the event loop's own frame), where the switched-in task may be
+    // resumed at once when its resumption is the next event (Simulator::runsNext); never from a coroutine.
+    void dispatch(Cpu& c, bool fromLoop = false);
+    void wakeFromLoop(Task& t);
+    void tryToWakeUp(Task& t, bool fromLoop);
     // The task leaves its CPU (sleeps, yields, exits): whoever spins on its on_cpu stops (see OffCpuWatch).
     static void offCpu(Task& t);
     void emitSpan(int cpu, Time b, Time e, SpanKind k, const char* fn)

@@ -7,7 +7,7 @@ bool SpinLock::Acquire::await_ready()
     // Fast path only when the task is "on time" and the lock is free now: otherwise suspend and decide then.
     if (t.debt != 0 || l.m_held || l.m_freeAt > s.sim().now() || !l.m_waiters.empty())
         return false;
-    l.grant(s, t, s.sim().now(), 0, false);
+    l.grantFree(s, t, s.sim().now());
     return true;
 }
 
@@ -41,8 +41,18 @@ bool SpinLock::Acquire::await_suspend(std::coroutine_handle<> h)
         [](void* ctx, std::uint64_t) {
             auto* a = static_cast<Acquire*>(ctx);
             Time granted = a->attempt();
-            if (granted >= 0)
-                a->s.sim().resumeAt(granted, static_cast<std::uint32_t>(a->t.cpu), a->resumeHandle);
+            if (granted < 0)
+                return;
+            // The attempt is an event of its own: when the grant is the next event, resume the holder here
+            // instead of a push and a pop (the same order; `a` dies with the frame, so it is not touched after).
+            Simulator& sim = a->s.sim();
+            auto key = static_cast<std::uint32_t>(a->t.cpu);
+            if (sim.runsNext(granted, key)) {
+                sim.takeInline(granted);
+                a->resumeHandle.resume();
+                return;
+            }
+            sim.resumeAt(granted, key, a->resumeHandle);
         },
         this, 0);
     return true;
@@ -53,9 +63,12 @@ Time SpinLock::Acquire::attempt()
     Time now = s.sim().now();
     if (!l.m_held && l.m_waiters.empty()) {
         // Free, or freed at a later moment by its last holder: spin until then.
-        bool contended = l.m_freeAt > now;
-        Time at = contended ? l.m_freeAt + ns(s.lineTransferNs(l.m_lastCpu, t.cpu)) : now;
-        l.grant(s, t, at, at - now, contended);
+        if (l.m_freeAt <= now) {
+            l.grantFree(s, t, now);
+            return now;
+        }
+        Time at = l.m_freeAt + ns(s.lineTransferNs(l.m_lastCpu, t.cpu));
+        l.grant(s, t, at, at - now, true);
         return at;
     }
     l.m_waiters.push_back(Waiter { &t, resumeHandle, now });
@@ -78,11 +91,8 @@ void SpinLock::grant(Sched& s, Task& t, Time at, Time waited, bool contended)
     m_acquiredAt = at;
 }
 
-void SpinLock::unlock(Sched& s, Task& t)
+void SpinLock::unlockSlow(Sched& s, Task& t, Time releaseAt)
 {
-    Time releaseAt = s.sim().now() + t.debt;
-    Time held = releaseAt - m_acquiredAt;
-    m_stat.noteHold(held);
     m_stat.addToBuckets(m_stat.holdPerBucket, m_acquiredAt, releaseAt);
     if (s.trace())
         s.trace()->span(t.cpu, m_acquiredAt, releaseAt, SpanKind::LockHold, m_stat.name.c_str());

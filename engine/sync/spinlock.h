@@ -26,8 +26,19 @@ public:
     };
     // co_await lock.lock(s, t)   -- spin_lock()
     Acquire lock(Sched& s, Task& t) { return Acquire { s, t, *this, {} }; }
-    // spin_unlock(): takes effect at the holder's own time (now + its pending CPU time), no suspension.
-    void unlock(Sched& s, Task& t);
+    // spin_unlock(): takes effect at the holder's own time (now + its pending CPU time), no suspension. Inline: the
+    // common case (nobody waits, no timeline, no lock heatmap) is a few stores; the rest is out of line.
+    void unlock(Sched& s, Task& t)
+    {
+        Time releaseAt = s.sim().now() + t.debt;
+        m_stat.noteHold(releaseAt - m_acquiredAt);
+        if (m_stat.bucketWidth > 0 || s.trace() || !m_waiters.empty()) [[unlikely]] {
+            unlockSlow(s, t, releaseAt);
+            return;
+        }
+        m_held = false;
+        m_freeAt = releaseAt;
+    }
 
     bool held() const { return m_held; }
     // spin_is_contended(): someone waits behind the holder (a ticket lock's tail is past head + 1). A grant that
@@ -45,6 +56,18 @@ private:
         Time since;
     };
     void grant(Sched& s, Task& t, Time at, Time waited, bool contended);
+    // grant(s, t, at, 0, false) without the contended branch's bookkeeping, so the hot path saves no registers
+    // for calls it does not make.
+    void grantFree(Sched& s, Task& t, Time at)
+    {
+        ++m_stat.acquisitions;
+        m_stat.acqBounces += m_lastCpu >= 0 && m_lastCpu != t.cpu;
+        Sched::burn(t, s.cost().lockedRmwNs + s.lineTransferNs(m_lastCpu, t.cpu), Acct::Sys);
+        m_held = true;
+        m_lastCpu = t.cpu;
+        m_acquiredAt = at;
+    }
+    void unlockSlow(Sched& s, Task& t, Time releaseAt);
 
     LockStat m_stat;
     bool m_held = false;
