@@ -70,6 +70,50 @@ private Q_SLOTS:
         QCOMPARE(sim.eventsProcessed(), std::uint64_t { 2000 });
     }
 
+    // Handlers push further events while the queue grows past 32 pending entries (sorted array -> heap) and
+    // drains below 16 (heap -> sorted array), again and again: every event still leaves in (time, key, push order)
+    // and none is lost. Pushes are strictly in the future, so that order must be non-decreasing.
+    void queueOrderHoldsAcrossSortedAndHeapForms()
+    {
+        struct Ctx {
+            Simulator sim;
+            Rng rng { 11 };
+            int pushed = 0;
+            int budget = 20000;
+            bool grow = true;
+            std::vector<std::tuple<Time, std::uint32_t, int>> got;
+            void add(Time t, std::uint32_t key)
+            {
+                int id = pushed++;
+                sim.callAt(
+                    t, key, &Ctx::fire, this, (static_cast<std::uint64_t>(key) << 32) | static_cast<std::uint32_t>(id));
+            }
+            static void fire(void* c, std::uint64_t arg)
+            {
+                auto* x = static_cast<Ctx*>(c);
+                x->got.emplace_back(
+                    x->sim.now(), static_cast<std::uint32_t>(arg >> 32), static_cast<int>(arg & 0xffffffffu));
+                // Grow to over 100 pending events (the sorted array turns into the heap past 32), then drain to
+                // under 8 (the heap turns back below 16), and again, until the budget is spent.
+                if (x->grow && x->sim.pending() > 100)
+                    x->grow = false;
+                else if (!x->grow && x->sim.pending() < 8)
+                    x->grow = true;
+                int children = x->grow ? 1 + static_cast<int>(x->rng.next() % 3) : (x->rng.next() % 4 == 0 ? 1 : 0);
+                for (int i = 0; i < children && x->budget > 0; ++i, --x->budget)
+                    x->add(x->sim.now() + 1 + static_cast<Time>(x->rng.next() % 40),
+                        static_cast<std::uint32_t>(x->rng.next() % 48));
+            }
+        } ctx;
+        for (std::uint32_t k = 0; k < 8; ++k)
+            ctx.add(static_cast<Time>(k % 3), k);
+        QVERIFY(ctx.sim.run());
+        QCOMPARE(static_cast<int>(ctx.got.size()), ctx.pushed);
+        QVERIFY(ctx.pushed > 10000);
+        for (std::size_t i = 1; i < ctx.got.size(); ++i)
+            QVERIFY2(ctx.got[i - 1] < ctx.got[i], "events left out of (time, key, push order)");
+    }
+
     void inlinePathKeepsOrderAndCount()
     {
         // Several coroutines on different keys, with ties in time: every wake-up, its time and order, and the
