@@ -322,6 +322,27 @@ ValueOrCo<Pfn> alloc_page(Kernel& k, Task& t, unsigned gfp)
 
 namespace {
     Co<Pfn> rmqueue_order(Kernel& k, Task& t, int order, std::uint64_t mark);
+
+    // __alloc_pages_direct_compact(): compact, drain this CPU's list (the pages compaction freed sit there), and
+    // try again at the min watermark. kNoPage when compaction was skipped or deferred, or found no block; then
+    // `deferOnFail` defers the next compactions of this order (since 3.7 only a failed sync compaction does).
+    Co<Pfn> direct_compact(Kernel& k, Task& t, int order, bool deferOnFail)
+    {
+        CompactResult cr = co_await try_to_compact_pages(k, t, order);
+        if (cr == CompactResult::Skipped || cr == CompactResult::Deferred)
+            co_return kNoPage;
+        co_await drain_local_pages(k, t);
+        Pfn p = co_await rmqueue_order(k, t, order, k.zone.watermarkMin);
+        if (p != kNoPage) {
+            compaction_defer_reset(k, order);
+            k.vm.inc(Vm::CompactSuccess);
+            co_return p;
+        }
+        if (deferOnFail)
+            defer_compaction(k, order);
+        k.vm.inc(Vm::CompactFail);
+        co_return kNoPage;
+    }
 } // namespace
 
 Co<Pfn> alloc_hugepage(Kernel& k, Task& t)
@@ -337,21 +358,8 @@ Co<Pfn> alloc_hugepage(Kernel& k, Task& t)
         // one that ran and found no block -- the model leaves out the direct reclaim and the second, sync-light
         // compaction that __GFP_NORETRY still allows in 3.x before giving up.
         p = co_await rmqueue_order(k, t, order, k.zone.watermarkMin);
-        if (p == kNoPage) {
-            CompactResult cr = co_await try_to_compact_pages(k, t, order);
-            if (cr != CompactResult::Skipped && cr != CompactResult::Deferred) {
-                co_await drain_local_pages(k, t);
-                p = co_await rmqueue_order(k, t, order, k.zone.watermarkMin);
-                if (p != kNoPage) {
-                    compaction_defer_reset(k, order);
-                    k.vm.inc(Vm::CompactSuccess);
-                } else {
-                    // No defer_compaction(): since 3.7 only a failed sync compaction defers the next ones, and
-                    // THP faults compact asynchronously (3.12, SLE 12).
-                    k.vm.inc(Vm::CompactFail);
-                }
-            }
-        }
+        if (p == kNoPage) // no deferral: THP faults compact asynchronously (3.12, SLE 12)
+            p = co_await direct_compact(k, t, order, false);
     }
     if (p != kNoPage)
         k.vm.inc(Vm::PgAlloc, 1u << order);
@@ -445,20 +453,9 @@ Co<Pfn> alloc_pages(Kernel& k, Task& t, int order)
             ++k.nrAllocFail;
             co_return kNoPage;
         }
-        // __alloc_pages_direct_compact(): compact, drain this CPU's list (the pages compaction freed sit
-        // there), and try again.
-        CompactResult cr = co_await try_to_compact_pages(k, t, order);
-        if (cr != CompactResult::Skipped && cr != CompactResult::Deferred) {
-            co_await drain_local_pages(k, t);
-            p = co_await rmqueue_order(k, t, order, k.zone.watermarkMin);
-            if (p != kNoPage) {
-                compaction_defer_reset(k, order);
-                k.vm.inc(Vm::CompactSuccess);
-                break;
-            }
-            defer_compaction(k, order);
-            k.vm.inc(Vm::CompactFail);
-        }
+        p = co_await direct_compact(k, t, order, true);
+        if (p != kNoPage)
+            break;
         // __alloc_pages_direct_reclaim(), then drain_all_pages() if that did not help.
         k.vm.inc(Vm::AllocStall);
         std::uint64_t got = co_await try_to_free_pages(k, t);
