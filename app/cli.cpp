@@ -693,6 +693,12 @@ namespace {
                 (args.empty() ? err : out) << cliUsage();
                 return args.empty() ? 2 : 0;
             }
+            // `mmscope-cli reproduce --help`: the usage (it covers every command), not an unknown option.
+            auto isHelp = [](const std::string& a) { return a == "--help" || a == "-h"; };
+            if (std::any_of(args.begin() + 1, args.end(), isHelp)) {
+                out << cliUsage();
+                return 0;
+            }
             if (args[0] == "--version") {
                 out << "mmscope-cli " << engineVersion() << "\n";
                 return 0;

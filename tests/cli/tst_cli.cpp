@@ -59,6 +59,11 @@ private Q_SLOTS:
         Out h = cli({ "--help" });
         QCOMPARE(h.code, 0);
         QVERIFY(h.out.contains("mmscope-cli run SCENARIO"));
+        for (const char* cmd : { "run", "reproduce", "merge" }) { // a command's --help: the usage, not an error
+            Out c = cli({ cmd, "--help" });
+            QCOMPARE(c.code, 0);
+            QVERIFY2(c.out.contains("mmscope-cli reproduce"), cmd);
+        }
         QCOMPARE(cli({}).code, 2);
     }
 
