@@ -198,9 +198,20 @@ namespace {
         return sc;
     }
 
-    // Writes next to the target and renames, so a failed write never leaves half a file behind.
+    // Writes next to the target and renames, so a failed write never leaves half a file behind. A target that
+    // exists and is not a regular file (/dev/null, a FIFO, /dev/stdout) is written in place: renaming over it
+    // would replace the device node with a file (as root, /dev/null itself).
     void writeFile(const std::string& path, const std::string& text)
     {
+        std::error_code st;
+        if (auto s = std::filesystem::status(path, st); !st && std::filesystem::exists(s) && !std::filesystem::is_regular_file(s)) {
+            std::ofstream f(path, std::ios::binary);
+            if (!f)
+                throw BadInput(path + ": cannot write (" + std::string(std::strerror(errno)) + ")");
+            if (!(f << text).flush())
+                throw BadInput(path + ": write failed (" + std::string(std::strerror(errno)) + ")");
+            return;
+        }
         std::string tmp = path + ".tmp";
         {
             std::ofstream f(tmp, std::ios::binary);

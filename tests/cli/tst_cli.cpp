@@ -12,6 +12,12 @@
 #include "../reduced.h"
 
 #include <csignal>
+#include <filesystem>
+#include <string>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace {
 QByteArray readAll(const QString& file)
@@ -122,6 +128,30 @@ private Q_SLOTS:
         QVERIFY(first["metrics"].toObject().contains("elapsed_s"));
         QVERIFY(first["locks"].toArray().size() > 0);
         QVERIFY(j["host"].toObject().contains("wall_s"));
+    }
+
+    void outToAFifoKeepsTheFifo()
+    {
+        // `--out /dev/null` as root once replaced /dev/null with a regular file (write a temporary, rename over
+        // the target). A FIFO stands in for the device here: the output must go through it, and it must stay one.
+        // The read end is open (non-blocking) before the CLI starts, so its write end opens at once and the small
+        // CSV waits in the pipe; without the fix nothing arrives and the test fails instead of hanging.
+        QTemporaryDir dir;
+        std::string fifo = dir.filePath("out").toStdString();
+        QCOMPARE(::mkfifo(fifo.c_str(), 0600), 0);
+        int fd = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
+        QVERIFY(fd >= 0);
+        Out r = cli({ "run", "madv-free-swapin", "--scale", "0.01", "--variant", "dontneed", "--format", "csv", "--out",
+            QString::fromStdString(fifo), "--set", "loops=2" });
+        std::string got;
+        char buf[4096];
+        for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) > 0;)
+            got.append(buf, static_cast<std::size_t>(n));
+        ::close(fd);
+        QCOMPARE(r.code, 0);
+        QVERIFY2(got.rfind("variant,rep,", 0) == 0, got.c_str());
+        QVERIFY(std::filesystem::is_fifo(fifo));
+        QVERIFY(!std::filesystem::exists(fifo + ".tmp"));
     }
 
     void badInput_data()
