@@ -65,6 +65,34 @@ Co<> hog(Kernel& k, Task& t, unsigned gfp, std::vector<Pfn>& held, bool& killed)
     co_await drain_local_pages(k, t);
     k.exit_oom_victim(t);
 }
+
+// A bare machine with `bytes` of memory and no workload, for the allocator's own tests.
+struct Box {
+    explicit Box(std::uint64_t bytes)
+        : m(spec(bytes))
+        , s(sim, m)
+        , k(s, Toggles {})
+    {
+    }
+    static MachineSpec spec(std::uint64_t bytes)
+    {
+        MachineSpec m = *machinePreset("generic-12cpu-2015");
+        m.memoryBytes = bytes;
+        return m;
+    }
+    // One hog task with `gfp` until the allocator says no; false if the simulation did not end.
+    bool runHog(unsigned gfp, std::vector<Pfn>& held, bool& killed)
+    {
+        Task& t = s.spawn("hog", 0, false, nullptr, 1);
+        s.start(t, hog(k, t, gfp, held, killed));
+        return sim.run();
+    }
+
+    Simulator sim;
+    MachineSpec m;
+    Sched s;
+    Kernel k;
+};
 } // namespace
 
 class TestMigration : public QObject {
@@ -72,11 +100,8 @@ class TestMigration : public QObject {
 private Q_SLOTS:
     void buddySplitsAndMerges()
     {
-        Simulator sim;
-        MachineSpec m = *machinePreset("generic-12cpu-2015");
-        m.memoryBytes = 64ull << 20; // 16384 pages: 16 blocks of order 10
-        Sched s(sim, m);
-        Kernel k(s, Toggles {});
+        Box b(64ull << 20); // 16384 pages: 16 blocks of order 10
+        Kernel& k = b.k;
         QCOMPARE(k.zone.nrFree(), std::uint64_t(16384));
         QCOMPARE(k.zone.nrFreeArea(MAX_ORDER - 1), std::uint64_t(16));
         // An order-0 page splits one order-10 block into one free block of each order 0..9.
@@ -100,11 +125,8 @@ private Q_SLOTS:
 
     void buddyCheckCatchesADoubleFree()
     {
-        Simulator sim;
-        MachineSpec m = *machinePreset("generic-12cpu-2015");
-        m.memoryBytes = 64ull << 20;
-        Sched s(sim, m);
-        Kernel k(s, Toggles {});
+        Box b(64ull << 20);
+        Kernel& k = b.k;
         QVERIFY(k.zone.check(k.pages).empty());
         // The free lists live in the pages themselves (LRU links, order in the head's index): a page inside a
         // free block that claims to be a block head is what freeing it a second time would leave behind.
@@ -121,16 +143,11 @@ private Q_SLOTS:
         // 4 MiB, no page cache, no swap: once memory is below the min watermark reclaim finds nothing, and a
         // GFP_KERNEL allocation would retry forever. The OOM killer kills the allocating task instead (TIF_MEMDIE):
         // it takes the reserves below min, every last page, and then gets kNoPage.
-        Simulator sim;
-        MachineSpec m = *machinePreset("generic-12cpu-2015");
-        m.memoryBytes = 4ull << 20;
-        Sched s(sim, m);
-        Kernel k(s, Toggles {});
+        Box b(4ull << 20);
+        Kernel& k = b.k;
         std::vector<Pfn> held;
         bool killed = false;
-        Task& t = s.spawn("hog", 0, false, nullptr, 1);
-        s.start(t, hog(k, t, 0, held, killed));
-        QVERIFY(sim.run());
+        QVERIFY(b.runHog(0, held, killed));
         QVERIFY(killed);
         QCOMPARE(held.size(), std::size_t(1024));
         QCOMPARE(k.nrOomKill, std::uint64_t(1));
@@ -144,16 +161,11 @@ private Q_SLOTS:
     {
         // __GFP_NORETRY (readahead): below min with nothing to reclaim it fails and kills no one; the reserves
         // stay free.
-        Simulator sim;
-        MachineSpec m = *machinePreset("generic-12cpu-2015");
-        m.memoryBytes = 4ull << 20;
-        Sched s(sim, m);
-        Kernel k(s, Toggles {});
+        Box b(4ull << 20);
+        Kernel& k = b.k;
         std::vector<Pfn> held;
         bool killed = true;
-        Task& t = s.spawn("reader", 0, false, nullptr, 1);
-        s.start(t, hog(k, t, GFP_NORETRY, held, killed));
-        QVERIFY(sim.run());
+        QVERIFY(b.runHog(GFP_NORETRY, held, killed));
         QVERIFY(!killed);
         QCOMPARE(k.nrOomKill, std::uint64_t(0));
         QCOMPARE(k.nrAllocFail, std::uint64_t(1));
