@@ -66,6 +66,8 @@ namespace {
         // need_resched: someone waits for this CPU and the task has used up its slice (the tick's check).
         if (k.s.cpu(t.cpu).runq.empty() || k.s.sim().now() - t.sliceStart < ns(k.cost.timeSliceNs))
             return false;
+        if (!cc.contended)
+            cc.abort = CompactControl::Abort::Resched;
         cc.contended = true;
         return true;
     }
@@ -79,6 +81,8 @@ namespace {
         if (should_abort(k, t, cc) || lock.contended(k.s.sim().now())) {
             if (locked)
                 spin_unlock(k.s, t, lock);
+            if (!cc.contended)
+                cc.abort = &lock == &k.zone.lock ? CompactControl::Abort::ZoneLock : CompactControl::Abort::LruLock;
             cc.contended = true;
             co_return false;
         }
@@ -149,6 +153,23 @@ namespace {
             spin_unlock(k.s, t, locked->lru_lock);
         cc.migratePfn = pfn;
         k.zone.compactCachedMigratePfn = pfn;
+    }
+
+    void count_compact_abort(Kernel& k, const CompactControl& cc)
+    {
+        switch (cc.abort) {
+        case CompactControl::Abort::None:
+            break;
+        case CompactControl::Abort::Resched:
+            ++k.zone.compactAbortResched;
+            break;
+        case CompactControl::Abort::ZoneLock:
+            ++k.zone.compactAbortZoneLock;
+            break;
+        case CompactControl::Abort::LruLock:
+            ++k.zone.compactAbortLruLock;
+            break;
+        }
     }
 
     Co<> putback_movable_pages(Kernel& k, Task& t, CompactControl& cc)
@@ -246,6 +267,7 @@ Co<CompactResult> compact_zone(Kernel& k, Task& t, CompactControl& cc)
         co_await k.s.cond_resched(t);
     }
     co_await release_freepages(k, t, cc);
+    count_compact_abort(k, cc);
     co_return ret;
 }
 

@@ -22,6 +22,7 @@ struct CompactControl {
     std::vector<Pfn> freepages; // isolated order-0 free pages, the targets
     std::uint64_t nrMigrated = 0, nrFailed = 0;
     bool contended = false; // async compaction gave up: need_resched() or a contended lock (compact_checklock_irqsave)
+    enum class Abort : std::uint8_t { None, Resched, ZoneLock, LruLock } abort = Abort::None; // the first cause
 };
 
 // try_to_compact_pages() -> compact_zone_order() -> compact_zone(), MIGRATE_ASYNC (the first attempt of 3.x's

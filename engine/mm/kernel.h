@@ -76,6 +76,9 @@ struct Zone {
     Pfn compactCachedFreePfn = 0;
     unsigned compactConsidered = 0, compactDeferShift = 0;
     int compactOrderFailed = MAX_ORDER;
+    // Why direct compactions gave up (cc->contended, counted once per compaction by its first cause): need_resched(),
+    // zone->lock or the lru_lock contended (compact_checklock_irqsave). Diagnostics only; nothing reads them back.
+    std::uint64_t compactAbortResched = 0, compactAbortZoneLock = 0, compactAbortLruLock = 0;
 
     void init(PageArray& pages, Pfn first, Pfn end);
     // __rmqueue_smallest(): the first block of at least `order`, split down (expand()); kNoPage if none.

@@ -201,6 +201,14 @@ namespace {
                 = static_cast<double>(m_thpFallback) / static_cast<double>(std::max<std::uint64_t>(1, m_forks));
             out["migrated_per_fork"] = static_cast<double>(ctx.k.vm.get(Vm::PgMigrateSuccess))
                 / static_cast<double>(std::max<std::uint64_t>(1, m_forks));
+            // Why the direct compactions gave up, per compaction (compact_stall): async compaction abandons the zone
+            // at the first contended zone->lock or lru_lock (3.7-3.16) -- what keeps THP faults from being served.
+            const Zone& z = ctx.k.zone;
+            double stalls = static_cast<double>(std::max<std::uint64_t>(1, ctx.k.vm.get(Vm::CompactStall)));
+            out["compact_abort_zone_lock_per_stall"] = static_cast<double>(z.compactAbortZoneLock) / stalls;
+            out["compact_abort_lru_lock_per_stall"] = static_cast<double>(z.compactAbortLruLock) / stalls;
+            out["compact_abort_resched_per_stall"] = static_cast<double>(z.compactAbortResched) / stalls;
+            out["migrated_per_stall"] = static_cast<double>(ctx.k.vm.get(Vm::PgMigrateSuccess)) / stalls;
             out["idle_fraction"] = toSec(ctx.s.idleTotal()) / (toSec(ctx.s.sim().now()) * ctx.s.cpuCount());
         }
 
