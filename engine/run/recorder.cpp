@@ -12,13 +12,15 @@ namespace {
     constexpr double kIpiStormPerSecond = 100000.0; // IPIs/s that make an "IPI storm" event
 } // namespace
 
-Recorder::Recorder(Kernel& k, Sched& s, const RecordingOptions& opts)
+Recorder::Recorder(Kernel& k, Sched& s, const RecordingOptions& opts, const Workload* workload)
     : m_k(k)
     , m_s(s)
     , m_opts(opts)
+    , m_workload(workload)
     , m_rec(std::make_shared<Recording>())
 {
-    m_rec->m_interval = opts.interval > 0 ? opts.interval : ms(10);
+    // No interval given: start fine and let the frame cap double it as the run goes on (see recording.h).
+    m_rec->m_interval = opts.interval > 0 ? opts.interval : Recording::kFirstInterval;
     m_rec->m_pages = k.pages.size();
     m_rec->m_cpus = s.cpuCount();
     m_rec->m_cpuBins.resize(static_cast<std::size_t>(s.cpuCount()));
@@ -29,7 +31,7 @@ Recorder::Recorder(Kernel& k, Sched& s, const RecordingOptions& opts)
     for (const char* n : { "ops", "free_pages", "swap_used", "ipis" })
         m_rec->m_counterNames.push_back(n);
     s.setTrace(this);
-    sample();
+    sample(s.sim().now());
     schedule();
 }
 
@@ -99,11 +101,11 @@ void Recorder::span(int cpu, Time begin, Time end, SpanKind kind, const char* fn
     }
 }
 
-void Recorder::sample()
+void Recorder::sample(Time at)
 {
     Recording& r = *m_rec;
     std::size_t f = r.m_frameTimes.size();
-    r.m_frameTimes.push_back(m_s.sim().now());
+    r.m_frameTimes.push_back(at);
 
     std::vector<std::uint8_t> cur(m_k.pages.size());
     std::vector<std::uint16_t> curFlags(m_k.pages.size()), curOwners(m_k.pages.size());
@@ -199,8 +201,30 @@ void Recorder::sample()
             w.resize((f + 1) * cpus, 0);
     prev = std::move(now);
 
-    if (r.memoryBytes() > m_opts.memoryBudget && r.frameCount() > 2 * Recording::kKeyframeEvery)
+    // Merge only at an odd frame count: the kept frames (the even ones, the last included) then sit at multiples
+    // of the doubled interval, where the next samples will fall too, and bin f x kCpuBinsPerFrame stays frame f's.
+    const std::size_t n = r.frameCount();
+    if (n % 2 == 0)
+        return;
+    if (r.memoryBytes() > m_opts.memoryBudget && n > 2 * Recording::kKeyframeEvery) {
         decimate();
+        ++r.m_decimations;
+    } else if (m_opts.interval <= 0 && (n > Recording::kMaxFrames || coarserForRunLength()))
+        decimate(); // the run is longer than kMaxFrames intervals: coarser frames, not a loss to the budget
+}
+
+bool Recorder::coarserForRunLength() const
+{
+    // Every frame scans the whole page array, so sampling a 5 s run at the first 10 us until the cap doubles the
+    // interval often enough would cost thousands of scans. The workload's progress, once it is past a first
+    // permille, estimates the run's length: double while that still leaves kMaxFrames / 2 frames or more. The
+    // time-bound workloads (AIM7, ebizzy, sysbench) know their end exactly; a work-bound one may misjudge it,
+    // and the cap above still holds.
+    const double p = m_workload ? m_workload->progress() : -1.0;
+    if (p < 1e-3)
+        return false;
+    const double estimatedEnd = static_cast<double>(m_s.sim().now()) / std::min(p, 1.0);
+    return static_cast<double>(m_rec->m_interval) * static_cast<double>(Recording::kMaxFrames) <= estimatedEnd;
 }
 
 void Recorder::schedule()
@@ -209,11 +233,13 @@ void Recorder::schedule()
         m_s.sim().now() + m_rec->m_interval, kSampleKey,
         [](void* ctx, std::uint64_t) {
             auto* self = static_cast<Recorder*>(ctx);
-            if (self->m_done)
+            // With no user task left the run is over (kernel threads only drain their work): finish() takes the
+            // last frame at the moment the last user task exited, not at this later tick, which would put the
+            // last frame up to an interval past the end and stretch the time axis over nothing.
+            if (self->m_done || self->m_s.liveUserTasks() == 0)
                 return;
-            self->sample();
-            if (self->m_s.liveUserTasks() > 0)
-                self->schedule();
+            self->sample(self->m_s.sim().now());
+            self->schedule();
         },
         this, 0);
 }
@@ -316,7 +342,8 @@ void Recorder::decimate()
         }
         top = std::move(newTop);
     }
-    out.m_decimations = r.m_decimations + 1;
+    out.m_decimations = r.m_decimations;
+    out.m_events = r.m_events;
     *m_rec = std::move(out);
     m_last = prevKept;
     m_lastFlags = prevFlags;
@@ -376,9 +403,22 @@ void Recorder::findEvents()
 std::shared_ptr<const Recording> Recorder::finish()
 {
     if (!m_done) {
-        if (m_rec->m_frameTimes.empty() || m_rec->m_frameTimes.back() < m_s.sim().now())
-            sample();
+        // The run ended when its last user task exited; the clock may have gone on while kernel threads drained
+        // their work (and a sample tick fired), but the run is over.
+        Time end = -1;
+        for (const auto& t : m_s.tasks())
+            if (!t->kthread && t->finished >= 0)
+                end = std::max(end, t->finished);
+        if (end < 0)
+            end = m_s.sim().now();
+        if (m_rec->m_frameTimes.empty() || m_rec->m_frameTimes.back() < end)
+            sample(end);
         m_done = true;
+        // No bin past the end (a kernel thread's drain after the last exit).
+        const std::size_t bins = m_rec->binCount();
+        for (auto& b : m_rec->m_cpuBins)
+            if (b.size() > bins)
+                b.resize(bins);
         findEvents();
         m_s.setTrace(nullptr);
     }

@@ -5,6 +5,7 @@
 #include "mm/kernel.h"
 #include "run/recording.h"
 #include "run/run.h"
+#include "workload/workload.h"
 
 #include <map>
 #include <memory>
@@ -14,7 +15,8 @@ namespace mms {
 
 class Recorder final : public TraceSink {
 public:
-    Recorder(Kernel& k, Sched& s, const RecordingOptions& opts);
+    // `workload` (may be null) tells its progress: the run's length, estimated from it, sets the interval early.
+    Recorder(Kernel& k, Sched& s, const RecordingOptions& opts, const Workload* workload = nullptr);
     ~Recorder() override;
     Recorder(const Recorder&) = delete;
     Recorder& operator=(const Recorder&) = delete;
@@ -24,13 +26,14 @@ public:
     std::shared_ptr<const Recording> finish();
 
 private:
-    void sample();
+    void sample(Time at); // a frame at time `at` (now, or the run's end)
     void schedule();
     void decimate();
+    bool coarserForRunLength() const;
     void findEvents();
     void nameOwners();
     std::uint16_t intern(const char* fn);
-    Time binWidth() const { return m_rec->m_interval / static_cast<Time>(Recording::kCpuBinsPerFrame); }
+    Time binWidth() const { return m_rec->binWidth(); }
 
     struct LockTotals {
         std::uint64_t acq = 0, cont = 0;
@@ -41,6 +44,7 @@ private:
     Kernel& m_k;
     Sched& m_s;
     RecordingOptions m_opts;
+    const Workload* m_workload;
     std::shared_ptr<Recording> m_rec;
     std::vector<std::uint8_t> m_last; // page map of the previous frame
     std::vector<std::uint16_t> m_lastFlags, m_lastOwners; // page flags and owners of the previous frame

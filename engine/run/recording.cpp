@@ -67,13 +67,26 @@ std::size_t Recording::counterIndex(const std::string& name) const
     return it == m_counterNames.end() ? m_counterNames.size() : static_cast<std::size_t>(it - m_counterNames.begin());
 }
 
+std::size_t Recording::binCount() const
+{
+    if (frameCount() == 0 || binWidth() <= 0)
+        return 0;
+    const Time end = m_frameTimes.back();
+    return static_cast<std::size_t>((end + binWidth() - 1) / binWidth());
+}
+
 std::string Recording::explain(int cpu, std::size_t f) const
 {
     const auto& bins = m_cpuBins[static_cast<std::size_t>(cpu)];
     float run = 0, wait = 0, io = 0;
     std::uint16_t runFn = 0, waitFn = 0;
     float bestRun = -1, bestWait = -1;
-    for (std::size_t b = f * kCpuBinsPerFrame; b < std::min(bins.size(), (f + 1) * kCpuBinsPerFrame); ++b) {
+    if (frameCount() == 0 || binWidth() <= 0)
+        return "idle";
+    f = std::min(f, frameCount() - 1);
+    const auto first = static_cast<std::size_t>(m_frameTimes[f] / binWidth());
+    const std::size_t lo = f + 1 == frameCount() ? first - std::min(first, kCpuBinsPerFrame) : first;
+    for (std::size_t b = lo; b < std::min(bins.size(), lo + kCpuBinsPerFrame); ++b) {
         run += bins[b].run;
         wait += bins[b].lockWait;
         io += bins[b].ioWait;

@@ -1,5 +1,6 @@
 #pragma once
-// A recording of one run, for the desktop app to play: frames at a fixed simulated interval with
+// A recording of one run, for the desktop app to play: frames at a fixed simulated interval (frame f at f x
+// interval(), the last one at the run's end, when the last user task exited) with
 //  - the page-state map (one PageState byte per page), delta-encoded against the previous frame with a full
 //    keyframe every kKeyframeEvery frames, so any frame decodes from at most that many deltas (stepping back costs
 //    what stepping forward does);
@@ -8,8 +9,11 @@
 //  - per-CPU activity binned at kCpuBinsPerFrame bins per frame: the share of each bin spent running, waiting for
 //    a lock, holding a lock and idle, and the kernel function that ran longest in it (KernelShark-style binning:
 //    memory does not grow with the number of events).
-// A memory budget bounds it: past the budget, frames are decimated (every other frame merged away and the
-// interval doubled), never dropped silently.
+// The interval adapts to the run's length, which nobody knows beforehand: recording starts at a fine interval and
+// whenever the frames pass kMaxFrames, every other frame is merged away and the interval doubled, so a run of any
+// length gets between kMaxFrames / 2 and kMaxFrames frames (a 2 ms run as many as a 5 s one). A memory budget
+// bounds it too: past the budget, frames are decimated the same way (counted by decimations()), never dropped
+// silently. A merge keeps the even frames, so the frames stay at multiples of the (doubled) interval.
 
 #include "mm/page.h"
 #include "sim/simulator.h"
@@ -53,6 +57,10 @@ class Recording {
 public:
     static constexpr std::size_t kKeyframeEvery = 16;
     static constexpr std::size_t kCpuBinsPerFrame = 8;
+    // Frames kept before the interval doubles (with RecordingOptions::interval = 0), and the interval recording
+    // starts at: 10 us is 1.25 us per CPU bin, finer than the shortest runs need (a 2 ms run gets 200 frames).
+    static constexpr std::size_t kMaxFrames = 512;
+    static constexpr Time kFirstInterval = 10'000'000; // 10 us
 
     Time interval() const { return m_interval; }
     std::size_t frameCount() const { return m_frameTimes.size(); }
@@ -82,9 +90,15 @@ public:
     Time lockCpuWait(std::size_t lock, int cpu, std::size_t f) const;
 
     const std::vector<std::string>& functionNames() const { return m_fnNames; }
-    // CPU activity: bins [f * kCpuBinsPerFrame, (f + 1) * kCpuBinsPerFrame) belong to frame f.
+    // CPU activity binned by time: bin b covers [b, b + 1) x binWidth() of simulated time, so frame f (at
+    // f x interval()) starts bin f x kCpuBinsPerFrame. A CPU's vector ends with its last activity (shorter for a
+    // CPU idle at the end); no bin lies past the run's end, the last frame's time.
     const std::vector<CpuBin>& cpuBins(int cpu) const { return m_cpuBins[static_cast<std::size_t>(cpu)]; }
-    // What the CPU was doing at frame f, in the kernel's words ("zap_pte_range", "waiting for swap_info[0].lock").
+    Time binWidth() const { return m_interval / static_cast<Time>(kCpuBinsPerFrame); }
+    // Bins needed to cover the run, 0 to the last frame's time.
+    std::size_t binCount() const;
+    // What the CPU was doing at frame f, in the kernel's words ("zap_pte_range", "waiting for swap_info[0].lock"):
+    // over the interval after the frame (before it, for the last frame: nothing runs after the run's end).
     std::string explain(int cpu, std::size_t f) const;
 
     const std::vector<InterestingEvent>& events() const { return m_events; }
@@ -92,6 +106,7 @@ public:
     std::size_t nextEventFrame(std::size_t f) const;
 
     std::size_t memoryBytes() const;
+    // Merges forced by the memory budget (the adaptive interval's merges are not counted: they lose nothing).
     std::size_t decimations() const { return m_decimations; }
 
 private:

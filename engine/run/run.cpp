@@ -97,7 +97,7 @@ RunResult executeRun(const RunSpec& spec, Interrupter* interrupter)
 
     std::unique_ptr<Recorder> recorder;
     if (spec.recording.enabled)
-        recorder = std::make_unique<Recorder>(kernel, sched, spec.recording);
+        recorder = std::make_unique<Recorder>(kernel, sched, spec.recording, workload.get());
 
     // The user tasks end the run; kernel threads (kswapd) then sleep and the event queue drains.
     std::optional<RunInterrupter> watch;

@@ -1,5 +1,5 @@
 // The recording's per-page flags and owners and its per-CPU lock waits: they agree with the page states and lock
-// totals recorded beside them, before and after decimation.
+// totals recorded beside them, before and after decimation. Its frames and CPU bins cover the run, short or long.
 #include "mm/page.h"
 #include "run/recording.h"
 #include "run/run.h"
@@ -20,6 +20,46 @@ std::shared_ptr<const Recording> record(std::size_t budget)
     spec.recording.enabled = true;
     spec.recording.memoryBudget = budget;
     return executeRun(spec).recording;
+}
+// migration-unmapped at this scale is a 3 ms run on 120 CPUs: far shorter than the 10 ms interval the recorder had.
+RunResult shortManyCpuRun()
+{
+    static Scenario sc = loadScenario("migration-unmapped");
+    RunSpec spec;
+    spec.scenario = &sc;
+    spec.variant = "baseline";
+    spec.scale = 0.05;
+    spec.seed = runSeed(sc.seed(), spec.variant, spec.point, 0);
+    spec.recording.enabled = true;
+    return executeRun(spec);
+}
+
+// The frames are f x interval apart, the last one at most an interval after the one before it; CPU activity
+// reaches into that last interval and no bin lies past the last frame.
+void checkFramesCoverTheRun(const Recording& r, std::size_t minFrames = Recording::kMaxFrames / 4)
+{
+    const std::size_t n = r.frameCount();
+    QVERIFY2(n >= minFrames, qPrintable(QString::number(n)));
+    QVERIFY(n <= Recording::kMaxFrames);
+    for (std::size_t f = 0; f + 1 < n; ++f)
+        QCOMPARE(r.frameTime(f), Time(f) * r.interval());
+    const Time end = r.frameTime(n - 1);
+    QVERIFY(end > r.frameTime(n - 2) && end <= r.frameTime(n - 2) + r.interval());
+    QCOMPARE(r.binWidth() * Time(Recording::kCpuBinsPerFrame), r.interval());
+    QCOMPARE(r.binCount(), std::size_t((end + r.binWidth() - 1) / r.binWidth()));
+    const auto lastInterval = std::size_t(r.frameTime(n - 2) / r.binWidth());
+    float busyAtEnd = 0, busy = 0;
+    for (int c = 0; c < r.cpuCount(); ++c) {
+        const auto& bins = r.cpuBins(c);
+        QVERIFY(bins.size() <= r.binCount());
+        for (std::size_t b = 0; b < bins.size(); ++b) {
+            busy += bins[b].run;
+            if (b >= lastInterval)
+                busyAtEnd += bins[b].run;
+        }
+    }
+    QVERIFY(busy > 0);
+    QVERIFY2(busyAtEnd > 0, "no CPU ran in the run's last interval");
 }
 } // namespace
 
@@ -91,6 +131,37 @@ private Q_SLOTS:
         checkLocks(*r);
         QCOMPARE(r->lockCpuWait(0, -1, 0), Time(0));
         QCOMPARE(r->pageInfo(0, r->pageCount()).owner, std::uint16_t(0)); // out of range: a default
+    }
+
+    // A run far shorter than any fixed interval still gets a few hundred frames, and its bins reach its end
+    // (on 120 CPUs it had two frames, 0 and 10 ms, and bins for the first 2.5 ms of the axis).
+    void shortRunOnManyCpus()
+    {
+        const RunResult run = shortManyCpuRun();
+        QVERIFY(run.recording);
+        const Recording& r = *run.recording;
+        QCOMPARE(r.cpuCount(), 120);
+        QCOMPARE(r.decimations(), std::size_t(0));
+        checkFramesCoverTheRun(r);
+        // The last frame is the run's end: the last user task's exit, no sampling tick after it.
+        QVERIFY(toSec(r.frameTime(r.frameCount() - 1)) <= run.metrics.at("sim_time_s"));
+        checkLocks(r);
+        // "what the CPU did" in the middle of the run is not idle everywhere.
+        int busy = 0;
+        for (int c = 0; c < r.cpuCount(); ++c)
+            busy += r.explain(c, r.frameCount() * 4 / 5) != "idle";
+        QVERIFY(busy > 0);
+    }
+
+    // A long run (1.2 s) gets coarser frames, as many; so does one recorded with a decimating budget.
+    void longRunCoarserFrames()
+    {
+        auto r = record(256u << 20);
+        checkFramesCoverTheRun(*r);
+        QVERIFY(r->interval() > Recording::kFirstInterval);
+        auto small = record(r->memoryBytes() / 3);
+        QVERIFY(small->decimations() > 0);
+        checkFramesCoverTheRun(*small, 3);
     }
 
     void decimatedRecording()
