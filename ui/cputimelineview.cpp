@@ -77,7 +77,9 @@ void CpuTimelineView::rebuild()
     m_topFunctions.clear();
     if (!m_rec || m_rec->cpuCount() == 0 || m_rec->frameCount() == 0)
         return;
-    const std::size_t bins = m_rec->frameCount() * Recording::kCpuBinsPerFrame;
+    // One image column per bin, from 0 to the run's end (the last frame's time): bins are placed by time, and the
+    // last frame is no whole interval after the one before it.
+    const std::size_t bins = std::max<std::size_t>(1, m_rec->binCount());
     // Per CPU: kMainRows rows of function / wait / I/O / idle, then one row of lock-hold share (amber).
     m_image = QImage(int(bins), m_rec->cpuCount() * kRowsPerCpu, QImage::Format_RGB32);
     m_image.fill(kIdle);
@@ -104,6 +106,21 @@ void CpuTimelineView::rebuild()
     std::sort(m_topFunctions.begin(), m_topFunctions.end(), [](auto& a, auto& b) { return a.second > b.second; });
     if (m_topFunctions.size() > 8)
         m_topFunctions.resize(8);
+}
+
+QRectF CpuTimelineView::imageRect(const QRect& a) const
+{
+    // The image's columns are whole bins: its right edge, binCount() x binWidth(), lies at or just past the end.
+    const Time end = recordingEnd(*m_rec);
+    const double covered = double(m_image.width()) * double(m_rec->binWidth());
+    const double w = end > 0 ? a.width() * covered / double(end) : a.width();
+    return QRectF(a.left(), a.top(), w, a.height());
+}
+
+Time CpuTimelineView::timeAt(const QRect& a, int x) const
+{
+    const Time end = recordingEnd(*m_rec);
+    return std::clamp<Time>(Time(double(x - a.left()) / std::max(1, a.width()) * double(end)), 0, std::max<Time>(0, end - 1));
 }
 
 int CpuTimelineView::legendHeight() const
@@ -151,7 +168,10 @@ void CpuTimelineView::paintEvent(QPaintEvent*)
                         { tr("%1 — what each CPU did (%2 bins per frame)").arg(m_title).arg(Recording::kCpuBinsPerFrame),
                           tr("%1 — what each CPU did").arg(m_title), tr("CPU timeline") }));
     QRect a = plotArea();
-    p.drawImage(a, m_image);
+    p.save();
+    p.setClipRect(a);
+    p.drawImage(imageRect(a), m_image);
+    p.restore();
     const int cpus = m_rec->cpuCount();
     const double rowH = double(a.height()) / cpus;
     int every = std::max(1, int(std::ceil(fm.height() / std::max(0.1, rowH))));
@@ -207,10 +227,11 @@ bool CpuTimelineView::event(QEvent* e)
             QToolTip::hideText();
             return true;
         }
-        auto bin = std::size_t((help->pos().x() - a.left()) * m_image.width() / std::max(1, a.width()));
+        const Time t = timeAt(a, help->pos().x());
+        const auto bin = std::size_t(t / std::max<Time>(1, m_rec->binWidth()));
         int cpu = std::min(m_rec->cpuCount() - 1, (help->pos().y() - a.top()) * m_rec->cpuCount() / std::max(1, a.height()));
         const auto& cb = m_rec->cpuBins(cpu);
-        std::size_t frame = std::min(bin / Recording::kCpuBinsPerFrame, m_rec->frameCount() - 1);
+        std::size_t frame = frameAt(*m_rec, t);
         QString text = tr("CPU %1 at %2\n%3").arg(cpu).arg(formatTime(m_rec->frameTime(frame)), QString::fromStdString(m_rec->explain(cpu, frame)));
         if (bin < cb.size()) {
             const CpuBin& b = cb[bin];

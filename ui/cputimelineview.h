@@ -1,5 +1,6 @@
 #pragma once
-// Per-CPU timeline: one row per CPU over the whole run, binned by the engine (kCpuBinsPerFrame bins per frame).
+// Per-CPU timeline: one row per CPU over the whole run, binned by the engine (kCpuBinsPerFrame bins per frame),
+// each bin drawn where its time lies on the axis from 0 to the run's end.
 // A bin's colour mixes its shares: the kernel function that ran longest (hashed hue), lock wait (red), lock hold
 // (amber), I/O wait (light blue) and idle (pale grey), like Tracy's lock view.
 
@@ -23,6 +24,10 @@ public:
     static QColor functionColour(const std::string& name);
     static QRgb binColour(const CpuBin& bin, const std::vector<std::string>& fnNames);
 
+    // Where the bins are drawn, and the time under x (tests look at the pixels there).
+    QRect plotArea() const;
+    Time timeAt(const QRect& plot, int x) const;
+
     QSize sizeHint() const override { return { 480, 260 }; }
     QSize minimumSizeHint() const override { return { 200, 100 }; }
 
@@ -32,7 +37,7 @@ protected:
 
 private:
     void rebuild();
-    QRect plotArea() const;
+    QRectF imageRect(const QRect& plot) const;
     int legendHeight() const;
     int labelWidth() const;
 

@@ -27,6 +27,21 @@ RunResult runOf(const std::string& variant)
     return executeRun(spec);
 }
 std::shared_ptr<const Recording> recordingOf(const std::string& variant) { return runOf(variant).recording; }
+
+// 120 CPUs, a 3 ms run.
+std::shared_ptr<const Recording> migrationRecording()
+{
+    static Scenario sc = loadScenario("migration-unmapped");
+    RunSpec spec;
+    spec.scenario = &sc;
+    spec.variant = "baseline";
+    spec.scale = 0.05;
+    spec.seed = runSeed(sc.seed(), spec.variant, spec.point, 0);
+    spec.recording.enabled = true;
+    return executeRun(spec).recording;
+}
+
+int colourDistance(QRgb a, QRgb b) { return std::abs(qRed(a) - qRed(b)) + std::abs(qGreen(a) - qGreen(b)) + std::abs(qBlue(a) - qBlue(b)); }
 } // namespace
 
 class TestViews : public QObject {
@@ -153,7 +168,8 @@ private Q_SLOTS:
             QCOMPARE(recorded > 0, s.waitTotal > 0);
             int hot = 0;
             const int cursorX = v.cellCentre(l, 0).x(); // the time cursor's line is drawn at t = 0
-            for (std::size_t f = 0; f < rec.frameCount(); ++f) {
+            // The last frame's cell, a pixel or two wide with a few hundred frames, may lie under the plot's border.
+            for (std::size_t f = 0; f + 1 < rec.frameCount(); ++f) {
                 const QPoint c = v.cellCentre(l, f);
                 if (c.x() > cursorX + 2 && (shot.pixel(c * shot.devicePixelRatio()) & 0xffffff) != none)
                     ++hot;
@@ -168,6 +184,46 @@ private Q_SLOTS:
         }
         QVERIFY(hotRows >= 1);
         QVERIFY(quietRows >= 1);
+    }
+
+    // The timeline's bins lie where their time is on the axis: late in the run, a stretch where a CPU was busy is
+    // drawn at that time in that bin's colour. (On migration-unmapped the recording's bins ended at 2.5 ms of a
+    // 10 ms axis, the last frame being a tick long after the run.)
+    void cpuTimelineBinsFollowTheAxis()
+    {
+        const auto rec = migrationRecording();
+        QVERIFY(rec && rec->frameCount() > 1);
+        CpuTimelineView v;
+        v.resize(1000, 1100);
+        v.setRecording(rec, QStringLiteral("baseline"));
+        const QImage shot = v.grab().toImage();
+        const QRect a = v.plotArea();
+        const Time end = recordingEnd(*rec), w = rec->binWidth();
+        const std::size_t from = rec->binCount() * 9 / 10, stretch = 12;
+        int checked = 0;
+        for (int c = 0; c < rec->cpuCount(); ++c) {
+            const auto& bins = rec->cpuBins(c);
+            for (std::size_t b = from; b + stretch <= bins.size(); ++b) {
+                bool busy = true;
+                for (std::size_t i = b; i < b + stretch && busy; ++i)
+                    busy = bins[i].run >= 0.95f && bins[i].topFn == bins[b].topFn;
+                if (!busy)
+                    continue;
+                const Time mid = Time(b + stretch / 2) * w;
+                const int x = a.left() + int(double(mid) / double(end) * a.width());
+                // the CPU's middle main row: each CPU has 3 rows of colour and a lock-hold strip
+                const int y = a.top() + int((c * 4 + 1.5) * a.height() / (rec->cpuCount() * 4));
+                const QRgb px = shot.pixel(x, y);
+                int best = 1000;
+                for (std::size_t i = b; i < b + stretch; ++i)
+                    best = std::min(best, colourDistance(px, CpuTimelineView::binColour(bins[i], rec->functionNames())));
+                QVERIFY2(best < 12, qPrintable(QStringLiteral("cpu %1 bin %2: pixel %3").arg(c).arg(b).arg(px, 0, 16)));
+                QVERIFY(std::size_t(v.timeAt(a, x) / w) + 3 >= b && std::size_t(v.timeAt(a, x) / w) <= b + stretch + 3);
+                ++checked;
+                break;
+            }
+        }
+        QVERIFY2(checked > 0, "no CPU was busy in the last tenth of the run");
     }
 
     void cpuTimelineIsNotBlank()
