@@ -77,7 +77,7 @@ double CpuLockMapView::waitShare(int cpu, std::size_t column) const
     Time elapsed = m_rec->frameTime(m_frame) - m_rec->frameTime(0);
     if (elapsed <= 0)
         return 0;
-    return std::min(1.0, double(waitUpTo(cpu, column)) / double(elapsed));
+    return double(waitUpTo(cpu, column)) / double(elapsed); // may pass 1 for a sleeping lock (see the header)
 }
 
 void CpuLockMapView::updatePeak()
@@ -122,7 +122,8 @@ void CpuLockMapView::paintEvent(QPaintEvent*)
     const QFontMetrics fm(font());
     const QString upTo = formatTime(m_rec->frameCount() ? m_rec->frameTime(m_frame) : 0);
     drawViewTitle(p, this,
-                  { tr("%1 — CPUs × locks: share of each CPU's time waiting, 0 → %2").arg(m_title, upTo),
+                  { tr("%1 — CPUs × locks: time each CPU's tasks waited (spinning or asleep) / time, 0 → %2").arg(m_title, upTo),
+                    tr("%1 — CPUs × locks: share of each CPU's time waiting, 0 → %2").arg(m_title, upTo),
                     tr("%1 — CPUs × locks: wait share, 0 → %2").arg(m_title, upTo), tr("%1 — CPUs × locks").arg(m_title),
                     tr("CPUs × locks") });
     if (m_columns.empty()) {
@@ -183,7 +184,8 @@ bool CpuLockMapView::event(QEvent* e)
         const int cpu = int(row);
         const std::size_t lock = m_columns[col];
         QToolTip::showText(help->globalPos(),
-                           tr("CPU %1 waiting for %2\nfrom the start to %3: %4 (%5% of the CPU's time)\nin this frame: %6")
+                           tr("CPU %1 waiting for %2 (spinning, or asleep on a sleeping lock)\nfrom the start to %3: %4 (%5% of the "
+                              "CPU's time; over 100 % when several of its tasks slept on the lock at once)\nin this frame: %6")
                                .arg(cpu)
                                .arg(QString::fromStdString(m_rec->lockNames()[lock]), formatTime(m_rec->frameTime(m_frame)),
                                     formatTime(waitUpTo(cpu, col)))

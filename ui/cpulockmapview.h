@@ -2,6 +2,12 @@
 // CPUs x locks: one row per CPU, one column per lock that was ever contended, colour = the share of that CPU's time
 // spent waiting for that lock from the start of the run up to the time cursor (cumulative, so the picture settles
 // as the run goes on). The colour scale runs from none to the largest cell at the cursor.
+//
+// A wait counts whole, spinning or asleep, for the CPU the waiter took the lock on, as lock_stat's waittime-total
+// does: a spinlock's or a spinning mutex's wait is that CPU's busy time, but a task asleep on a mutex or rwsem
+// leaves its CPU to others, so a sleeping lock's cell is the time the tasks of that CPU spent blocked on it. With
+// several tasks per CPU asleep at once it can pass 100 % (the tooltip says so); it is not clamped, so the scale's
+// peak is the real one.
 
 #include "run/recording.h"
 

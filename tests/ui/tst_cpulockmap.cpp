@@ -25,6 +25,18 @@ std::shared_ptr<const Recording> recordingOf(const std::string& variant)
     return executeRun(spec).recording;
 }
 
+std::shared_ptr<const Recording> migrationRecording()
+{
+    static Scenario sc = loadScenario("migration-unmapped");
+    RunSpec spec;
+    spec.scenario = &sc;
+    spec.variant = "baseline";
+    spec.scale = 0.05;
+    spec.seed = runSeed(sc.seed(), spec.variant, spec.point, 0);
+    spec.recording.enabled = true;
+    return executeRun(spec).recording;
+}
+
 int colourDistance(QRgb a, QRgb b) { return std::abs(qRed(a) - qRed(b)) + std::abs(qGreen(a) - qGreen(b)) + std::abs(qBlue(a) - qBlue(b)); }
 } // namespace
 
@@ -69,6 +81,42 @@ private Q_SLOTS:
             }
         QVERIFY(hot > 0);
         Q_UNUSED(cold);
+    }
+
+    // migration-unmapped (120 CPUs, a 3 ms run) at 80 % of the run: the i_mmap mutex, a sleeping lock, has hot
+    // cells, and so do the spinlocks; each cell is the CPU's wait up to the cursor. (The recording had two frames,
+    // 0 and 10 ms, so the cursor at 8 ms fell on frame 0 and every cell was empty: peak 0.00 %.)
+    void sleepingAndSpinningWaitsAtTheCursor()
+    {
+        const auto rec = migrationRecording();
+        QVERIFY(rec && rec->frameCount() > 1);
+        CpuLockMapView v;
+        v.resize(640, 1000); // 120 rows of about 5 px
+        v.setRecording(rec, QStringLiteral("baseline"));
+        const Time at = recordingEnd(*rec) * 8 / 10;
+        v.setTime(at);
+        QVERIFY(v.peakShare() > 0);
+        QVERIFY(rec->frameTime(v.frame()) > at / 2);
+        const QImage shot = v.grab().toImage();
+        bool sawMutex = false, sawSpinlock = false;
+        for (std::size_t col = 0; col < v.lockColumns().size(); ++col) {
+            const std::string& name = rec->lockNames()[v.lockColumns()[col]];
+            int hot = 0;
+            for (int c = 0; c < rec->cpuCount(); ++c) {
+                Time upTo = 0;
+                for (std::size_t f = 0; f <= v.frame(); ++f)
+                    upTo += rec->lockCpuWait(v.lockColumns()[col], c, f);
+                QCOMPARE(v.waitUpTo(c, col), upTo);
+                if (upTo > 0) { // any wait is drawn off the "none" colour
+                    QVERIFY2(colourDistance(shot.pixel(v.cellCentre(c, col)), heatColour(0)) > 12, name.c_str());
+                    ++hot;
+                }
+            }
+            sawMutex = sawMutex || (name == "mapping->i_mmap_mutex" && hot > 0);
+            sawSpinlock = sawSpinlock || (name == "zone->lock" && hot > 0);
+        }
+        QVERIFY(sawMutex);
+        QVERIFY(sawSpinlock);
     }
 
     void followsTheCursor()
