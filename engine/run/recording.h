@@ -11,7 +11,8 @@
 //    memory does not grow with the number of events).
 // The interval adapts to the run's length, which nobody knows beforehand: recording starts at a fine interval and
 // whenever the frames pass kMaxFrames, every other frame is merged away and the interval doubled, so a run of any
-// length gets between kMaxFrames / 2 and kMaxFrames frames (a 2 ms run as many as a 5 s one). A memory budget
+// length gets up to kMaxFrames frames, kMaxFrames / 2 or more when the workload's progress tells its length well
+// (a 2 ms run as many as a 5 s one; see Recorder::coarserForRunLength). A memory budget
 // bounds it too: past the budget, frames are decimated the same way (counted by decimations()), never dropped
 // silently. A merge keeps the even frames, so the frames stay at multiples of the (doubled) interval.
 
