@@ -449,6 +449,9 @@ Co<> release_pages(Kernel& k, Task& t, std::vector<Pfn>& pages, bool gathered = 
 Co<std::uint32_t> get_swap_page(Kernel& k, Task& t);
 Co<> swap_free(Kernel& k, Task& t, std::uint32_t entry);
 Co<> free_swap_and_cache(Kernel& k, Task& t, std::uint32_t entry);
+// Host-side only (no simulated effect): starts loading what free_swap_and_cache(entry) will read, for a caller that
+// knows the entry it frees next (zap_pte_range looks a few PTEs ahead).
+void prefetch_swap_entry(const Kernel& k, std::uint32_t entry);
 Co<> swapcache_free(Kernel& k, Task& t, std::uint32_t entry);
 Co<bool> add_to_swap(Kernel& k, Task& t, Pfn p);
 Co<> delete_from_swap_cache(Kernel& k, Task& t, Pfn p);

@@ -7,6 +7,7 @@ namespace mms {
 
 namespace {
     constexpr std::uint32_t kZapBatchPages = 10000; // MAX_GATHER_BATCH_COUNT * MAX_GATHER_BATCH: force a flush
+    constexpr std::uint32_t kZapPrefetchAhead = 2; // host prefetch distance, in PTEs (no simulated effect)
 
     // swapin_readahead(): read the aligned cluster of 2^page_cluster slots around `entry` that are in use and not
     // cached yet, as one request. Returns the page for `entry` (locked, under I/O) or kNoPage.
@@ -68,6 +69,9 @@ namespace {
             for (; vpn < end; ++vpn) {
                 Pte e = mm.pte[vpn];
                 Sched::burn(t, k.cost.pteOpNs);
+                // Host-side only: the swap slot freed a few PTEs on is a random one (see prefetch_swap_entry).
+                if (vpn + kZapPrefetchAhead < mm.pte.size() && pte::isSwap(mm.pte[vpn + kZapPrefetchAhead]))
+                    prefetch_swap_entry(k, pte::toSwpEntry(mm.pte[vpn + kZapPrefetchAhead]));
                 if (pte::none(e))
                     continue;
                 if (pte::present(e) && page_is_file_cache(k, pte::pfn(e))) {

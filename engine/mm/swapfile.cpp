@@ -34,6 +34,7 @@ namespace {
         return k.tg.slotsCache == SlotsCache::Off ? si.lock : si.clusterLockFor(off);
     }
 
+
     // Frees a page nobody references any more: off the LRU (under lru_lock) and back to the allocator. Its state
     // is read under the lock: reclaim may have isolated it, or a pagevec may still hold it.
     Co<> put_page_last(Kernel& k, Task& t, Pfn p)
@@ -165,6 +166,24 @@ Co<> swap_free(Kernel& k, Task& t, std::uint32_t entry)
     spin_unlock(k.s, t, l);
     if (toSlots)
         co_await free_swap_slot(k, t, entry);
+}
+
+// The slot's swap_map byte, swap-cache entry, slots-cache mark and lock. Exit frees slots in the random order the
+// fill handed them out, so each of these is a host cache miss, which a prefetch issued an entry or two ahead hides
+// behind the events in between.
+void prefetch_swap_entry(const Kernel& k, std::uint32_t entry)
+{
+    const SwapInfo& si = *k.swap[pte::swpType(entry)];
+    std::uint32_t off = pte::swpOffset(entry);
+    if (off >= si.nrSlots())
+        return;
+    __builtin_prefetch(si.swapMap.data() + off, 1);
+    __builtin_prefetch(si.cache.data() + off, 1);
+    if (!si.slotCached.empty())
+        __builtin_prefetch(si.slotCached.data() + off, 1);
+    // mapLock()'s choice
+    const SpinLock& l = k.tg.slotsCache == SlotsCache::Off || si.clusterLocks.empty() ? si.lock : si.clusterLocks[off / SWAPFILE_CLUSTER];
+    l.prefetch();
 }
 
 Co<> free_swap_and_cache(Kernel& k, Task& t, std::uint32_t entry)

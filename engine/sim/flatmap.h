@@ -80,9 +80,15 @@ private:
     std::size_t mask() const { return m_keys.size() - 1; }
     std::size_t slotOf(std::uint32_t key) const
     {
-        // Fibonacci hashing: consecutive frame numbers spread over the table.
-        return static_cast<std::size_t>((static_cast<std::uint64_t>(key) * 0x9E3779B97F4A7C15ull) >> 32) & mask();
+        // Runs of kRun consecutive keys share one home block of kRun slots, and the blocks are spread over the
+        // table by Fibonacci hashing. The frames a gather pins and release_pages() unpins are mostly consecutive
+        // (an address space's pages come from the allocator in order), so a run of them now costs the host one
+        // cache line, where hashing every key on its own cost a cache miss per page.
+        std::uint64_t block = key / kRun;
+        std::uint64_t home = ((block * 0x9E3779B97F4A7C15ull) >> 32) * kRun + key % kRun;
+        return static_cast<std::size_t>(home) & mask();
     }
+    static constexpr std::uint32_t kRun = 16; // 16 keys: one 64-byte line of m_keys
     void grow()
     {
         std::vector<std::uint32_t> keys = std::move(m_keys);

@@ -99,11 +99,16 @@ namespace {
         {
             std::vector<std::uint64_t> ring(static_cast<std::size_t>(budget) + 1); // resident pages, oldest first
             std::size_t head = 0, tail = 0, resident = 0;
+            // Host-side only: the PTEs are touched and evicted in random order, each a host cache miss; start loading
+            // the ones a few steps ahead (a ring slot not filled yet holds 0, a valid process and page).
+            constexpr std::size_t kPrefetchAhead = 8;
+            auto prefetchPte = [&](std::uint64_t v) { __builtin_prefetch(mms[v >> 32]->pte.data() + static_cast<std::uint32_t>(v), 1); };
             // Direct reclaim: the CPU that needs a page swaps out the oldest one, whoever owns it, taking the slot
             // from its own slots cache.
             auto evictOldest = [&](int reclaimCpu) {
                 std::uint64_t v = ring[head];
                 head = (head + 1) % ring.size();
+                prefetchPte(ring[(head + kPrefetchAhead) % ring.size()]);
                 --resident;
                 std::size_t i = v >> 32;
                 auto vpn = static_cast<std::uint32_t>(v);
@@ -129,6 +134,8 @@ namespace {
                 if (resident >= budget && !evictOldest(cpus[i]))
                     return; // swap is full: the rest stays untouched
                 std::uint32_t vpn = order[i][done[i]];
+                if (done[i] + 1 < order[i].size()) // this process's next touch, a few steps on
+                    __builtin_prefetch(mms[i]->pte.data() + order[i][done[i] + 1], 1);
                 if (++done[i] == order[i].size()) {
                     active[a] = active.back();
                     active.pop_back();
