@@ -330,7 +330,7 @@ public:
     // Pages under read I/O: the device and request a fault must wait for.
     FlatMap<std::pair<int, std::uint64_t>> pageReadIo;
     // Extra references held by a fault in progress (get_page): reclaim leaves such pages alone.
-    FlatMap<int> pinned; // open addressing: a gather pins thousands of pages, one heap allocation each was hot
+    FlatMap<int, 16> pinned; // open addressing: a gather pins thousands of pages, one heap allocation each was hot
     void pin(Pfn p) { ++pinned[p]; }
     void unpin(Pfn p)
     {

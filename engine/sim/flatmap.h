@@ -10,7 +10,9 @@
 
 namespace mms {
 
-template <typename V>
+// Run > 1: runs of Run consecutive keys share one home block of Run slots (see slotOf), for maps whose keys
+// arrive in runs; 1: every key hashed on its own.
+template <typename V, std::uint32_t Run = 1>
 class FlatMap {
 public:
     static constexpr std::uint32_t kEmpty = 0xffffffffu;
@@ -80,15 +82,15 @@ private:
     std::size_t mask() const { return m_keys.size() - 1; }
     std::size_t slotOf(std::uint32_t key) const
     {
-        // Runs of kRun consecutive keys share one home block of kRun slots, and the blocks are spread over the
-        // table by Fibonacci hashing. The frames a gather pins and release_pages() unpins are mostly consecutive
-        // (an address space's pages come from the allocator in order), so a run of them now costs the host one
-        // cache line, where hashing every key on its own cost a cache miss per page.
-        std::uint64_t block = key / kRun;
-        std::uint64_t home = ((block * 0x9E3779B97F4A7C15ull) >> 32) * kRun + key % kRun;
+        // Fibonacci hashing: consecutive keys spread over the table. With Run > 1, runs of Run consecutive keys
+        // share one home block of Run slots and the blocks are spread instead: the frames a gather pins and
+        // release_pages() unpins are mostly consecutive (an address space's pages came from the allocator in
+        // order), so a run of them costs the host one cache line, where a key hashed on its own cost a miss each.
+        // Scattered keys are better off with Run = 1 (the blocks lengthen the probe runs a little).
+        std::uint64_t block = key / Run;
+        std::uint64_t home = ((block * 0x9E3779B97F4A7C15ull) >> 32) * Run + key % Run;
         return static_cast<std::size_t>(home) & mask();
     }
-    static constexpr std::uint32_t kRun = 16; // 16 keys: one 64-byte line of m_keys
     void grow()
     {
         std::vector<std::uint32_t> keys = std::move(m_keys);
