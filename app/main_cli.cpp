@@ -14,8 +14,16 @@ namespace {
 // CPU time). So the CLI restarts itself once with the tunable added. MMSCOPE_NO_THP=1 turns this off.
 void reexecWithHugePages(char** argv)
 {
+    if (std::getenv("MMSCOPE_THP_REEXEC")) { // this is the restarted process: keep the marker from its children
+        unsetenv("MMSCOPE_THP_REEXEC");
+        return;
+    }
     const char* off = std::getenv("MMSCOPE_NO_THP");
-    if ((off && std::strcmp(off, "0") != 0) || std::getenv("MMSCOPE_THP_REEXEC"))
+    if (off && std::strcmp(off, "0") != 0)
+        return;
+    // Under valgrind the restarted process would run natively, outside the tool (callgrind would count nothing).
+    const char* preload = std::getenv("LD_PRELOAD");
+    if (preload && std::strstr(preload, "vgpreload"))
         return;
     const char* old = std::getenv("GLIBC_TUNABLES");
     std::string tunables = old && *old ? std::string(old) + ":glibc.malloc.hugetlb=1" : "glibc.malloc.hugetlb=1";
