@@ -47,7 +47,7 @@ namespace {
 // unlock_page(): clear_bit_unlock_is_negative_byte(), then wake_up_page() if someone waits.
 void unlock_page(Kernel& k, Task& t, AddressSpace& m, Pfn p)
 {
-    Sched::burn(t, k.cost.lockedRmwNs);
+    Sched::burnTime(t, m.costs.lockedRmw);
     k.pages.clear(p, PG_locked);
     wake_page_waiters(k, m);
 }
@@ -87,22 +87,20 @@ namespace {
     // add_to_page_cache_lru(), in three parts so that the per-page work pays no coroutine frame of its own: the
     // part before i_pages (here), the insertion under it (page_cache_insert_locked), and lru_cache_add; the caller
     // (__do_page_cache_readahead) awaits the lock and lru_cache_add itself, in the kernel's order.
-    void add_to_page_cache_prepare(Kernel& k, Task& t, Pfn p)
+    inline void add_to_page_cache_prepare(Kernel& k, Task& t, AddressSpace& m, Pfn p)
     {
-        const CostModel& c = k.cost;
         k.pages.setFlags(p, PG_locked); // __SetPageLocked: the page is not visible yet, non-atomic
         k.touchLine(t, p);
-        Sched::burn(t, 2 * c.lockedRmwNs); // mem_cgroup_try_charge + commit: css refcount and the memcg counters
+        Sched::burnTime(t, m.costs.memcgCharge); // mem_cgroup_try_charge + commit: css refcount and the memcg counters
         k.chargeMemcg(t, p);
     }
 
     // Under i_pages: store the page at `index` and drop the lock. False if another reader inserted this index first
     // (-EEXIST); the page is then the caller's to free.
-    bool page_cache_insert_locked(Kernel& k, Task& t, AddressSpace& m, Pfn p, std::uint64_t index)
+    inline bool page_cache_insert_locked(Kernel& k, Task& t, AddressSpace& m, Pfn p, std::uint64_t index)
     {
-        const CostModel& c = k.cost;
         if (m.lookup(index) != kNoPage) {
-            Sched::burn(t, xarrayWalkNs(c));
+            Sched::burnTime(t, m.costs.xarrayWalk);
             spin_unlock(k.s, t, m.i_pages);
             k.pages.setFlags(p, 0);
             return false;
@@ -113,7 +111,7 @@ namespace {
         ++m.nrpages;
         k.pages.setOwner(p, static_cast<std::uint16_t>(m.id + 1));
         k.pages.setIndex(p, static_cast<std::uint32_t>(index));
-        Sched::burn(t, c.swapCacheOpNs); // xas_store + __inc_node_page_state(NR_FILE_PAGES): the same xarray
+        Sched::burnTime(t, m.costs.xaStore); // xas_store + __inc_node_page_state(NR_FILE_PAGES)
         spin_unlock(k.s, t, m.i_pages);
         return true;
     }
@@ -124,6 +122,11 @@ AddressSpace& new_address_space(Kernel& k, std::uint64_t sizePages)
     auto m = std::make_unique<AddressSpace>();
     m->id = static_cast<std::uint16_t>(k.mappings.size());
     m->sizePages = sizePages;
+    const CostModel& c = k.cost;
+    m->costs.xarrayWalk = ns(xarrayWalkNs(c));
+    m->costs.lockedRmw = ns(c.lockedRmwNs);
+    m->costs.memcgCharge = ns(2 * c.lockedRmwNs);
+    m->costs.xaStore = ns(c.swapCacheOpNs);
     m->i_mmap_kind = k.tg.immapLock;
     m->i_mmap_rwsem.setImpl(k.tg.rwsemImpl == RwsemImplToggle::Spinlock ? RwsemImpl::Spinlock : RwsemImpl::Xadd);
     k.mappings.push_back(std::move(m));
@@ -132,11 +135,11 @@ AddressSpace& new_address_space(Kernel& k, std::uint64_t sizePages)
 
 Pfn find_get_page(Kernel& k, Task& t, AddressSpace& m, std::uint64_t index)
 {
-    Sched::burn(t, xarrayWalkNs(k.cost));
+    Sched::burnTime(t, m.costs.xarrayWalk);
     Pfn p = m.lookup(index);
     if (p == kNoPage)
         return kNoPage;
-    Sched::burn(t, k.cost.lockedRmwNs); // page_cache_get_speculative(): atomic inc of the refcount
+    Sched::burnTime(t, m.costs.lockedRmw); // page_cache_get_speculative(): atomic inc of the refcount
     k.touchLine(t, p);
     k.pin(p);
     return p;
@@ -148,6 +151,91 @@ void put_page(Kernel& k, Task& t, Pfn p)
     k.touchLine(t, p);
     k.unpin(p);
 }
+
+namespace {
+    // The end of read_pages()' work on one page once it is in the page cache: zero_user_segments (a hole),
+    // SetPageUptodate (smp_wmb + set_bit), PG_readahead on the marked page, unlock_page(). The three atomics' and
+    // the zeroing's charges are added up and charged once: the same picoseconds.
+    void read_page_done(Kernel& k, Task& t, AddressSpace& m, Pfn p, std::uint64_t index, std::uint64_t mark)
+    {
+        Time zero = ns(k.cost.zeroPageNs * k.memCostJitter * t.rng.jitter(k.pageCostJitter));
+        Sched::burnTime(t, zero + 2 * m.costs.lockedRmw);
+        if (index == mark) { // SetPageReadahead
+            if (m.readahead.size() < m.pages.size())
+                m.readahead.resize(m.pages.size(), 0);
+            m.readahead[index] = 1;
+        }
+        k.pages.clear(p, PG_locked); // unlock_page()
+        wake_page_waiters(k, m);
+    }
+
+    // Where read_pages_run() stopped: at page b, which needs the coroutine from the point `why` names (all of its
+    // work before that point done), or at the batch's end.
+    struct ReadPagesStop {
+        enum Why : std::uint8_t { End, Lock, Exists, Drain };
+        std::size_t b;
+        Why why;
+        MaybeCo drain; // Drain: lru_cache_add()'s pagevec drain, still to be awaited
+    };
+
+    // read_pages()' per-page work on batch[b..n) as plain calls, for as long as nothing has to wait: i_pages is taken
+    // without suspending (SpinLock::Acquire::await_ready, which changes nothing when it says no) and lru_cache_add()
+    // does not drain the pagevec. Page by page it is what the coroutine's loop would do; a readahead window is
+    // one coroutine resumption instead of one per step.
+    ReadPagesStop read_pages_run(Kernel& k, Task& t, AddressSpace& m, const std::uint64_t* index, const Pfn* page,
+        std::size_t b, std::size_t n, std::uint64_t mark)
+    {
+        for (; b < n; ++b) {
+            Pfn p = page[b];
+            {
+                FnScope add(t, "add_to_page_cache_lru");
+                add_to_page_cache_prepare(k, t, m, p);
+                if (!spin_lock(k.s, t, m.i_pages).await_ready())
+                    return { b, ReadPagesStop::Lock, {} };
+                if (!page_cache_insert_locked(k, t, m, p, index[b]))
+                    return { b, ReadPagesStop::Exists, {} };
+                MaybeCo drain = lru_cache_add(k, t, p, false); // file pages start on the inactive list
+                if (!drain.await_ready())
+                    return { b, ReadPagesStop::Drain, std::move(drain) };
+            }
+            read_page_done(k, t, m, p, index[b], mark);
+        }
+        return { n, ReadPagesStop::End, {} };
+    }
+} // namespace
+
+namespace {
+    // Where alloc_window_run() stopped: at index i, whose allocation `page` is a coroutine still to be awaited (the
+    // xa_load before it charged), or at the window's end.
+    struct AllocStop {
+        std::uint64_t i;
+        ValueOrCo<Pfn> page;
+    };
+
+    // __do_page_cache_readahead()'s first loop over [i, end) as plain calls for as long as alloc_page() takes its
+    // fast path: each index not cached gets a page, listed at batch[n++].
+    // page_cache_alloc_readahead(): __GFP_NORETRY | __GFP_NOWARN. The batch is nobody's to reclaim until it is in
+    // the page cache, so readahead must not wait for memory while holding it: when a round of direct reclaim frees
+    // nothing, the window ends there and the pages so far are read.
+    AllocStop alloc_window_run(Kernel& k, Task& t, AddressSpace& m, std::uint64_t i, std::uint64_t end,
+        std::uint64_t* batchIndex, Pfn* batchPage, std::size_t& n)
+    {
+        for (; i < end; ++i) {
+            Sched::burnTime(t, m.costs.xarrayWalk); // xa_load under rcu_read_lock
+            if (m.lookup(i) != kNoPage)
+                continue;
+            ValueOrCo<Pfn> page = alloc_page(k, t, GFP_NORETRY);
+            if (!page.await_ready())
+                return { i, std::move(page) };
+            Pfn p = page.await_resume();
+            if (p == kNoPage)
+                return { i, p };
+            batchIndex[n] = i;
+            batchPage[n++] = p;
+        }
+        return { end, kNoPage };
+    }
+} // namespace
 
 Co<bool> do_page_cache_readahead(Kernel& k, Task& t, AddressSpace& m, std::uint64_t index, int nr, std::uint64_t mark)
 {
@@ -172,13 +260,13 @@ Co<bool> do_page_cache_readahead(Kernel& k, Task& t, AddressSpace& m, std::uint6
     std::size_t n = 0;
     bool whole = true;
     for (std::uint64_t i = index; i < end; ++i) {
-        Sched::burn(t, xarrayWalkNs(c)); // xa_load under rcu_read_lock
-        if (m.lookup(i) != kNoPage)
-            continue;
-        // page_cache_alloc_readahead(): __GFP_NORETRY | __GFP_NOWARN. The batch is nobody's to reclaim until it
-        // is in the page cache, so readahead must not wait for memory while holding it: when a round of direct
-        // reclaim frees nothing, the window ends here and the pages so far are read.
-        Pfn p = co_await alloc_page(k, t, GFP_NORETRY);
+        // The indices whose pages come off this CPU's free list at once are listed by a plain loop; it stops at
+        // the first allocation that is a coroutine (a refill, reclaim), which is awaited here.
+        AllocStop stop = alloc_window_run(k, t, m, i, end, batchIndex, batchPage, n);
+        i = stop.i;
+        if (i == end)
+            break;
+        Pfn p = co_await stop.page;
         if (p == kNoPage) {
             whole = false;
             break;
@@ -189,32 +277,33 @@ Co<bool> do_page_cache_readahead(Kernel& k, Task& t, AddressSpace& m, std::uint6
     if (n == 0)
         co_return whole;
     // ... then read_pages() -> iomap_readpages(): one iomap_begin (xfs_bmapi_read finds a hole) for the batch,
-    // and per page add_to_page_cache_lru, zero the hole, SetPageUptodate, unlock_page.
+    // and per page add_to_page_cache_lru, zero the hole, SetPageUptodate, unlock_page. read_pages_run() does the
+    // pages for as long as none of them has to wait; the page it stops at is finished here.
     Sched::burn(t, c.bioSubmitNs * 0.5); // iomap_apply + xfs_bmapi_read + xfs_ilock: block mapping, no bio (GUESS)
     for (std::size_t b = 0; b < n; ++b) {
+        ReadPagesStop stop = read_pages_run(k, t, m, batchIndex, batchPage, b, n, mark);
+        b = stop.b;
+        if (b == n)
+            break;
         std::uint64_t i = batchIndex[b];
         Pfn p = batchPage[b];
-        bool added;
+        bool added = stop.why != ReadPagesStop::Exists;
         {
             FnScope add(t, "add_to_page_cache_lru");
-            add_to_page_cache_prepare(k, t, p);
-            co_await spin_lock(k.s, t, m.i_pages);
-            added = page_cache_insert_locked(k, t, m, p, i);
-            if (added)
-                co_await lru_cache_add(k, t, p, false); // file pages start on the inactive list
+            if (stop.why == ReadPagesStop::Lock) {
+                co_await spin_lock(k.s, t, m.i_pages);
+                added = page_cache_insert_locked(k, t, m, p, i);
+                if (added)
+                    co_await lru_cache_add(k, t, p, false); // file pages start on the inactive list
+            } else if (stop.why == ReadPagesStop::Drain) {
+                co_await stop.drain;
+            }
         }
         if (!added) { // -EEXIST: the other reader of this file was faster
             co_await free_hot_cold_page(k, t, p);
             continue;
         }
-        Sched::burn(t, c.zeroPageNs * k.memCostJitter * t.rng.jitter(k.pageCostJitter)); // zero_user_segments: a hole
-        Sched::burn(t, c.lockedRmwNs); // SetPageUptodate: smp_wmb + set_bit
-        if (i == mark) { // SetPageReadahead
-            if (m.readahead.size() < m.pages.size())
-                m.readahead.resize(m.pages.size(), 0);
-            m.readahead[i] = 1;
-        }
-        unlock_page(k, t, m, p);
+        read_page_done(k, t, m, p, i, mark);
     }
     co_return whole;
 }
@@ -225,7 +314,7 @@ namespace {
     Co<bool> add_to_page_cache_lru(Kernel& k, Task& t, AddressSpace& m, Pfn p, std::uint64_t index)
     {
         FnScope add(t, "add_to_page_cache_lru");
-        add_to_page_cache_prepare(k, t, p);
+        add_to_page_cache_prepare(k, t, m, p);
         co_await spin_lock(k.s, t, m.i_pages);
         bool added = page_cache_insert_locked(k, t, m, p, index);
         if (added)
@@ -257,8 +346,11 @@ namespace {
     // to wait for, so it runs without a coroutine frame. Returns false, having changed nothing, otherwise.
     //
     // The page reference (find_get_page .. put_page) is charged as the full path charges it, but the pin itself is
-    // not recorded: it is taken and dropped with no event in between, so no other task could observe it.
-    bool read_cached_page(Kernel& k, Task& t, AddressSpace& m, std::uint64_t index)
+    // not recorded: it is taken and dropped with no event in between, so no other task could observe it. For the
+    // same reason the steps' charges are added up and charged once (integer picoseconds: the same sum), the three
+    // writes of the page's line need one touchLine() (the first moves the line here, the others find it here), and
+    // the timeline's function names are not set (no span can begin or end in here).
+    inline bool read_cached_page(Kernel& k, Task& t, AddressSpace& m, std::uint64_t index)
     {
         Pfn p = m.lookup(index);
         if (p == kNoPage || PageReadahead(m, index))
@@ -266,19 +358,21 @@ namespace {
         std::uint16_t f = k.pages.flags(p);
         if ((f & PG_locked) || ((f & PG_referenced) && (f & PG_lru) && !(f & (PG_active | PG_unevictable))))
             return false;
-        FnScope fn(t, "generic_file_buffered_read");
-        const CostModel& c = k.cost;
-        Sched::burn(t, xarrayWalkNs(c)); // find_get_page(): xas_load ...
-        Sched::burn(t, c.lockedRmwNs); // ... and page_cache_get_speculative()
-        k.touchLine(t, p);
-        {
-            FnScope copy(t, "copy_page_to_iter");
-            Sched::burn(t, c.copyPageNs * k.memCostJitter * t.rng.jitter(k.pageCostJitter));
+        const FilemapCosts& c = m.costs;
+        // find_get_page(): xas_load and page_cache_get_speculative(); put_page() at the end
+        Time cost = c.xarrayWalk + 2 * c.lockedRmw;
+        // copy_page_to_iter()
+        cost += ns(k.cost.copyPageNs * k.memCostJitter * t.rng.jitter(k.pageCostJitter));
+        if (!(f & PG_referenced)) {
+            // mark_page_accessed()'s first touch: SetPageReferenced
+            cost += c.lockedRmw;
+            k.pages.set(p, PG_referenced);
+        } else {
+            MaybeCo activation = mark_page_accessed(k, t, p);
+            assert(activation.await_ready()); // excluded above
+            (void)activation;
         }
-        MaybeCo activation = mark_page_accessed(k, t, p);
-        assert(activation.await_ready()); // excluded above
-        (void)activation;
-        Sched::burn(t, c.lockedRmwNs); // put_page()
+        Sched::burnTime(t, cost);
         k.touchLine(t, p);
         return true;
     }
@@ -311,6 +405,11 @@ namespace {
         co_return true;
     }
 } // namespace
+
+bool generic_file_read_cached(Kernel& k, Task& t, AddressSpace& m, std::uint64_t index)
+{
+    return index < m.sizePages && read_cached_page(k, t, m, index);
+}
 
 ValueOrCo<bool> generic_file_buffered_read(Kernel& k, Task& t, AddressSpace& m, std::uint64_t index)
 {

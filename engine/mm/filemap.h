@@ -37,8 +37,20 @@ struct FileVma {
     std::uint32_t vpnOf(std::uint64_t index) const { return start + static_cast<std::uint32_t>(index - pgoff); }
 };
 
+// The fixed costs of the buffered read path in picoseconds, converted from the machine's CostModel once per
+// address space: a streaming read pays about a dozen of them per page, and ns() of each was a tenth of the host
+// time. Each is ns() of exactly the expression the path charges, so the sums are the picoseconds that charging
+// them one at a time adds up to.
+struct FilemapCosts {
+    Time xarrayWalk = 0; // xas_load(): ~3 levels of 64-slot nodes, one dependent load each (3 x pteOpNs)
+    Time lockedRmw = 0; // one atomic on struct page (get/put_page, Set/ClearPage*, unlock_page)
+    Time memcgCharge = 0; // mem_cgroup_try_charge + commit (2 x lockedRmwNs)
+    Time xaStore = 0; // xas_store + __inc_node_page_state(NR_FILE_PAGES) (swapCacheOpNs)
+};
+
 struct AddressSpace {
     std::uint16_t id = 0; // page owner id is id + 1
+    FilemapCosts costs;
     std::uint64_t sizePages = 0; // i_size in pages (a sparse file: every page a hole)
     SpinLock i_pages { "mapping->i_pages" }; // xa_lock of the page-cache xarray
     std::vector<Pfn> pages; // the xarray: index -> page, kNoPage if absent (grown on demand)
@@ -73,6 +85,10 @@ Co<bool> do_page_cache_readahead(Kernel& k, Task& t, AddressSpace& m, std::uint6
 // generic_file_buffered_read() of one 4 KiB page at `index` into a user buffer. Returns false past EOF.
 // A coroutine only when the page is not cached yet, starts readahead, is locked or gets activated.
 ValueOrCo<bool> generic_file_buffered_read(Kernel& k, Task& t, AddressSpace& m, std::uint64_t index);
+// Its common case alone, as a plain call for a reader's loop: true if the page was read exactly as
+// generic_file_buffered_read() reads it (cached, unlocked, nothing to wait for); false, having changed nothing,
+// when the caller must await generic_file_buffered_read() instead.
+bool generic_file_read_cached(Kernel& k, Task& t, AddressSpace& m, std::uint64_t index);
 // mark_page_accessed(): 1st access sets PG_referenced, the 2nd activates (activate_page or, while the page still
 // sits in this CPU's lru_add pagevec, __lru_cache_activate_page).
 MaybeCo mark_page_accessed(Kernel& k, Task& t, Pfn p);

@@ -120,26 +120,6 @@ Co<> Kernel::congestion_wait(Task& t, Time timeout)
         s.trace()->span(t.cpu, since, s.sim().now(), SpanKind::IoWait, "congestion_wait");
 }
 
-LruList Kernel::page_lru(std::uint16_t flags)
-{
-    if (flags & PG_unevictable)
-        return LRU_UNEVICTABLE;
-    bool file = !(flags & PG_swapbacked);
-    bool active = flags & PG_active;
-    return static_cast<LruList>((file ? LRU_INACTIVE_FILE : LRU_INACTIVE_ANON) + (active ? 1 : 0));
-}
-
-void Kernel::add_page_to_lru_list(Pfn p, LruList l, bool tail)
-{
-    Lruvec& v = lruvecOf(p);
-    pages.set(p, PG_lru);
-    if (tail)
-        pages.listAddTail(lruHead(v, l), p);
-    else
-        pages.listAdd(lruHead(v, l), p);
-    ++v.nr[l];
-}
-
 void Kernel::del_page_from_lru_list(Pfn p)
 {
     LruList l = page_lru(pages.flags(p));

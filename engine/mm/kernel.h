@@ -83,6 +83,10 @@ struct Zone {
     void init(PageArray& pages, Pfn first, Pfn end);
     // __rmqueue_smallest(): the first block of at least `order`, split down (expand()); kNoPage if none.
     Pfn rmqueueSmallest(PageArray& pages, int order);
+    // rmqueueSmallest(pages, 0) called up to `n` times, stopping at the first kNoPage: the pages in `out`, their
+    // number returned, every list, counter and page word left exactly as those calls leave them. Faster: a block
+    // split for the first of its pages is handed out whole in one go instead of split again for each.
+    std::size_t rmqueueBulk(PageArray& pages, std::size_t n, Pfn* out);
     // __free_one_page(): give back a block of 2^order pages at `p`, merging with free buddies.
     void freeOnePage(PageArray& pages, Pfn p, int order);
     // page_order() of a free block's head (PageBuddy), -1 for any other page.
@@ -99,8 +103,24 @@ struct Zone {
 
 private:
     static Pfn areaHead(const PageArray& pages, int order) { return pages.listHead(PageArray::kLruListHeads + static_cast<std::uint32_t>(order)); }
-    void listAdd(PageArray& pages, Pfn p, int order);
-    void listDel(PageArray& pages, Pfn p);
+    // set_page_order() + list_add(&page->lru, &area->free_list). Inline: an order-0 allocation takes one block off
+    // a list and, on average, puts one split-off half back.
+    void listAdd(PageArray& pages, Pfn p, int order)
+    {
+        pages.setIndex(p, static_cast<std::uint32_t>(order));
+        pages.listAdd(areaHead(pages, order), p);
+        ++m_nrArea[static_cast<std::size_t>(order)];
+        m_nrFree += Pfn(1) << order;
+    }
+    // list_del(&page->lru) + rmv_page_order()
+    void listDel(PageArray& pages, Pfn p)
+    {
+        auto o = static_cast<std::size_t>(pages.index(p));
+        pages.listDel(p);
+        pages.setIndex(p, kNotBuddyHead);
+        --m_nrArea[o];
+        m_nrFree -= Pfn(1) << o;
+    }
     Pfn m_start = 0, m_end = 0;
     std::uint64_t m_nrFree = 0;
     std::uint64_t m_nrArea[MAX_ORDER] = {};
@@ -321,10 +341,26 @@ public:
     // congestion_wait(): sleep until some swap write completes, at most `timeout`.
     Co<> congestion_wait(Task& t, Time timeout);
 
-    // LRU list helpers (the caller holds lru_lock).
-    void add_page_to_lru_list(Pfn p, LruList l, bool tail = false);
+    // LRU list helpers (the caller holds lru_lock). Inline: every page read or faulted in passes through them.
+    void add_page_to_lru_list(Pfn p, LruList l, bool tail = false)
+    {
+        Lruvec& v = lruvecOf(p);
+        pages.set(p, PG_lru);
+        if (tail)
+            pages.listAddTail(lruHead(v, l), p);
+        else
+            pages.listAdd(lruHead(v, l), p);
+        ++v.nr[l];
+    }
     void del_page_from_lru_list(Pfn p);
-    static LruList page_lru(std::uint16_t flags);
+    static LruList page_lru(std::uint16_t flags)
+    {
+        if (flags & PG_unevictable)
+            return LRU_UNEVICTABLE;
+        bool file = !(flags & PG_swapbacked);
+        bool active = flags & PG_active;
+        return static_cast<LruList>((file ? LRU_INACTIVE_FILE : LRU_INACTIVE_ANON) + (active ? 1 : 0));
+    }
     Pfn lruHead(LruList l) const { return pages.listHead(l); }
 
     // Pages under read I/O: the device and request a fault must wait for.

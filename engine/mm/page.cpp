@@ -119,32 +119,4 @@ void PageArray::listInit(std::uint32_t listId)
     setPrev(h, h);
 }
 
-void PageArray::listAdd(Pfn head, Pfn p)
-{
-    Pfn n = next(head);
-    setNext(p, n);
-    setPrev(p, head);
-    setPrev(n, p);
-    setNext(head, p);
-}
-
-void PageArray::listAddTail(Pfn head, Pfn p)
-{
-    Pfn l = prev(head);
-    setNext(p, head);
-    setPrev(p, l);
-    setNext(l, p);
-    setPrev(head, p);
-}
-
-void PageArray::listDel(Pfn p)
-{
-    Pfn n = next(p);
-    Pfn l = prev(p);
-    setNext(l, n);
-    setPrev(n, l);
-    setNext(p, kNoPage);
-    setPrev(p, kNoPage);
-}
-
 } // namespace mms

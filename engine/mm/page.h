@@ -119,9 +119,34 @@ public:
     // Intrusive doubly-linked lists. A list is identified by its head index (>= size()).
     Pfn listHead(std::uint32_t listId) const { return m_nr + listId; }
     void listInit(std::uint32_t listId);
-    void listAdd(Pfn head, Pfn p); // at the head (list_add)
-    void listAddTail(Pfn head, Pfn p);
-    void listDel(Pfn p);
+    // The list operations are inline and work on the raw 28-bit links (unpack() and pack() are inverses there, so
+    // the words come out as setNext()/setPrev() one field at a time would leave them): they run several times per
+    // page on the allocator's and the LRU's hot paths.
+    void listAdd(Pfn head, Pfn p) // at the head (list_add)
+    {
+        std::uint64_t n = m_link[head] & kNextBits;
+        m_link[p] = (m_link[p] & kMapcountBits) | n | (rawLink(head) << kPrevShift);
+        m_link[n] = (m_link[n] & ~kPrevBits) | (rawLink(p) << kPrevShift);
+        m_link[head] = (m_link[head] & ~kNextBits) | rawLink(p);
+    }
+    void listAddTail(Pfn head, Pfn p)
+    {
+        std::uint64_t l = (m_link[head] & kPrevBits) >> kPrevShift;
+        m_link[p] = (m_link[p] & kMapcountBits) | rawLink(head) | (l << kPrevShift);
+        m_link[l] = (m_link[l] & ~kNextBits) | rawLink(p);
+        m_link[head] = (m_link[head] & ~kPrevBits) | (rawLink(p) << kPrevShift);
+    }
+    void listDel(Pfn p)
+    {
+        std::uint64_t w = m_link[p];
+        std::uint64_t n = w & kNextBits;
+        std::uint64_t l = (w & kPrevBits) >> kPrevShift;
+        m_link[l] = (m_link[l] & ~kNextBits) | n;
+        m_link[n] = (m_link[n] & ~kPrevBits) | (l << kPrevShift);
+        m_link[p] = m_link[p] | kNextBits | kPrevBits; // both links kLinkNone
+    }
+    // The links list_del() leaves on a page (both kNoPage), for a page known to be on no list any more.
+    void listUnlinked(Pfn p) { m_link[p] |= kNextBits | kPrevBits; }
     Pfn first(Pfn head) const { return next(head) == head ? kNoPage : next(head); }
     Pfn last(Pfn head) const { return prev(head) == head ? kNoPage : prev(head); }
     Pfn next(Pfn p) const { return unpack(static_cast<std::uint32_t>(m_link[p]) & kLinkMask); }
@@ -148,6 +173,13 @@ private:
     static constexpr std::uint64_t kByte = 0xff;
     static constexpr std::uint64_t kNextBits = kLinkMask;
     static constexpr std::uint64_t kPrevBits = static_cast<std::uint64_t>(kLinkMask) << kPrevShift;
+    static constexpr std::uint64_t kMapcountBits = kByte << kMapcountShift;
+    // pack() of a page or list head that is linked: never kNoPage.
+    static std::uint64_t rawLink(Pfn p)
+    {
+        assert(p < kLinkNone && "page frame number beyond the 28-bit links");
+        return p;
+    }
     static Pfn unpack(std::uint32_t v) { return v == kLinkNone ? kNoPage : v; }
     static std::uint64_t pack(Pfn p)
     {

@@ -42,26 +42,6 @@ void Zone::init(PageArray& pages, Pfn first, Pfn end)
     }
 }
 
-// set_page_order() + list_add(&page->lru, &area->free_list)
-void Zone::listAdd(PageArray& pages, Pfn p, int order)
-{
-    auto o = static_cast<std::size_t>(order);
-    pages.setIndex(p, static_cast<std::uint32_t>(order));
-    pages.listAdd(areaHead(pages, order), p);
-    ++m_nrArea[o];
-    m_nrFree += Pfn(1) << order;
-}
-
-// list_del(&page->lru) + rmv_page_order()
-void Zone::listDel(PageArray& pages, Pfn p)
-{
-    auto o = static_cast<std::size_t>(pages.index(p));
-    pages.listDel(p);
-    pages.setIndex(p, kNotBuddyHead);
-    --m_nrArea[o];
-    m_nrFree -= Pfn(1) << o;
-}
-
 Pfn Zone::rmqueueSmallest(PageArray& pages, int order)
 {
     for (int o = order; o < MAX_ORDER; ++o) {
@@ -79,6 +59,38 @@ Pfn Zone::rmqueueSmallest(PageArray& pages, int order)
         return p;
     }
     return kNoPage;
+}
+
+std::size_t Zone::rmqueueBulk(PageArray& pages, std::size_t n, Pfn* out)
+{
+    std::size_t taken = 0;
+    while (taken < n) {
+        int o = 0;
+        while (o < MAX_ORDER && pages.listEmpty(areaHead(pages, o)))
+            ++o;
+        if (o == MAX_ORDER)
+            break;
+        Pfn b = pages.first(areaHead(pages, o));
+        listDel(pages, b);
+        // The lists below `o` are empty, so one-at-a-time allocation would split this block and take its pages in
+        // address order, every one of them through list_del() off some free list (its links cleared, its order
+        // forgotten), until the block is used up or the batch is full.
+        Pfn size = Pfn(1) << o;
+        auto k = static_cast<Pfn>(std::min<std::size_t>(size, n - taken));
+        pages.setFlags(b, 0);
+        out[taken++] = b;
+        for (Pfn q = b + 1; q < b + k; ++q) {
+            pages.listUnlinked(q);
+            pages.setIndex(q, kNotBuddyHead);
+            pages.setFlags(q, 0);
+            out[taken++] = q;
+        }
+        // What is left of the block is what expand() had put back: [k, size) in aligned blocks, at most one per
+        // order below `o`, each alone on its list (so the order they are added in makes no difference).
+        for (Pfn x = k; x < size; x += x & (~x + 1))
+            listAdd(pages, b + x, std::countr_zero(x));
+    }
+    return taken;
 }
 
 void Zone::freeOnePage(PageArray& pages, Pfn p, int order)
@@ -182,15 +194,16 @@ namespace {
     {
         FnScope fn(t, "rmqueue_bulk");
         co_await spin_lock(k.s, t, k.zone.lock);
-        for (int i = 0, n = pcp_batch(k); i < n; ++i) {
-            Pfn p = k.zone.rmqueueSmallest(k.pages, 0); // __rmqueue()
-            if (p == kNoPage)
-                break;
+        Pfn got[PCP_BATCH];
+        std::size_t n = k.zone.rmqueueBulk(k.pages, static_cast<std::size_t>(pcp_batch(k)), got); // __rmqueue() x batch
+        const Time listOp = ns(k.cost.listOpNs);
+        for (std::size_t i = 0; i < n; ++i) {
+            Pfn p = got[i];
             k.pages.setFlags(p, PG_buddy); // still free: on this CPU's list, not a buddy block head
             k.pages.setIndex(p, Zone::kNotBuddyHead);
             pc.pcp.push_back(p);
-            Sched::burn(t, k.cost.listOpNs);
         }
+        Sched::burnTime(t, static_cast<Time>(n) * listOp);
         spin_unlock(k.s, t, k.zone.lock);
     }
 

@@ -47,13 +47,41 @@ namespace {
         return cost;
     }
 
-    void pagevec_lru_add_fn(Kernel& k, Task& t, Pfn p, Time cost)
+    // The page's lruvec `v` is looked up once by the caller: touchLruAdd() and add_page_to_lru_list() with it.
+    void pagevec_lru_add_fn(Kernel& k, Task& t, Pfn p, Time cost, Lruvec& v)
     {
         Sched::burnTime(t, cost);
         k.pages.clear(p, PG_pagevec);
         LruList l = Kernel::page_lru(k.pages.flags(p));
-        k.touchLruAdd(t, p, l);
-        k.add_page_to_lru_list(p, l);
+        Pfn head = k.lruHead(v, l);
+        if (!k.lineOwner.empty()) { // touchLruAdd(): the head, its old first entry and the page
+            k.touchLine(t, head);
+            k.touchLine(t, k.pages.next(head));
+            k.touchLine(t, p);
+        }
+        k.pages.set(p, PG_lru); // add_page_to_lru_list()
+        k.pages.listAdd(head, p);
+        ++v.nr[l];
+    }
+
+    // __pagevec_lru_add()'s loop over pages[b..) for as long as they are on lruvec `v`, whose lru_lock the caller
+    // holds: relock_page_lruvec() of such a page is a no-op, so they need no coroutine step each. Returns where the
+    // next lruvec begins (or the end).
+    std::size_t pagevec_lru_add_run(Kernel& k, Task& t, const std::vector<Pfn>& pages, std::size_t b, Lruvec& v,
+        Time cost, std::vector<Pfn>& orphans)
+    {
+        for (; b < pages.size(); ++b) {
+            Pfn p = pages[b];
+            if (&k.lruvecOf(p) != &v)
+                break;
+            if (orphaned(k, p)) {
+                k.pages.clear(p, PG_pagevec | PG_reclaim);
+                orphans.push_back(p);
+                continue;
+            }
+            pagevec_lru_add_fn(k, t, p, cost, v);
+        }
+        return b;
     }
 
     Co<> pagevec_lru_add(Kernel& k, Task& t, Pagevec& pv)
@@ -62,14 +90,10 @@ namespace {
         std::vector<Pfn> orphans;
         const Time cost = pagevec_lru_add_cost(k);
         LruLock lk(k, t);
-        for (Pfn p : pv.pages) {
+        for (std::size_t b = 0; b < pv.pages.size();) {
+            Pfn p = pv.pages[b];
             co_await lk.relock(p);
-            if (orphaned(k, p)) {
-                k.pages.clear(p, PG_pagevec | PG_reclaim);
-                orphans.push_back(p);
-                continue;
-            }
-            pagevec_lru_add_fn(k, t, p, cost);
+            b = pagevec_lru_add_run(k, t, pv.pages, b, k.lruvecOf(p), cost, orphans);
         }
         lk.unlock();
         pv.pages.clear();

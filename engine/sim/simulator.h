@@ -72,6 +72,9 @@ public:
         const Entry& top = m_hasFront ? m_front : heapTop();
         return t < top.t || (t == top.t && key < top.key);
     }
+    // runsNext() for two events in a row at (t, key) with nothing pushed between them (a lock attempt and the
+    // grant it makes at the same moment): the queue's answer is the same for both, so only the 64 Ki check differs.
+    bool runsNextTwice(Time t, std::uint32_t key) const { return m_events + 2 < m_inlineUntil && runsNext(t, key); }
     void takeInline(Time t)
     {
         assert(t >= m_now);

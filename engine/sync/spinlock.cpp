@@ -4,10 +4,29 @@ namespace mms {
 
 bool SpinLock::Acquire::await_ready()
 {
-    // Fast path only when the task is "on time" and the lock is free now: otherwise suspend and decide then.
-    if (t.debt != 0 || l.m_held || l.m_freeAt > s.sim().now() || !l.m_waiters.empty())
+    // Fast path only when the lock is free at the task's time and nobody queues: otherwise suspend and decide then.
+    Simulator& sim = s.sim();
+    Time now = sim.now();
+    if (l.m_held || !l.m_waiters.empty())
         return false;
-    l.grantFree(s, t, s.sim().now());
+    if (t.debt == 0) {
+        if (l.m_freeAt > now)
+            return false;
+        l.grantFree(s, t, now);
+        return true;
+    }
+    // With CPU time pending, await_suspend() would spend it, make the attempt at that moment and, the lock being
+    // free then, grant it and resume the task there. When the attempt and the resumption are the next two events,
+    // take them here instead: the same events, clock and grant, and no suspension (nor a call to await_suspend).
+    Time at = now + t.debt;
+    auto key = static_cast<std::uint32_t>(t.cpu);
+    if (l.m_freeAt > at || !sim.runsNextTwice(at, key))
+        return false;
+    s.trace() ? s.trace()->span(t.cpu, now, at, SpanKind::Run, t.fn) : void();
+    t.debt = 0;
+    sim.takeInline(at); // the attempt
+    l.grantFree(s, t, at);
+    sim.takeInline(at); // the resumption
     return true;
 }
 

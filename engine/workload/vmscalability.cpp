@@ -20,17 +20,26 @@ namespace {
     // dd's loop: read(fd, buf, 4096) from the file, write(1, buf, 4096) to /dev/null, until EOF or the timeout.
     Co<> dd(Kernel& k, Task& t, AddressSpace& m, DdSpec spec)
     {
+        const Time syscall = ns(k.cost.faultEntryNs); // converted once: the loop charges it twice per page
         for (std::uint64_t index = 0;; ++index) {
             if (spec.end > 0 && k.s.sim().now() + t.debt >= spec.end)
                 break;
-            Sched::burn(t, k.cost.faultEntryNs); // read(): syscall entry/exit, vfs_read -> xfs_file_read_iter
-            bool ok = co_await generic_file_buffered_read(k, t, m, index);
+            Sched::burnTime(t, syscall); // read(): syscall entry/exit, vfs_read -> xfs_file_read_iter
+            // A cached page is read by a plain call; the rest (readahead, waits) awaits the whole read path.
+            bool ok = generic_file_read_cached(k, t, m, index);
+            if (!ok)
+                ok = co_await generic_file_buffered_read(k, t, m, index);
             if (!ok)
                 break;
-            Sched::burn(t, k.cost.faultEntryNs); // write() to /dev/null: entry/exit, write_null returns at once
+            Sched::burnTime(t, syscall); // write() to /dev/null: entry/exit, write_null returns at once
             ++t.opsDone;
-            if ((index + 1) % kPagesPerResched == 0)
-                co_await k.s.cond_resched(t);
+            if ((index + 1) % kPagesPerResched == 0) {
+                // cond_resched(): its flush here, and the coroutine only when it will yield (it flushes again,
+                // with nothing left to flush, and finds need_resched() as it was).
+                co_await k.s.flush(t);
+                if (k.s.need_resched(t))
+                    co_await k.s.cond_resched(t);
+            }
         }
         // dd's last pagevecs stay per-CPU (lru_add_drain happens on the next reclaim or drain), like the kernel's.
     }
