@@ -156,7 +156,7 @@ namespace {
     // The end of read_pages()' work on one page once it is in the page cache: zero_user_segments (a hole),
     // SetPageUptodate (smp_wmb + set_bit), PG_readahead on the marked page, unlock_page(). The three atomics' and
     // the zeroing's charges are added up and charged once: the same picoseconds.
-    void read_page_done(Kernel& k, Task& t, AddressSpace& m, Pfn p, std::uint64_t index, std::uint64_t mark)
+    [[gnu::always_inline]] inline void read_page_done(Kernel& k, Task& t, AddressSpace& m, Pfn p, std::uint64_t index, std::uint64_t mark)
     {
         Time zero = ns(k.cost.zeroPageNs * k.memCostJitter * t.rng.jitter(k.pageCostJitter));
         Sched::burnTime(t, zero + 2 * m.costs.lockedRmw);
@@ -350,7 +350,7 @@ namespace {
     // same reason the steps' charges are added up and charged once (integer picoseconds: the same sum), the three
     // writes of the page's line need one touchLine() (the first moves the line here, the others find it here), and
     // the timeline's function names are not set (no span can begin or end in here).
-    inline bool read_cached_page(Kernel& k, Task& t, AddressSpace& m, std::uint64_t index)
+    [[gnu::always_inline]] inline bool read_cached_page(Kernel& k, Task& t, AddressSpace& m, std::uint64_t index)
     {
         Pfn p = m.lookup(index);
         if (p == kNoPage || PageReadahead(m, index))

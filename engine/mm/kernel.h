@@ -476,7 +476,19 @@ bool zone_watermark_ok(const Kernel& k, int order, std::uint64_t mark);
 // The buddy allocator outside simulated time (a workload's setup): one order-0 page, kNoPage if none.
 Pfn alloc_page_setup(Kernel& k);
 // swap.cpp
-MaybeCo lru_cache_add(Kernel& k, Task& t, Pfn p, bool active); // a coroutine only when the pagevec drains
+// lru_cache_add(): a coroutine only when the pagevec drains (__pagevec_lru_add). Inline: every page that enters an
+// LRU list passes here, and nearly always only its pagevec takes it.
+Co<> pagevec_lru_add(Kernel& k, Task& t, Pagevec& pv);
+[[gnu::always_inline]] inline MaybeCo lru_cache_add(Kernel& k, Task& t, Pfn p, bool active)
+{
+    Sched::burn(t, k.cost.lockedRmwNs); // get_page()
+    k.pages.set(p, PG_pagevec | (active ? PG_active : 0));
+    Pagevec& pv = k.pcpu[static_cast<std::size_t>(t.cpu)].lruAdd;
+    pv.pages.push_back(p);
+    if (pv.pages.size() >= static_cast<std::size_t>(k.tg.pagevecSize))
+        return pagevec_lru_add(k, t, pv);
+    return {};
+}
 Co<> lru_add_drain(Kernel& k, Task& t);
 MaybeCo deactivate_page(Kernel& k, Task& t, Pfn p); // a coroutine only when the pagevec drains
 // `gathered`: the pages come from an mmu_gather, which pinned them; the pins are dropped under lru_lock.

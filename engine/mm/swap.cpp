@@ -84,23 +84,6 @@ namespace {
         return b;
     }
 
-    Co<> pagevec_lru_add(Kernel& k, Task& t, Pagevec& pv)
-    {
-        FnScope fn(t, "__pagevec_lru_add");
-        std::vector<Pfn> orphans;
-        const Time cost = pagevec_lru_add_cost(k);
-        LruLock lk(k, t);
-        for (std::size_t b = 0; b < pv.pages.size();) {
-            Pfn p = pv.pages[b];
-            co_await lk.relock(p);
-            b = pagevec_lru_add_run(k, t, pv.pages, b, k.lruvecOf(p), cost, orphans);
-        }
-        lk.unlock();
-        pv.pages.clear();
-        for (Pfn p : orphans)
-            co_await free_hot_cold_page(k, t, p);
-    }
-
     Co<> pagevec_deactivate(Kernel& k, Task& t, Pagevec& pv)
     {
         FnScope fn(t, "lru_deactivate_fn");
@@ -120,15 +103,22 @@ namespace {
     }
 } // namespace
 
-MaybeCo lru_cache_add(Kernel& k, Task& t, Pfn p, bool active)
+// __pagevec_lru_add(): lru_cache_add() (kernel.h) drains a full pagevec onto the LRU lists under lru_lock.
+Co<> pagevec_lru_add(Kernel& k, Task& t, Pagevec& pv)
 {
-    Sched::burn(t, k.cost.lockedRmwNs); // get_page()
-    k.pages.set(p, PG_pagevec | (active ? PG_active : 0));
-    Pagevec& pv = k.pcpu[static_cast<std::size_t>(t.cpu)].lruAdd;
-    pv.pages.push_back(p);
-    if (pv.pages.size() >= static_cast<std::size_t>(k.tg.pagevecSize))
-        return pagevec_lru_add(k, t, pv);
-    return {};
+    FnScope fn(t, "__pagevec_lru_add");
+    std::vector<Pfn> orphans;
+    const Time cost = pagevec_lru_add_cost(k);
+    LruLock lk(k, t);
+    for (std::size_t b = 0; b < pv.pages.size();) {
+        Pfn p = pv.pages[b];
+        co_await lk.relock(p);
+        b = pagevec_lru_add_run(k, t, pv.pages, b, k.lruvecOf(p), cost, orphans);
+    }
+    lk.unlock();
+    pv.pages.clear();
+    for (Pfn p : orphans)
+        co_await free_hot_cold_page(k, t, p);
 }
 
 Co<> lru_add_drain(Kernel& k, Task& t)
