@@ -499,7 +499,7 @@ Co<> swap_free(Kernel& k, Task& t, std::uint32_t entry);
 Co<> free_swap_and_cache(Kernel& k, Task& t, std::uint32_t entry);
 // Host-side only (no simulated effect): starts loading what free_swap_and_cache(entry) will read, for a caller that
 // knows the entry it frees next (zap_pte_range looks a few PTEs ahead).
-void prefetch_swap_entry(const Kernel& k, std::uint32_t entry);
+void prefetch_swap_entry(Kernel& k, std::uint32_t entry);
 Co<> swapcache_free(Kernel& k, Task& t, std::uint32_t entry);
 Co<bool> add_to_swap(Kernel& k, Task& t, Pfn p);
 Co<> delete_from_swap_cache(Kernel& k, Task& t, Pfn p);

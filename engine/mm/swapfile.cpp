@@ -34,7 +34,6 @@ namespace {
         return k.tg.slotsCache == SlotsCache::Off ? si.lock : si.clusterLockFor(off);
     }
 
-
     // Frees a page nobody references any more: off the LRU (under lru_lock) and back to the allocator. Its state
     // is read under the lock: reclaim may have isolated it, or a pagevec may still hold it.
     Co<> put_page_last(Kernel& k, Task& t, Pfn p)
@@ -171,9 +170,9 @@ Co<> swap_free(Kernel& k, Task& t, std::uint32_t entry)
 // The slot's swap_map byte, swap-cache entry, slots-cache mark and lock. Exit frees slots in the random order the
 // fill handed them out, so each of these is a host cache miss, which a prefetch issued an entry or two ahead hides
 // behind the events in between.
-void prefetch_swap_entry(const Kernel& k, std::uint32_t entry)
+void prefetch_swap_entry(Kernel& k, std::uint32_t entry)
 {
-    const SwapInfo& si = *k.swap[pte::swpType(entry)];
+    SwapInfo& si = *k.swap[pte::swpType(entry)];
     std::uint32_t off = pte::swpOffset(entry);
     if (off >= si.nrSlots())
         return;
@@ -181,9 +180,7 @@ void prefetch_swap_entry(const Kernel& k, std::uint32_t entry)
     __builtin_prefetch(si.cache.data() + off, 1);
     if (!si.slotCached.empty())
         __builtin_prefetch(si.slotCached.data() + off, 1);
-    // mapLock()'s choice
-    const SpinLock& l = k.tg.slotsCache == SlotsCache::Off || si.clusterLocks.empty() ? si.lock : si.clusterLocks[off / SWAPFILE_CLUSTER];
-    l.prefetch();
+    mapLock(k, si, off).prefetch();
 }
 
 Co<> free_swap_and_cache(Kernel& k, Task& t, std::uint32_t entry)

@@ -1,5 +1,6 @@
 // The recording's per-page flags and owners and its per-CPU lock waits: they agree with the page states and lock
 // totals recorded beside them, before and after decimation. Its frames and CPU bins cover the run, short or long.
+#include "../recorded.h"
 #include "mm/page.h"
 #include "run/recording.h"
 #include "run/run.h"
@@ -11,28 +12,10 @@ using namespace mms;
 namespace {
 std::shared_ptr<const Recording> record(std::size_t budget)
 {
-    static Scenario sc = loadScenario("madv-free-swapin");
-    RunSpec spec;
-    spec.scenario = &sc;
-    spec.variant = "madvfree";
-    spec.scale = 0.01;
-    spec.seed = runSeed(sc.seed(), spec.variant, spec.point, 0);
-    spec.recording.enabled = true;
-    spec.recording.memoryBudget = budget;
-    return executeRun(spec).recording;
+    return test::recordedRun("madv-free-swapin", "madvfree", 0.01, budget).recording;
 }
 // migration-unmapped at this scale is a 3 ms run on 120 CPUs: far shorter than the 10 ms interval the recorder had.
-RunResult shortManyCpuRun()
-{
-    static Scenario sc = loadScenario("migration-unmapped");
-    RunSpec spec;
-    spec.scenario = &sc;
-    spec.variant = "baseline";
-    spec.scale = 0.05;
-    spec.seed = runSeed(sc.seed(), spec.variant, spec.point, 0);
-    spec.recording.enabled = true;
-    return executeRun(spec);
-}
+RunResult shortManyCpuRun() { return test::recordedRun("migration-unmapped", "baseline", 0.05); }
 
 // The frames are f x interval apart, the last one at most an interval after the one before it; CPU activity
 // reaches into that last interval and no bin lies past the last frame.

@@ -5,6 +5,7 @@
 #include "pagemapview.h"
 #include "recordingview.h"
 
+#include "../recorded.h"
 #include "run/recording.h"
 #include "run/run.h"
 
@@ -15,26 +16,11 @@ using namespace mms;
 namespace {
 std::shared_ptr<const Recording> recordingOf(const std::string& variant)
 {
-    static Scenario sc = loadScenario("madv-free-swapin");
-    RunSpec spec;
-    spec.scenario = &sc;
-    spec.variant = variant;
-    spec.scale = 0.01;
-    spec.seed = runSeed(sc.seed(), variant, spec.point, 0);
-    spec.recording.enabled = true;
-    return executeRun(spec).recording;
+    return test::recordedRun("madv-free-swapin", variant, 0.01).recording;
 }
-
 std::shared_ptr<const Recording> migrationRecording()
 {
-    static Scenario sc = loadScenario("migration-unmapped");
-    RunSpec spec;
-    spec.scenario = &sc;
-    spec.variant = "baseline";
-    spec.scale = 0.05;
-    spec.seed = runSeed(sc.seed(), spec.variant, spec.point, 0);
-    spec.recording.enabled = true;
-    return executeRun(spec).recording;
+    return test::recordedRun("migration-unmapped", "baseline", 0.05).recording;
 }
 
 int colourDistance(QRgb a, QRgb b) { return std::abs(qRed(a) - qRed(b)) + std::abs(qGreen(a) - qGreen(b)) + std::abs(qBlue(a) - qBlue(b)); }
