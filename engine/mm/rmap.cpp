@@ -26,20 +26,84 @@ namespace {
 
     bool page_not_mapped(const Kernel& k, Pfn p) { return !page_mapped(k, p); }
 
+    // page_referenced_one()'s work under the ptl: test and clear the young bit of the PTE at `vpn` if it maps the
+    // page. Releases the ptl.
+    void page_referenced_pte(Kernel& k, Task& t, Pfn p, MmStruct& mm, std::uint32_t vpn, SpinLock& ptl, int& referenced)
+    {
+        Pte e = mm.pte[vpn];
+        Sched::burn(t, k.cost.pteOpNs);
+        if (pte::present(e) && pte::pfn(e) == p && pte::young(e)) {
+            mm.pte[vpn] = e & ~pte::kYoung; // ptep_clear_flush_young: no flush on x86 since 3.18
+            ++referenced;
+        }
+        spin_unlock(k.s, t, ptl);
+    }
+
     // page_referenced_one(): test and clear the young bit of the PTE at `vpn` if it maps the page.
     Co<bool> page_referenced_one(Kernel& k, Task& t, Pfn p, const FileVma& vma, std::uint32_t vpn, void* arg)
     {
         MmStruct& mm = *vma.mm;
         SpinLock& ptl = mm.ptlFor(vpn);
         co_await spin_lock(k.s, t, ptl);
-        Pte e = mm.pte[vpn];
-        Sched::burn(t, k.cost.pteOpNs);
-        if (pte::present(e) && pte::pfn(e) == p && pte::young(e)) {
-            mm.pte[vpn] = e & ~pte::kYoung; // ptep_clear_flush_young: no flush on x86 since 3.18
-            ++*static_cast<int*>(arg);
-        }
-        spin_unlock(k.s, t, ptl);
+        page_referenced_pte(k, t, p, mm, vpn, ptl, *static_cast<int*>(arg));
         co_return true;
+    }
+
+    // page_referenced_one() when the ptl is granted at once (SpinLock::Acquire's await_ready fast path; a refused
+    // await_ready changes nothing).
+    int page_referenced_one_now(Kernel& k, Task& t, Pfn p, const FileVma& vma, std::uint32_t vpn, void* arg)
+    {
+        MmStruct& mm = *vma.mm;
+        SpinLock& ptl = mm.ptlFor(vpn);
+        SpinLock::Acquire acquire = spin_lock(k.s, t, ptl);
+        if (!acquire.await_ready())
+            return -1;
+        page_referenced_pte(k, t, p, mm, vpn, ptl, *static_cast<int*>(arg));
+        return 1;
+    }
+
+    // try_to_unmap_one()'s work under the ptl before the TLB flush. NotMapped and Young release the ptl (the walk
+    // goes on, or ends); Cleared leaves it held with the PTE cleared and its old value in `e`.
+    enum class UnmapStep : std::uint8_t { NotMapped, Young, Cleared };
+
+    UnmapStep unmap_pte(Kernel& k, Task& t, Pfn p, MmStruct& mm, std::uint32_t vpn, UnmapArg& ua, SpinLock& ptl, Pte& e)
+    {
+        e = mm.pte[vpn];
+        Sched::burn(t, k.cost.pteOpNs); // page_vma_mapped_walk: check_pte
+        if (!pte::present(e) || pte::pfn(e) != p) {
+            spin_unlock(k.s, t, ptl);
+            return UnmapStep::NotMapped; // this VMA does not map the page (not faulted in, or already unmapped)
+        }
+        if (!(ua.flags & TTU_IGNORE_ACCESS) && pte::young(e)) {
+            // ptep_clear_flush_young_notify(): used since the last scan, keep it mapped; the walk ends.
+            mm.pte[vpn] = e & ~pte::kYoung;
+            spin_unlock(k.s, t, ptl);
+            ua.failed = true;
+            return UnmapStep::Young;
+        }
+        mm.pte[vpn] = (ua.flags & TTU_MIGRATION) ? pte::mkMigration(p) : 0;
+        return UnmapStep::Cleared;
+    }
+
+    bool batches_flush(const UnmapArg& ua) { return ua.batch && (ua.flags & TTU_BATCH_FLUSH); }
+
+    // set_tlb_ubc_flush_pending(): remember the mm; the stale TLB entries are flushed before the page is freed.
+    void set_tlb_ubc_flush_pending(TlbflushUnmapBatch& batch, MmStruct& mm)
+    {
+        if (std::find(batch.mms.begin(), batch.mms.end(), &mm) == batch.mms.end())
+            batch.mms.push_back(&mm);
+    }
+
+    // try_to_unmap_one() after the flush (or its batching): the page loses this mapping. Releases the ptl.
+    void unmap_pte_done(Kernel& k, Task& t, Pfn p, MmStruct& mm, Pte e, SpinLock& ptl)
+    {
+        if (pte::dirty(e))
+            k.pages.set(p, PG_dirty); // set_page_dirty
+        --mm.fileRss; // dec_mm_counter(mm, MM_FILEPAGES)
+        page_remove_file_rmap(k, t, p);
+        Sched::burn(t, k.cost.lockedRmwNs); // put_page: the PTE's reference
+        k.vm.inc(Vm::RmapUnmap);
+        spin_unlock(k.s, t, ptl);
     }
 
     // try_to_unmap_one() for a file page at `vpn` of one VMA.
@@ -49,35 +113,36 @@ namespace {
         MmStruct& mm = *vma.mm;
         SpinLock& ptl = mm.ptlFor(vpn);
         co_await spin_lock(k.s, t, ptl);
-        Pte e = mm.pte[vpn];
-        Sched::burn(t, k.cost.pteOpNs); // page_vma_mapped_walk: check_pte
-        if (!pte::present(e) || pte::pfn(e) != p) {
-            spin_unlock(k.s, t, ptl);
-            co_return true; // this VMA does not map the page (not faulted in, or already unmapped)
-        }
-        if (!(ua.flags & TTU_IGNORE_ACCESS) && pte::young(e)) {
-            // ptep_clear_flush_young_notify(): used since the last scan, keep it mapped; the walk ends.
-            mm.pte[vpn] = e & ~pte::kYoung;
-            spin_unlock(k.s, t, ptl);
-            ua.failed = true;
-            co_return false;
-        }
-        mm.pte[vpn] = (ua.flags & TTU_MIGRATION) ? pte::mkMigration(p) : 0;
-        if (ua.batch && (ua.flags & TTU_BATCH_FLUSH)) {
-            // set_tlb_ubc_flush_pending(): remember the mm; the stale TLB entries are flushed before the page is freed.
-            if (std::find(ua.batch->mms.begin(), ua.batch->mms.end(), &mm) == ua.batch->mms.end())
-                ua.batch->mms.push_back(&mm);
-        } else {
+        Pte e = 0;
+        UnmapStep step = unmap_pte(k, t, p, mm, vpn, ua, ptl, e);
+        if (step != UnmapStep::Cleared)
+            co_return step == UnmapStep::NotMapped;
+        if (batches_flush(ua))
+            set_tlb_ubc_flush_pending(*ua.batch, mm);
+        else
             co_await flush_tlb_page(k, t, mm); // ptep_clear_flush: while holding the ptl, like the kernel
-        }
-        if (pte::dirty(e))
-            k.pages.set(p, PG_dirty); // set_page_dirty
-        --mm.fileRss; // dec_mm_counter(mm, MM_FILEPAGES)
-        page_remove_file_rmap(k, t, p);
-        Sched::burn(t, k.cost.lockedRmwNs); // put_page: the PTE's reference
-        k.vm.inc(Vm::RmapUnmap);
-        spin_unlock(k.s, t, ptl);
+        unmap_pte_done(k, t, p, mm, e, ptl);
         co_return true;
+    }
+
+    // try_to_unmap_one() when it would not suspend: the flush is batched and the ptl is granted at once.
+    int try_to_unmap_one_now(Kernel& k, Task& t, Pfn p, const FileVma& vma, std::uint32_t vpn, void* arg)
+    {
+        auto& ua = *static_cast<UnmapArg*>(arg);
+        if (!batches_flush(ua))
+            return -1;
+        MmStruct& mm = *vma.mm;
+        SpinLock& ptl = mm.ptlFor(vpn);
+        SpinLock::Acquire acquire = spin_lock(k.s, t, ptl);
+        if (!acquire.await_ready())
+            return -1;
+        Pte e = 0;
+        UnmapStep step = unmap_pte(k, t, p, mm, vpn, ua, ptl, e);
+        if (step != UnmapStep::Cleared)
+            return step == UnmapStep::NotMapped ? 1 : 0;
+        set_tlb_ubc_flush_pending(*ua.batch, mm);
+        unmap_pte_done(k, t, p, mm, e, ptl);
+        return 1;
     }
 
     // vma_interval_tree_foreach: the descent of an augmented rbtree of `n` VMAs, one dependent load per level.
@@ -94,36 +159,39 @@ bool page_is_file_cache(const Kernel& k, Pfn p)
     return k.pages.owner(p) != 0 && !k.pages.test(p, PG_anon | PG_swapbacked | PG_buddy);
 }
 
+// The four lock wrappers hand back the lock's own awaitable instead of awaiting it in a frame of their own: one
+// coroutine frame fewer per lock and unlock on every rmap walk (two walks a reclaimed mapped page). The unlocks of
+// the mutex do not suspend, so theirs is an empty MaybeCo.
 Co<> i_mmap_lock_write(Kernel& k, Task& t, AddressSpace& m)
 {
     if (m.i_mmap_kind == IMmapLock::Mutex)
-        co_await mutex_lock(k.s, t, m.i_mmap_mutex);
-    else
-        co_await m.i_mmap_rwsem.down_write(k.s, t);
+        return mutex_lock(k.s, t, m.i_mmap_mutex);
+    return m.i_mmap_rwsem.down_write(k.s, t);
 }
 
-Co<> i_mmap_unlock_write(Kernel& k, Task& t, AddressSpace& m)
+MaybeCo i_mmap_unlock_write(Kernel& k, Task& t, AddressSpace& m)
 {
-    if (m.i_mmap_kind == IMmapLock::Mutex)
+    if (m.i_mmap_kind == IMmapLock::Mutex) {
         mutex_unlock(k.s, t, m.i_mmap_mutex);
-    else
-        co_await m.i_mmap_rwsem.up_write(k.s, t);
+        return {};
+    }
+    return m.i_mmap_rwsem.up_write(k.s, t);
 }
 
 Co<> i_mmap_lock_read(Kernel& k, Task& t, AddressSpace& m)
 {
     if (m.i_mmap_kind == IMmapLock::Mutex) // before 3.19 every walker took the mutex
-        co_await mutex_lock(k.s, t, m.i_mmap_mutex);
-    else
-        co_await m.i_mmap_rwsem.down_read(k.s, t);
+        return mutex_lock(k.s, t, m.i_mmap_mutex);
+    return m.i_mmap_rwsem.down_read(k.s, t);
 }
 
-Co<> i_mmap_unlock_read(Kernel& k, Task& t, AddressSpace& m)
+MaybeCo i_mmap_unlock_read(Kernel& k, Task& t, AddressSpace& m)
 {
-    if (m.i_mmap_kind == IMmapLock::Mutex)
+    if (m.i_mmap_kind == IMmapLock::Mutex) {
         mutex_unlock(k.s, t, m.i_mmap_mutex);
-    else
-        co_await m.i_mmap_rwsem.up_read(k.s, t);
+        return {};
+    }
+    return m.i_mmap_rwsem.up_read(k.s, t);
 }
 
 void vma_link_file(AddressSpace& m, const FileVma& vma) { m.i_mmap.push_back(vma); }
@@ -150,13 +218,28 @@ Co<> rmap_walk_file(Kernel& k, Task& t, Pfn p, RmapWalkControl& rwc)
     Sched::burn(t, intervalTreeDescentNs(k.cost, m.i_mmap.size()));
     // The tree is not changed while its lock is held (vma_link and unlink take it for write), so a copy of the
     // covering VMAs is what the kernel's iteration sees.
-    std::vector<FileVma> covering;
-    for (const FileVma& v : m.i_mmap)
-        if (v.covers(index))
-            covering.push_back(v);
-    for (const FileVma& v : covering) {
+    // Most files are mapped by a handful of VMAs: the copy lives in the frame unless more cover the page.
+    constexpr std::size_t kInline = 4;
+    FileVma inlineCopy[kInline];
+    std::vector<FileVma> spill;
+    std::size_t n = 0;
+    for (const FileVma& v : m.i_mmap) {
+        if (!v.covers(index))
+            continue;
+        if (n < kInline)
+            inlineCopy[n] = v;
+        else
+            spill.push_back(v);
+        ++n;
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+        const FileVma& v = i < kInline ? inlineCopy[i] : spill[i - kInline];
         Sched::burn(t, k.cost.pteOpNs); // the next node of the interval tree
-        bool more = co_await rwc.rmap_one(k, t, p, v, v.vpnOf(index), rwc.arg);
+        int more = rwc.rmap_one_now ? rwc.rmap_one_now(k, t, p, v, v.vpnOf(index), rwc.arg) : -1;
+        if (more < 0) {
+            bool awaited = co_await rwc.rmap_one(k, t, p, v, v.vpnOf(index), rwc.arg);
+            more = awaited ? 1 : 0;
+        }
         if (!more || (rwc.done && rwc.done(k, p)))
             break;
     }
@@ -186,6 +269,7 @@ Co<int> page_referenced(Kernel& k, Task& t, Pfn p)
     RmapWalkControl rwc;
     rwc.arg = &referenced;
     rwc.rmap_one = page_referenced_one;
+    rwc.rmap_one_now = page_referenced_one_now;
     co_await rmap_walk_file(k, t, p, rwc);
     co_return referenced;
 }
@@ -199,6 +283,7 @@ Co<bool> try_to_unmap(Kernel& k, Task& t, Pfn p, unsigned flags, TlbflushUnmapBa
     RmapWalkControl rwc;
     rwc.arg = &ua;
     rwc.rmap_one = try_to_unmap_one;
+    rwc.rmap_one_now = try_to_unmap_one_now;
     rwc.done = page_not_mapped;
     co_await rmap_walk_file(k, t, p, rwc);
     co_return !page_mapped(k, p);

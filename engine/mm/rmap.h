@@ -39,6 +39,10 @@ struct TlbflushUnmapBatch {
 struct RmapWalkControl {
     void* arg = nullptr;
     Co<bool> (*rmap_one)(Kernel& k, Task& t, Pfn p, const FileVma& vma, std::uint32_t vpn, void* arg) = nullptr;
+    // Host-side only (optional): rmap_one as a plain call, for when it would not suspend. 1 or 0 is what rmap_one
+    // would have returned, with the same effects; -1 means it would suspend, and it has changed nothing: the walk
+    // then awaits rmap_one instead.
+    int (*rmap_one_now)(Kernel& k, Task& t, Pfn p, const FileVma& vma, std::uint32_t vpn, void* arg) = nullptr;
     bool (*done)(const Kernel& k, Pfn p) = nullptr;
 };
 
@@ -48,9 +52,9 @@ bool page_is_file_cache(const Kernel& k, Pfn p);
 
 // i_mmap_lock_write / i_mmap_lock_read: the mapping's i_mmap lock, exclusive either way when it is a mutex.
 Co<> i_mmap_lock_write(Kernel& k, Task& t, AddressSpace& m);
-Co<> i_mmap_unlock_write(Kernel& k, Task& t, AddressSpace& m);
+MaybeCo i_mmap_unlock_write(Kernel& k, Task& t, AddressSpace& m);
 Co<> i_mmap_lock_read(Kernel& k, Task& t, AddressSpace& m);
-Co<> i_mmap_unlock_read(Kernel& k, Task& t, AddressSpace& m);
+MaybeCo i_mmap_unlock_read(Kernel& k, Task& t, AddressSpace& m);
 
 // vma_link() of a file VMA onto its mapping's i_mmap tree (set-up time, no simulated time passes).
 void vma_link_file(AddressSpace& m, const FileVma& vma);
