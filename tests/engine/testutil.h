@@ -3,6 +3,8 @@
 // the result JSON without its `host` object (the part that must be byte-identical at any thread count).
 
 #include "../reduced.h"
+#include "hw/machine.h"
+#include "mm/kernel.h"
 #include "run/format.h"
 #include "run/runner.h"
 
@@ -27,6 +29,27 @@ inline double metric(const ResultSet& rs, const std::string& variant, const std:
             return r.metrics.at(m);
     throw std::runtime_error("no variant " + variant);
 }
+
+// A bare machine with `bytes` of memory and no workload, for tests that drive the kernel's functions directly.
+struct Box {
+    explicit Box(std::uint64_t bytes)
+        : m(spec(bytes))
+        , s(sim, m)
+        , k(s, Toggles {})
+    {
+    }
+    static MachineSpec spec(std::uint64_t bytes)
+    {
+        MachineSpec m = *machinePreset("generic-12cpu-2015");
+        m.memoryBytes = bytes;
+        return m;
+    }
+
+    Simulator sim;
+    MachineSpec m;
+    Sched s;
+    Kernel k;
+};
 
 inline std::string withoutHost(const ResultSet& rs)
 {

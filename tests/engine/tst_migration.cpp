@@ -66,20 +66,9 @@ Co<> hog(Kernel& k, Task& t, unsigned gfp, std::vector<Pfn>& held, bool& killed)
     k.exit_oom_victim(t);
 }
 
-// A bare machine with `bytes` of memory and no workload, for the allocator's own tests.
-struct Box {
-    explicit Box(std::uint64_t bytes)
-        : m(spec(bytes))
-        , s(sim, m)
-        , k(s, Toggles {})
-    {
-    }
-    static MachineSpec spec(std::uint64_t bytes)
-    {
-        MachineSpec m = *machinePreset("generic-12cpu-2015");
-        m.memoryBytes = bytes;
-        return m;
-    }
+// The bare machine with one hog task, for the allocator's own tests.
+struct Box : test::Box {
+    using test::Box::Box;
     // One hog task with `gfp` until the allocator says no; false if the simulation did not end.
     bool runHog(unsigned gfp, std::vector<Pfn>& held, bool& killed)
     {
@@ -87,11 +76,6 @@ struct Box {
         s.start(t, hog(k, t, gfp, held, killed));
         return sim.run();
     }
-
-    Simulator sim;
-    MachineSpec m;
-    Sched s;
-    Kernel k;
 };
 } // namespace
 

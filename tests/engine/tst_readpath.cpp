@@ -3,6 +3,7 @@
 // SpinLock::Acquire::await_ready() (the attempt and the grant as the next two events) against the same run with
 // every event through the queue. Each must leave exactly the same state: every page word, every time, every count.
 #include "mm/kernel.h"
+#include "testutil.h"
 
 #include <QtTest>
 
@@ -10,25 +11,7 @@ using namespace mms;
 
 namespace {
 
-// A bare machine with `bytes` of memory and no workload.
-struct Box {
-    explicit Box(std::uint64_t bytes)
-        : m(spec(bytes))
-        , s(sim, m)
-        , k(s, Toggles {})
-    {
-    }
-    static MachineSpec spec(std::uint64_t bytes)
-    {
-        MachineSpec m = *machinePreset("generic-12cpu-2015");
-        m.memoryBytes = bytes;
-        return m;
-    }
-    Simulator sim;
-    MachineSpec m;
-    Sched s;
-    Kernel k;
-};
+using test::Box;
 
 // Every word the buddy allocator keeps in the page array (flags, order or kNotBuddyHead, both links, the mapcount)
 // and its counters, as one string to compare.
