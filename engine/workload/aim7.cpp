@@ -28,6 +28,7 @@
 
 #include <algorithm>
 #include <array>
+#include <stdexcept>
 #include <utility>
 
 namespace mms {
@@ -76,6 +77,7 @@ namespace {
         int vmasPerFile = 2;
         int readaroundPages = 16;
         std::uint64_t ioPages = 16;
+        std::uint64_t cacheFilePages = 256;
         int testsPerChild = 1;
         int heapEvery = 4;
         bool contiguousFiles = true;
@@ -118,6 +120,7 @@ namespace {
             m_p.vmasPerFile = p.at("vmas_per_file").get<int>();
             m_p.readaroundPages = p.at("readaround_pages").get<int>();
             m_p.ioPages = std::max<std::uint64_t>(1, p.at("io_size").get<std::uint64_t>() / kPageSize);
+            m_p.cacheFilePages = std::max<std::uint64_t>(1, p.at("cache_file_size").get<std::uint64_t>() / kPageSize);
             m_p.testsPerChild = p.at("tests_per_child").get<int>();
             m_p.heapEvery = p.at("heap_every").get<int>();
             m_p.contiguousFiles = p.at("contiguous_files").get<bool>();
@@ -272,8 +275,12 @@ namespace {
                     k.zone.freeOnePage(k.pages, p, 0);
                     continue;
                 }
-                if (!old || index == m_p.ioPages) {
-                    old = &new_address_space(k, m_p.ioPages);
+                if (!old || index == m_p.cacheFilePages) {
+                    // struct page's owner is 16 bits here (page.h): a file's id must fit.
+                    if (k.mappings.size() >= 0xffff)
+                        throw std::invalid_argument("aim7-fserver: cache_file_size too small for this memory (more "
+                                                    "than 65535 files)");
+                    old = &new_address_space(k, m_p.cacheFilePages);
                     index = 0;
                 }
                 addAtSetup(k, *old, p, index++, false);
@@ -562,6 +569,8 @@ WorkloadKind aim7FserverKind()
             { "readaround_pages", ParamKind::Int, 16, false, "pages exec's faults read around in a shared file", 0,
                 1024 },
             { "io_size", ParamKind::Size, "1MiB", false, "bytes a disk_* test writes and reads back", 4096, 1e9 },
+            { "cache_file_size", ParamKind::Size, "1MiB", false,
+                "size of the files of the older page cache that fills memory at the start", 4096, 1e12 },
             { "unlink", ParamKind::Bool, false, false, "disk tests unlink their temp file (its page cache is freed)", 0,
                 1 },
             { "tests_per_child", ParamKind::Int, 4, false,

@@ -316,6 +316,31 @@ private Q_SLOTS:
             qPrintable(QString::number(r.metrics.at("i_mmap_acquisitions_per_fork"))));
     }
 
+    void reaimFileSizeKeepsTheOlderCacheInItsOwnFiles()
+    {
+        // mmtests' reaim.config has FILESIZE 10k: disk tests of 10 KiB. The page cache that fills memory at the start
+        // lies in files of cache_file_size, not of one disk test's size: 10 KiB files would need more file ids than
+        // struct page's 16-bit owner holds (1 GiB, three quarters cached: 65,000 files; 8 GiB: 500,000), and pages
+        // would be migrated in the wrong file's tree. Such a setup is refused instead.
+        Scenario sc = loadScenario("migration-unmapped");
+        sc.set("users", "8");
+        sc.set("machine.memory", "\"1GiB\"");
+        sc.set("runtime_s", "0.004");
+        sc.set("free_fraction", "0.25");
+        sc.set("io_size", "\"10KiB\"");
+        sc.set("heap_every", "64");
+        ResultSet rs = run(sc, 1.0, 2);
+        for (const char* v : { "baseline", "skip-unmapped" }) {
+            const RunResult& r = result(rs, v);
+            QVERIFY2(r.metrics.at("tests") > 0, v);
+            QVERIFY2(r.metrics.at("vm.pgmigrate_success") > 0, v);
+        }
+        Scenario tiny = sc;
+        tiny.selectVariants({ "baseline" });
+        tiny.set("cache_file_size", "\"4KiB\"");
+        QVERIFY_THROWS_EXCEPTION(std::exception, run(tiny, 1.0, 1));
+    }
+
     void mmtestsRowsLikeThePost()
     {
         Scenario sc = loadScenario("migration-unmapped");
