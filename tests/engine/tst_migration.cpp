@@ -320,11 +320,11 @@ private Q_SLOTS:
     {
         // mmtests' reaim.config has FILESIZE 10k: disk tests of 10 KiB. The page cache that fills memory at the start
         // lies in files of cache_file_size, not of one disk test's size: 10 KiB files would need more file ids than
-        // struct page's 16-bit owner holds (1 GiB, three quarters cached: 65,000 files; 8 GiB: 500,000), and pages
+        // struct page's 16-bit owner holds (2 GiB, three quarters cached: 130,000 files; 8 GiB: 500,000), and pages
         // would be migrated in the wrong file's tree. Such a setup is refused instead.
         Scenario sc = loadScenario("migration-unmapped");
         sc.set("users", "8");
-        sc.set("machine.memory", "\"1GiB\"");
+        sc.set("machine.memory", "\"2GiB\"");
         sc.set("runtime_s", "0.004");
         sc.set("free_fraction", "0.25");
         sc.set("io_size", "\"10KiB\"");
