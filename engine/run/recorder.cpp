@@ -10,7 +10,6 @@
 namespace mms {
 
 namespace {
-    constexpr std::uint32_t kSampleKey = 1u << 30; // after every CPU and device at the same instant
     constexpr double kIpiStormPerSecond = 100000.0; // IPIs/s that make an "IPI storm" event
 } // namespace
 
@@ -243,8 +242,10 @@ bool Recorder::coarserForRunLength() const
 
 void Recorder::schedule()
 {
-    m_s.sim().callAt(
-        m_s.sim().now() + m_rec->m_interval, kSampleKey,
+    // An observer's event: after every CPU and device at the same instant, and the run ends without waiting for it
+    // (a recorded run's clock, idle time and event count are the unrecorded run's).
+    m_s.sim().observeAt(
+        m_s.sim().now() + m_rec->m_interval,
         [](void* ctx, std::uint64_t) {
             auto* self = static_cast<Recorder*>(ctx);
             // With no user task left the run is over (kernel threads only drain their work): finish() takes the
@@ -424,7 +425,7 @@ std::shared_ptr<const Recording> Recorder::finish()
 {
     if (!m_done) {
         // The run ended when its last user task exited; the clock may have gone on while kernel threads drained
-        // their work (and a sample tick fired), but the run is over.
+        // their work (never for a sample tick: an observer's event), but the run is over.
         Time end = -1;
         for (const auto& t : m_s.tasks())
             if (!t->kthread && t->finished >= 0)

@@ -46,6 +46,21 @@ Simulator::Entry Simulator::popHeap()
     return top;
 }
 
+void Simulator::dropObservers()
+{
+    while (!empty()) {
+        Entry e;
+        if (m_hasFront) {
+            m_hasFront = false;
+            e = m_front;
+        } else
+            e = popTop();
+        assert(e.key == kObserverKey);
+        m_freeSlots.push_back(e.slot);
+    }
+    m_observers = 0;
+}
+
 bool Simulator::run(Interrupter* interrupter)
 {
     m_stopped = false;
@@ -61,6 +76,16 @@ bool Simulator::run(Interrupter* interrupter)
             break;
         Payload p = m_slots[e.slot];
         m_freeSlots.push_back(e.slot);
+        if (e.key == kObserverKey) [[unlikely]] {
+            --m_observers;
+            if (pending() == m_observers) { // nothing but observers left: the simulation is over
+                dropObservers();
+                break;
+            }
+            m_now = e.t;
+            p.fn(p.ctx, p.arg);
+            continue;
+        }
         m_now = e.t;
         ++m_events;
         if (p.fn)

@@ -38,12 +38,14 @@ public:
 
     Time now() const { return m_now; }
     std::uint64_t eventsProcessed() const { return m_events; }
+    static constexpr std::uint32_t kObserverKey = ~0u; // the key of observeAt's events; no other event uses it
 
     // Resume a suspended coroutine at time t. `key` orders simultaneous events (the CPU number, or a device id
     // above the CPU range), then insertion order breaks the remaining ties.
     void resumeAt(Time t, std::uint32_t key, std::coroutine_handle<> h)
     {
         assert(h && "resuming a null coroutine handle");
+        assert(key < kObserverKey);
 #ifndef NDEBUG
         assert(!h.done() && "resuming a finished coroutine");
         for (std::coroutine_handle<> p : m_debugPending)
@@ -54,7 +56,16 @@ public:
     }
     void callAt(Time t, std::uint32_t key, Callback fn, void* ctx, std::uint64_t arg)
     {
+        assert(key < kObserverKey);
         push(t, key, Payload { m_seq++, {}, fn, ctx, arg });
+    }
+    // An observer's event (a recorder's sampling tick), after every other event at time t. It must only look: the
+    // simulation goes on without it. run() ends when only observer events are left, dropping them, so the clock
+    // stops at the last simulated event as it would unobserved, and eventsProcessed() does not count them.
+    void observeAt(Time t, Callback fn, void* ctx, std::uint64_t arg)
+    {
+        ++m_observers;
+        push(t, kObserverKey, Payload { m_seq++, {}, fn, ctx, arg });
     }
 
     // The inline fast path of an awaiter that would suspend its coroutine with resumeAt(t, key, self) and return
@@ -207,6 +218,7 @@ private:
         return popHeap();
     }
     Entry popHeap();
+    void dropObservers();
     void toHeap();
     void toSorted();
 
@@ -222,6 +234,7 @@ private:
     Time m_now = 0;
     std::uint64_t m_seq = 0;
     std::uint64_t m_events = 0;
+    std::uint64_t m_observers = 0; // observeAt() events pending
     std::uint64_t m_nextCheck = kCheckEvery;
     bool m_stopped = false;
     bool m_inline = true;

@@ -70,6 +70,53 @@ private Q_SLOTS:
         QCOMPARE(sim.eventsProcessed(), std::uint64_t { 2000 });
     }
 
+    // An observer's events (a recorder's sampling ticks) run in order, after the other events of their instant, but
+    // do not keep the simulation going: it ends at its last other event, whose time the clock keeps, and they are
+    // not counted as events.
+    void observerEventsDoNotExtendTheRun()
+    {
+        Simulator sim;
+        struct Ctx {
+            Simulator* sim;
+            std::vector<std::pair<Time, int>> seen;
+        } ctx { &sim, {} };
+        auto note = [](void* c, std::uint64_t arg) {
+            auto* x = static_cast<Ctx*>(c);
+            x->seen.emplace_back(x->sim->now(), static_cast<int>(arg));
+        };
+        // A tick every 10 ns, each scheduling the next, as the recorder does.
+        auto tick = [](void* c, std::uint64_t arg) {
+            auto* x = static_cast<Ctx*>(c);
+            x->seen.emplace_back(x->sim->now(), -static_cast<int>(arg));
+            x->sim->observeAt(
+                x->sim->now() + 10'000,
+                +[](void* c2, std::uint64_t a2) {
+                    auto* y = static_cast<Ctx*>(c2);
+                    y->seen.emplace_back(y->sim->now(), -static_cast<int>(a2));
+                },
+                c, arg + 1);
+        };
+        sim.observeAt(0, tick, &ctx, 1);
+        sim.observeAt(20'000, tick, &ctx, 10);
+        sim.callAt(20'000, 5, note, &ctx, 1);
+        sim.callAt(25'000, 0, note, &ctx, 2);
+        QVERIFY(sim.run());
+        // The tick at 0 and the one it scheduled at 10 ns; the event at 20 ns before the tick at 20 ns; the event
+        // at 25 ns. The tick scheduled for 30 ns never runs: nothing but observers was left.
+        const std::vector<std::pair<Time, int>> want { { 0, -1 }, { 10'000, -2 }, { 20'000, 1 }, { 20'000, -10 },
+            { 25'000, 2 } };
+        QCOMPARE(ctx.seen, want);
+        QCOMPARE(sim.now(), Time(25'000));
+        QCOMPARE(sim.eventsProcessed(), std::uint64_t { 2 });
+        QVERIFY(sim.empty());
+        // Only observers from the start: nothing runs, the clock stays at 0.
+        Simulator idle;
+        idle.observeAt(5'000, note, &ctx, 3);
+        QVERIFY(idle.run());
+        QCOMPARE(idle.now(), Time(0));
+        QVERIFY(idle.empty());
+    }
+
     // Handlers push further events while the queue grows past 32 pending entries (sorted array -> heap) and
     // drains below 16 (heap -> sorted array), again and again: every event still leaves in (time, key, push order)
     // and none is lost. Pushes are strictly in the future, so that order must be non-decreasing.

@@ -1,9 +1,11 @@
 // The recording's per-page flags and owners and its per-CPU lock waits: they agree with the page states and lock
 // totals recorded beside them, before and after decimation. Its frames and CPU bins cover the run, short or long.
+// Recording a run does not change its results.
 #include "../recorded.h"
 #include "mm/page.h"
 #include "run/recording.h"
 #include "run/run.h"
+#include "testutil.h"
 
 #include <QTest>
 
@@ -43,6 +45,16 @@ void checkFramesCoverTheRun(const Recording& r, std::size_t minFrames = Recordin
     }
     QVERIFY(busy > 0);
     QVERIFY2(busyAtEnd > 0, "no CPU ran in the run's last interval");
+}
+
+// The JSON `mmscope-cli run` prints for one result, without `host`.
+std::string resultJson(const RunResult& r)
+{
+    ResultSet rs;
+    rs.scenario = "x";
+    rs.results.push_back(r);
+    rs.results.back().recording = nullptr;
+    return test::withoutHost(rs);
 }
 } // namespace
 
@@ -145,6 +157,36 @@ private Q_SLOTS:
         auto small = record(r->memoryBytes() / 3);
         QVERIFY(small->decimations() > 0);
         checkFramesCoverTheRun(*small, 3);
+    }
+
+    // Recording a run changes none of its results: the clock stops at the run's last event, not at the sampling
+    // tick after it (sim_time_s and AIM7's idle_fraction were up to a frame interval longer, recorded).
+    void recordedRunsResultsAreTheUnrecordedRuns_data()
+    {
+        QTest::addColumn<QString>("scenario");
+        QTest::addColumn<QString>("variant");
+        QTest::addColumn<double>("scale");
+        QTest::addRow("migration-unmapped (AIM7, 120 CPUs)") << "migration-unmapped"
+                                                             << "baseline" << 0.05;
+        QTest::addRow("madv-free-swapin (kswapd, swap I/O)") << "madv-free-swapin"
+                                                             << "madvfree" << 0.01;
+    }
+    void recordedRunsResultsAreTheUnrecordedRuns()
+    {
+        QFETCH(QString, scenario);
+        QFETCH(QString, variant);
+        QFETCH(double, scale);
+        const RunResult recorded = test::recordedRun(scenario.toStdString(), variant.toStdString(), scale);
+        const RunResult plain = test::unrecordedRun(scenario.toStdString(), variant.toStdString(), scale);
+        QVERIFY(recorded.recording && !plain.recording);
+        QCOMPARE(recorded.metrics.at("sim_time_s"), plain.metrics.at("sim_time_s"));
+        if (plain.metrics.count("idle_fraction"))
+            QCOMPARE(recorded.metrics.at("idle_fraction"), plain.metrics.at("idle_fraction"));
+        QCOMPARE(recorded.events, plain.events);
+        QCOMPARE(resultJson(recorded), resultJson(plain));
+        // The recording ends where the run does.
+        const Recording& rec = *recorded.recording;
+        QVERIFY(toSec(rec.frameTime(rec.frameCount() - 1)) <= plain.metrics.at("sim_time_s"));
     }
 
     void decimatedRecording()
