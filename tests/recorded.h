@@ -3,7 +3,10 @@
 // default point. The recorder's and the views' suites look at these. unrecordedRun() is the same run as
 // `mmscope-cli run` makes it, without a recording: the results must be the same.
 
+#include "mm/kernel.h"
+#include "run/recorder.h"
 #include "run/run.h"
+#include "sync/mutex.h"
 
 #include <map>
 #include <string>
@@ -36,6 +39,61 @@ inline RunResult recordedRun(const std::string& scenario, const std::string& var
 inline RunResult unrecordedRun(const std::string& scenario, const std::string& variant, double scale)
 {
     return runWith(scenario, variant, scale, RecordingOptions {});
+}
+
+// A task asleep on a mutex, recorded: on a 2-CPU machine a (CPU 0) holds a sleeping mutex (no spin on owner) for
+// 100 us; b (CPU 1) waits for it, asleep, while c, queued behind b, runs 30 us of user code on CPU 1; then CPU 1
+// idles until a's unlock wakes b. Frames every 8 us (bins of 1 us).
+struct SleepingMutexRun {
+    std::shared_ptr<const Recording> recording;
+    Time contextSwitch = 0; // c starts running two switches in (b's, then its own)
+    Time cFinished = 0; // c's exit: CPU 1 idles from here
+    Time release = 0; // a's unlock, which wakes b
+    LockStat stat; // the mutex's
+};
+
+inline Co<> holdMutexFor(Sched& s, Task& t, Mutex& m, double holdNs)
+{
+    co_await mutex_lock(s, t, m);
+    Sched::burn(t, holdNs);
+    mutex_unlock(s, t, m);
+    co_await s.flush(t);
+}
+
+inline Co<> userWork(Sched& s, Task& t, double userNs)
+{
+    Sched::burn(t, userNs, Acct::User);
+    co_await s.flush(t);
+}
+
+inline SleepingMutexRun sleepingMutexRecording()
+{
+    MachineSpec m = *machinePreset("generic-12cpu-2015");
+    m.cpus = 2;
+    m.sockets = 1;
+    m.memoryBytes = 64ull << 20;
+    Simulator sim;
+    Sched s(sim, m);
+    Kernel k(s, Toggles {});
+    Mutex mutex("m", MutexSpin::Off);
+    Task& a = s.spawn("a", 0, false, nullptr, 1);
+    Task& b = s.spawn("b", 1, false, nullptr, 2);
+    Task& c = s.spawn("c", 1, false, nullptr, 3);
+    s.start(a, holdMutexFor(s, a, mutex, 100'000));
+    s.start(b, holdMutexFor(s, b, mutex, 1'000));
+    s.start(c, userWork(s, c, 30'000));
+    RecordingOptions o;
+    o.enabled = true;
+    o.interval = us(8);
+    Recorder recorder(k, s, o);
+    sim.run();
+    SleepingMutexRun r;
+    r.recording = recorder.finish();
+    r.contextSwitch = ns(s.cost().contextSwitchNs);
+    r.cFinished = c.finished;
+    r.release = a.finished; // a unlocks and exits at once
+    r.stat = mutex.stat();
+    return r;
 }
 
 } // namespace mms::test

@@ -19,6 +19,7 @@ namespace {
     const QColor kWait(0xd0, 0x1c, 0x1c);
     const QColor kHold(0xf0, 0xa0, 0x00);
     const QColor kIo(0x9c, 0xc8, 0xf0);
+    const QColor kSleep(0xf0, 0xb4, 0xb4); // a pale red: a lock wait, but not the CPU's time
 } // namespace
 
 CpuTimelineView::CpuTimelineView(QWidget* parent)
@@ -43,15 +44,19 @@ QColor CpuTimelineView::functionColour(const std::string& name)
 
 QRgb CpuTimelineView::binColour(const CpuBin& b, const std::vector<std::string>& fnNames)
 {
-    // Lock hold is drawn in its own strip under each CPU row (rows overlap: a holder is also running).
+    // Lock hold is drawn in its own strip under each CPU row (rows overlap: a holder is also running). A task
+    // asleep on I/O or on a mutex/rwsem colours only the part of the bin its CPU did not run (another task's
+    // functions, or the switch back in, come first): its CPU was free.
     double wait = std::clamp<double>(b.lockWait, 0, 1);
     double hold = 0;
     double run = std::clamp<double>(b.run - wait, 0, 1 - wait);
     double io = std::clamp<double>(b.ioWait, 0, 1 - wait - hold - run);
-    double idle = 1 - wait - hold - run - io;
+    double sleep = std::clamp<double>(b.lockSleep, 0, 1 - wait - hold - run - io);
+    double idle = 1 - wait - hold - run - io - sleep;
     QColor fn = functionColour(b.topFn < fnNames.size() ? fnNames[b.topFn] : std::string("?"));
     auto mix = [&](auto channel) {
-        return int(channel(kWait) * wait + channel(kHold) * hold + channel(fn) * run + channel(kIo) * io + channel(kIdle) * idle);
+        return int(channel(kWait) * wait + channel(kHold) * hold + channel(fn) * run + channel(kIo) * io
+            + channel(kSleep) * sleep + channel(kIdle) * idle);
     };
     return qRgb(mix([](const QColor& c) { return c.red(); }), mix([](const QColor& c) { return c.green(); }),
                 mix([](const QColor& c) { return c.blue(); }));
@@ -135,7 +140,7 @@ int CpuTimelineView::legendHeight() const
         }
         x += w;
     };
-    for (auto* s : { "lock wait", "lock hold (strip under each CPU)", "I/O wait", "idle" })
+    for (auto* s : { "lock spin", "lock hold (strip under each CPU)", "lock sleep (CPU free)", "I/O wait", "idle" })
         add(QString::fromLatin1(s));
     for (auto& f : m_topFunctions)
         add(QString::fromStdString(f.first));
@@ -210,8 +215,9 @@ void CpuTimelineView::paintEvent(QPaintEvent*)
         p.drawText(QRect(x + 14, y, w - 14, fm.height()), Qt::AlignVCenter | Qt::AlignLeft, s);
         x += w;
     };
-    add(tr("lock wait"), kWait);
+    add(tr("lock spin"), kWait);
     add(tr("lock hold (strip under each CPU)"), kHold);
+    add(tr("lock sleep (CPU free)"), kSleep);
     add(tr("I/O wait"), kIo);
     add(tr("idle"), kIdle);
     for (auto& f : m_topFunctions)
@@ -235,12 +241,17 @@ bool CpuTimelineView::event(QEvent* e)
         QString text = tr("CPU %1 at %2\n%3").arg(cpu).arg(formatTime(m_rec->frameTime(frame)), QString::fromStdString(m_rec->explain(cpu, frame)));
         if (bin < cb.size()) {
             const CpuBin& b = cb[bin];
-            text += tr("\nbusy %1%, lock wait %2%, lock hold %3%, I/O wait %4%\nlongest: %5")
+            text += tr("\nbusy %1%, lock spin %2%, lock hold %3%, I/O wait %4%\nlongest: %5")
                         .arg(int(b.run * 100))
                         .arg(int(b.lockWait * 100))
                         .arg(int(b.lockHold * 100))
                         .arg(int(b.ioWait * 100))
                         .arg(QString::fromStdString(m_rec->functionNames()[b.topFn]));
+            // A sleeping lock wait is its tasks' time, not the CPU's (several tasks may sleep at once: over 100 %).
+            if (b.lockSleep > 0 && b.sleepFn)
+                text += tr("\nlock sleep: its tasks slept %1% of the bin on %2 (the CPU was free for others)")
+                            .arg(int(b.lockSleep * 100))
+                            .arg(QString::fromStdString(m_rec->functionNames()[b.sleepFn]));
         }
         QToolTip::showText(help->globalPos(), text, this);
         return true;

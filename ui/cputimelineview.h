@@ -1,8 +1,9 @@
 #pragma once
 // Per-CPU timeline: one row per CPU over the whole run, binned by the engine (kCpuBinsPerFrame bins per frame),
 // each bin drawn where its time lies on the axis from 0 to the run's end.
-// A bin's colour mixes its shares: the kernel function that ran longest (hashed hue), lock wait (red), lock hold
-// (amber), I/O wait (light blue) and idle (pale grey), like Tracy's lock view.
+// A bin's colour mixes its shares: the kernel function that ran longest (hashed hue), spinning for a lock (red), lock
+// hold (amber), and where the CPU did not run: a task of it asleep on I/O (light blue) or on a mutex/rwsem (pale
+// red: the lock wait is the task's, the CPU is free for others), else idle (pale grey), like Tracy's lock view.
 
 #include "run/recording.h"
 

@@ -26,6 +26,7 @@ Recorder::Recorder(Kernel& k, Sched& s, const RecordingOptions& opts, const Work
     m_rec->m_cpus = s.cpuCount();
     m_rec->m_cpuBins.resize(static_cast<std::size_t>(s.cpuCount()));
     m_topShare.resize(static_cast<std::size_t>(s.cpuCount()));
+    m_sleepShare.resize(static_cast<std::size_t>(s.cpuCount()));
     m_holdSeen.assign(static_cast<std::size_t>(s.cpuCount()), 0);
     for (std::size_t i = 0; i < static_cast<std::size_t>(Vm::Count); ++i)
         m_rec->m_counterNames.push_back(vmName(static_cast<Vm>(i)));
@@ -74,12 +75,15 @@ void Recorder::span(int cpu, Time begin, Time end, SpanKind kind, const char* fn
     Time w = binWidth();
     auto& bins = m_rec->m_cpuBins[static_cast<std::size_t>(cpu)];
     auto& top = m_topShare[static_cast<std::size_t>(cpu)];
+    auto& sleepTop = m_sleepShare[static_cast<std::size_t>(cpu)];
     auto last = static_cast<std::size_t>((end - 1) / w);
     if (bins.size() <= last) {
         bins.resize(last + 1);
         top.resize(last + 1, 0.0f);
+        sleepTop.resize(last + 1, 0.0f);
     }
-    std::uint16_t id = (kind == SpanKind::Run || kind == SpanKind::LockWait) ? intern(fn) : 0;
+    const bool named = kind == SpanKind::Run || kind == SpanKind::LockWait || kind == SpanKind::LockSleep;
+    std::uint16_t id = named ? intern(fn) : 0;
     for (auto b = static_cast<std::size_t>(begin / w); b <= last; ++b) {
         Time lo = std::max(begin, static_cast<Time>(b) * w);
         Time hi = std::min(end, static_cast<Time>(b + 1) * w);
@@ -94,6 +98,14 @@ void Recorder::span(int cpu, Time begin, Time end, SpanKind kind, const char* fn
         case SpanKind::LockHold: bin.lockHold += share; break;
         case SpanKind::IoWait: bin.ioWait += share; break;
         case SpanKind::Idle: break;
+        case SpanKind::LockSleep:
+            // Its task's, not the CPU's: the CPU's own spans (another task, __schedule) say what it did meanwhile.
+            bin.lockSleep += share;
+            if (share > sleepTop[b]) {
+                sleepTop[b] = share;
+                bin.sleepFn = id;
+            }
+            continue;
         }
         if (id && share > top[b]) {
             top[b] = share;
@@ -345,17 +357,22 @@ void Recorder::decimate()
     for (std::size_t c = 0; c < r.m_cpuBins.size(); ++c) {
         auto& in = r.m_cpuBins[c];
         auto& top = m_topShare[c];
-        std::vector<float> newTop;
+        auto& sleepTop = m_sleepShare[c];
+        std::vector<float> newTop, newSleepTop;
         for (std::size_t b = 0; b < in.size(); b += 2) {
             CpuBin a = in[b];
             CpuBin z = b + 1 < in.size() ? in[b + 1] : CpuBin {};
             float ta = top[b], tz = b + 1 < in.size() ? top[b + 1] : 0.0f;
-            CpuBin m { (a.run + z.run) / 2, (a.lockWait + z.lockWait) / 2, (a.lockHold + z.lockHold) / 2, (a.ioWait + z.ioWait) / 2,
-                ta >= tz ? a.topFn : z.topFn };
+            float sa = sleepTop[b], sz = b + 1 < in.size() ? sleepTop[b + 1] : 0.0f;
+            CpuBin m { (a.run + z.run) / 2, (a.lockWait + z.lockWait) / 2, (a.lockHold + z.lockHold) / 2,
+                (a.ioWait + z.ioWait) / 2, (a.lockSleep + z.lockSleep) / 2, ta >= tz ? a.topFn : z.topFn,
+                sa >= sz ? a.sleepFn : z.sleepFn };
             out.m_cpuBins[c].push_back(m);
             newTop.push_back(std::max(ta, tz) / 2);
+            newSleepTop.push_back(std::max(sa, sz) / 2);
         }
         top = std::move(newTop);
+        sleepTop = std::move(newSleepTop);
     }
     out.m_decimations = r.m_decimations;
     out.m_events = r.m_events;

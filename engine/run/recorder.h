@@ -51,6 +51,7 @@ private:
     std::unordered_map<const char*, std::uint16_t> m_fnIds;
     std::unordered_map<std::string, std::uint16_t> m_fnByName;
     std::vector<std::vector<float>> m_topShare; // per cpu, per bin: share of the current topFn
+    std::vector<std::vector<float>> m_sleepShare; // per cpu, per bin: share of the current sleepFn's longest sleep
     std::vector<Time> m_holdSeen; // per cpu: end of the latest spinlock hold counted
     std::map<std::string, LockTotals> m_prevLocks; // cumulative lockstat at the previous frame, by lock name
     bool m_done = false;

@@ -78,9 +78,9 @@ std::size_t Recording::binCount() const
 std::string Recording::explain(int cpu, std::size_t f) const
 {
     const auto& bins = m_cpuBins[static_cast<std::size_t>(cpu)];
-    float run = 0, wait = 0, io = 0;
-    std::uint16_t runFn = 0, waitFn = 0;
-    float bestRun = -1, bestWait = -1;
+    float run = 0, wait = 0, io = 0, sleep = 0;
+    std::uint16_t runFn = 0, waitFn = 0, sleepFn = 0;
+    float bestRun = -1, bestWait = -1, bestSleep = 0;
     if (frameCount() == 0 || binWidth() <= 0)
         return "idle";
     f = std::min(f, frameCount() - 1);
@@ -90,6 +90,11 @@ std::string Recording::explain(int cpu, std::size_t f) const
         run += bins[b].run;
         wait += bins[b].lockWait;
         io += bins[b].ioWait;
+        sleep += bins[b].lockSleep;
+        if (bins[b].lockSleep > bestSleep) {
+            bestSleep = bins[b].lockSleep;
+            sleepFn = bins[b].sleepFn;
+        }
         if (bins[b].lockWait > bins[b].run - bins[b].lockWait && bins[b].lockWait > bestWait) {
             bestWait = bins[b].lockWait;
             waitFn = bins[b].topFn;
@@ -102,6 +107,8 @@ std::string Recording::explain(int cpu, std::size_t f) const
         return "spinning on " + m_fnNames[waitFn];
     if (run > 0.05f * kCpuBinsPerFrame && runFn)
         return m_fnNames[runFn] == "user" ? "running user code" : "in " + m_fnNames[runFn] + "()";
+    if (sleep > io && sleep > 0.05f * kCpuBinsPerFrame && sleepFn)
+        return "idle, its task sleeps on " + m_fnNames[sleepFn];
     if (io > 0.05f * kCpuBinsPerFrame)
         return "idle, its task waits for I/O";
     return "idle";

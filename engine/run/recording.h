@@ -6,9 +6,10 @@
 //    what stepping forward does);
 //  - counters (vmstat, throughput) per frame;
 //  - per-lock activity per frame (acquisitions, contentions, wait and hold time in the frame, summed by name);
-//  - per-CPU activity binned at kCpuBinsPerFrame bins per frame: the share of each bin spent running, waiting for
-//    a lock, holding a lock and idle, and the kernel function that ran longest in it (KernelShark-style binning:
-//    memory does not grow with the number of events).
+//  - per-CPU activity binned at kCpuBinsPerFrame bins per frame: the share of each bin spent running, spinning for
+//    a lock, holding a lock and idle, the time its tasks slept on I/O or on a sleeping lock (while the CPU ran
+//    another task or idled), and the kernel function that ran longest in it (KernelShark-style binning: memory
+//    does not grow with the number of events).
 // The interval adapts to the run's length, which nobody knows beforehand: recording starts at a fine interval and
 // whenever the frames pass kMaxFrames, every other frame is merged away and the interval doubled, so a run of any
 // length gets up to kMaxFrames frames, kMaxFrames / 2 or more when the workload's progress tells its length well
@@ -34,10 +35,14 @@ struct LockFrame {
 
 struct CpuBin {
     float run = 0; // share of the bin (0..1) in each state
-    float lockWait = 0;
+    float lockWait = 0; // part of run: spinning for a lock (a spinlock, a mutex's optimistic spin)
     float lockHold = 0; // part of run: time holding a spinlock (sleeping locks are not CPU time)
     float ioWait = 0; // a task of this CPU slept on I/O (the CPU may run another)
+    // Tasks of this CPU asleep on a mutex or rwsem, summed (so above 1 when several slept at once): not CPU time,
+    // the CPU runs another task or idles meanwhile.
+    float lockSleep = 0;
     std::uint16_t topFn = 0; // index into functionNames(); 0 = idle
+    std::uint16_t sleepFn = 0; // the lock slept on longest in the bin (index into functionNames()); 0 = none
 };
 
 // One page at one frame, for the page map's tooltip.

@@ -14,7 +14,16 @@
 
 namespace mms {
 
-enum class SpanKind : std::uint8_t { Run, LockWait, LockHold, IoWait, Idle };
+// What a CPU's timeline span says. Run, LockWait and LockHold are the CPU's own time; IoWait and LockSleep are a
+// task of that CPU asleep, while the CPU runs another task or idles (they overlap the other kinds).
+enum class SpanKind : std::uint8_t {
+    Run, // a task runs `fn`
+    LockWait, // a task spins for a lock (a spinlock, a mutex's optimistic spin on its owner): the CPU is busy
+    LockHold, // a task holds a spinlock (part of Run)
+    IoWait, // a task sleeps on I/O
+    Idle,
+    LockSleep, // a task sleeps on a mutex or rwsem; fn is the lock's name
+};
 
 // Receives per-CPU spans for the timeline (recordings). Optional: the scheduler works without one.
 class TraceSink {

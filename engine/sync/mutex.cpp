@@ -4,6 +4,22 @@
 
 namespace mms {
 
+// The timeline (recordings) of a contended acquisition: while the waiter spins its CPU is busy (LockWait); while it
+// sleeps the CPU runs another task or idles, and the sleep is drawn as its task's (LockSleep) on the CPU it slept
+// on. lock_stat's waittime (and the CPUs x locks map) counts the whole wait.
+void Mutex::traceWait(Sched& s, int cpu, Time from, Time to, SpanKind kind) const
+{
+    if (s.trace() && to > from)
+        s.trace()->span(cpu, from, to, kind, m_stat.name.c_str());
+}
+
+// Just after a Sleep resumed: the task was off its CPU from `from` until dispatch() began switching it back in,
+// a context switch ago (the switch itself is the CPU's, drawn as "__schedule").
+void Mutex::traceSleep(Sched& s, int cpu, Time from) const
+{
+    traceWait(s, cpu, from, s.sim().now() - ns(s.cost().contextSwitchNs), SpanKind::LockSleep);
+}
+
 Co<> Mutex::lock(Sched& s, Task& t)
 {
     co_await s.flush(t);
@@ -17,6 +33,7 @@ Co<> Mutex::lock(Sched& s, Task& t)
         if (m_spin == MutexSpin::OnOwner && !s.need_resched(t)) {
             t.sysTime += at - since;
             co_await ResumeAt { s.sim(), at, static_cast<std::uint32_t>(t.cpu) };
+            take(s, t, since, since);
         } else {
             std::uint64_t arg = (static_cast<std::uint64_t>(t.id) << 32) | (t.sleepGen + 1u);
             s.sim().callAt(
@@ -26,9 +43,11 @@ Co<> Mutex::lock(Sched& s, Task& t)
                     sched->wakeIf(*sched->tasks()[a >> 32], static_cast<std::uint32_t>(a));
                 },
                 &s, arg);
+            const int cpu = t.cpu;
             co_await s.sleep(t);
+            traceSleep(s, cpu, since);
+            take(s, t, since, s.sim().now());
         }
-        take(s, t, since);
         co_return;
     }
     if (!m_owner) { // free (waiters being woken or not: 3.x lets a running task take it)
@@ -52,7 +71,7 @@ Co<> Mutex::lock(Sched& s, Task& t)
             }
             Time now = s.sim().now();
             if (!m_owner && m_freeAt <= now) { // atomic_cmpxchg(&lock->count, 1, 0) == 1
-                take(s, t, since);
+                take(s, t, since, since);
                 co_return;
             }
             if (!m_owner) { // released at a moment that lies ahead: its holder still runs until then
@@ -64,6 +83,7 @@ Co<> Mutex::lock(Sched& s, Task& t)
                 break;
         }
     }
+    traceWait(s, t.cpu, since, s.sim().now(), SpanKind::LockWait); // the optimistic spin, if any
     m_waiters.push_back(Waiter { &t, since });
     // __mutex_lock_common() (2.6.x-4.9): sleep until an unlock wakes us, then try again. There is no hand-off:
     // unlock releases the mutex and wakes the first waiter, and whoever comes first while that waiter is being
@@ -77,19 +97,21 @@ Co<> Mutex::lock(Sched& s, Task& t)
         }
         if (!m_owner) { // released by a holder whose release lies ahead on the clock: wait for that moment
             t.sysTime += m_freeAt - now;
+            traceWait(s, t.cpu, now, m_freeAt, SpanKind::LockWait);
             co_await ResumeAt { s.sim(), m_freeAt, static_cast<std::uint32_t>(t.cpu) };
             continue;
         }
         if (std::none_of(m_waiters.begin(), m_waiters.end(), [&](const Waiter& w) { return w.t == &t; }))
             m_waiters.push_front(Waiter { &t, since });
+        const int cpu = t.cpu;
+        const Time asleep = now + t.debt; // Sched::block() spends pending CPU time before the switch
         co_await s.sleep(t);
+        traceSleep(s, cpu, asleep);
         co_await s.flush(t);
     }
     Time waited = s.sim().now() - since;
     m_stat.noteAcquire(t.cpu, m_lastCpu, waited, true);
     m_stat.addToBuckets(m_stat.waitPerBucket, since, s.sim().now());
-    if (s.trace())
-        s.trace()->span(t.cpu, since, s.sim().now(), SpanKind::LockWait, m_stat.name.c_str());
     Sched::burn(t, s.cost().lockedRmwNs + s.lineTransferNs(m_lastCpu, t.cpu));
     m_lastCpu = t.cpu;
     m_acquiredAt = s.sim().now();
@@ -195,13 +217,12 @@ void Mutex::stopSpinners(Sched& s, Time at, int fromCpu)
     m_spinners.clear();
 }
 
-void Mutex::take(Sched& s, Task& t, Time since)
+void Mutex::take(Sched& s, Task& t, Time since, Time spinSince)
 {
     Time now = s.sim().now();
     m_stat.noteAcquire(t.cpu, m_lastCpu, now - since, true);
     m_stat.addToBuckets(m_stat.waitPerBucket, since, now);
-    if (s.trace())
-        s.trace()->span(t.cpu, since, now, SpanKind::LockWait, m_stat.name.c_str());
+    traceWait(s, t.cpu, spinSince, now, SpanKind::LockWait);
     // The poll already brought the lock's line here; the cmpxchg is one locked RMW.
     Sched::burn(t, s.cost().lockedRmwNs);
     m_owner = &t;

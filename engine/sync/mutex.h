@@ -55,7 +55,10 @@ private:
         void await_resume() const noexcept { }
     };
     Co<bool> mutex_spin_on_owner(Sched& s, Task& t, Task* owner);
-    void take(Sched& s, Task& t, Time since);
+    // Contended since `since`, spinning since `spinSince` (the wait's part drawn as busy on the CPU).
+    void take(Sched& s, Task& t, Time since, Time spinSince);
+    void traceWait(Sched& s, int cpu, Time from, Time to, SpanKind kind) const;
+    void traceSleep(Sched& s, int cpu, Time from) const;
     void unwatch(Task& owner);
     void ownerOffCpu(Task& owner) override;
     void stopSpinners(Sched& s, Time at, int fromCpu);

@@ -25,11 +25,8 @@ void RwSem::noteGranted(Sched& s, Task& t, Time since, bool contended)
 {
     Time now = s.sim().now();
     m_stat.noteAcquire(t.cpu, m_lastCpu, now - since, contended);
-    if (contended) {
+    if (contended)
         m_stat.addToBuckets(m_stat.waitPerBucket, since, now);
-        if (s.trace())
-            s.trace()->span(t.cpu, since, now, SpanKind::LockWait, m_stat.name.c_str());
-    }
     if (m_acquiredAt.size() <= t.id)
         m_acquiredAt.resize(t.id + 1u, -1);
     m_acquiredAt[t.id] = now + t.debt;
@@ -56,7 +53,17 @@ Co<> RwSem::acquire(Sched& s, Task& t, bool write)
     }
     m_waiters.push_back(Waiter { &t, write, since });
     spin_unlock(s, t, m_waitLock);
+    // The timeline: a contended rwsem acquirer does not spin (no rwsem optimistic spinning before 3.16); its
+    // CPU's time until the sleep is wait_lock's and the task's own, drawn as theirs. From the switch out
+    // (Sched::block() first spends pending CPU time) until dispatch() began switching it back in, a context switch
+    // before it resumes, its CPU runs another task or idles: a LockSleep span. lock_stat's waittime counts from
+    // `since`, wait_lock included.
+    const int cpu = t.cpu;
+    const Time asleep = s.sim().now() + t.debt;
     co_await s.sleep(t); // woken with the lock granted (see wakeWaiters)
+    const Time back = s.sim().now() - ns(s.cost().contextSwitchNs);
+    if (s.trace() && back > asleep)
+        s.trace()->span(cpu, asleep, back, SpanKind::LockSleep, m_stat.name.c_str());
     noteGranted(s, t, since, true);
 }
 

@@ -1,8 +1,11 @@
-// Lock models against closed-form cases: FIFO spinlock hand-off, sleeping mutex, rwsem readers and writers.
+// Lock models against closed-form cases: FIFO spinlock hand-off, sleeping mutex, rwsem readers and writers; and
+// the timeline spans their waits leave (spinning is the CPU's time, sleeping is not).
 #include "sched/sched.h"
 #include "sync/mutex.h"
 #include "sync/rwsem.h"
 #include "sync/spinlock.h"
+
+#include <algorithm>
 
 #include <QtTest>
 
@@ -59,6 +62,64 @@ Co<> sleepHoldingMutex(Sched& s, Task& t, Mutex& m, double holdNs, double sleepN
     mutex_unlock(s, t, m);
     co_await s.flush(t);
 }
+
+// Runs `workNs` of user code (a task that shares a CPU with a lock waiter).
+Co<> work(Sched& s, Task& t, double workNs)
+{
+    Sched::burn(t, workNs, Acct::User);
+    co_await s.flush(t);
+}
+
+// The spans a recording bins (Recorder is the real TraceSink), kept whole.
+struct Spans final : TraceSink {
+    struct Span {
+        int cpu;
+        Time begin, end;
+        SpanKind kind;
+        std::string fn;
+    };
+    std::vector<Span> all;
+    void span(int cpu, Time begin, Time end, SpanKind kind, const char* fn) override
+    {
+        if (end > begin)
+            all.push_back({ cpu, begin, end, kind, fn });
+    }
+    std::vector<Span> of(int cpu, SpanKind kind) const
+    {
+        std::vector<Span> out;
+        std::copy_if(all.begin(), all.end(), std::back_inserter(out),
+            [&](const Span& x) { return x.cpu == cpu && x.kind == kind; });
+        return out;
+    }
+    Time total(int cpu, SpanKind kind) const
+    {
+        Time sum = 0;
+        for (const Span& x : of(cpu, kind))
+            sum += x.end - x.begin;
+        return sum;
+    }
+    // The CPU's own time (running, spinning) is never counted twice: its Run and LockWait spans do not overlap.
+    // (A sleeping waiter's whole wait drawn as LockWait did overlap the other task's run on that CPU.)
+    QString overlap(int cpus) const
+    {
+        for (int c = 0; c < cpus; ++c) {
+            std::vector<Span> busy = of(c, SpanKind::Run), wait = of(c, SpanKind::LockWait);
+            busy.insert(busy.end(), wait.begin(), wait.end());
+            std::sort(busy.begin(), busy.end(), [](const Span& a, const Span& b) { return a.begin < b.begin; });
+            for (std::size_t i = 1; i < busy.size(); ++i)
+                if (busy[i].begin < busy[i - 1].end)
+                    return QStringLiteral("cpu %1: %2 [%3, %4) overlaps %5 [%6, %7)")
+                        .arg(c)
+                        .arg(QString::fromStdString(busy[i].fn))
+                        .arg(busy[i].begin)
+                        .arg(busy[i].end)
+                        .arg(QString::fromStdString(busy[i - 1].fn))
+                        .arg(busy[i - 1].begin)
+                        .arg(busy[i - 1].end);
+        }
+        return {};
+    }
+};
 
 Co<> holdRw(Sched& s, Task& t, RwSem& l, bool write, double holdNs)
 {
@@ -211,6 +272,98 @@ private Q_SLOTS:
         // b spun only until a slept (about 4 us), then slept: its sys time is far below the ~55 us wait.
         QVERIFY2(toNs(b.sysTime) < 20'000, qPrintable(QString("b sys %1 ns").arg(toNs(b.sysTime))));
         QVERIFY(b.finished > a.finished - ns(10'000));
+    }
+
+    void sleepingMutexWaitLeavesTheCpuToAnotherTask()
+    {
+        // a (CPU 0) holds a sleeping mutex (no spin on owner) for 50 us; b (CPU 1) waits for it, asleep, while c,
+        // queued behind b on CPU 1, runs 20 us of user code; then CPU 1 idles until a's unlock wakes b.
+        Simulator sim;
+        Sched s(sim, machine(2));
+        Spans spans;
+        s.setTrace(&spans);
+        Mutex mutex("m", MutexSpin::Off);
+        Task& a = s.spawn("a", 0, false, nullptr, 1);
+        Task& b = s.spawn("b", 1, false, nullptr, 2);
+        Task& c = s.spawn("c", 1, false, nullptr, 3);
+        s.start(a, holdMutex(s, a, mutex, 50'000));
+        s.start(b, holdMutex(s, b, mutex, 1'000));
+        s.start(c, work(s, c, 20'000));
+        QVERIFY(sim.run());
+        QCOMPARE(mutex.stat().contentions, std::uint64_t(1));
+        QVERIFY(toNs(mutex.stat().waitTotal) > 45'000);
+        // No spinning on CPU 1: the wait is one sleep, b's, from its attempt to the switch that brings it back.
+        QCOMPARE(spans.total(1, SpanKind::LockWait), Time(0));
+        const auto sleeps = spans.of(1, SpanKind::LockSleep);
+        QCOMPARE(sleeps.size(), std::size_t(1));
+        QCOMPARE(sleeps[0].fn, std::string("m"));
+        QCOMPARE(sleeps[0].end - sleeps[0].begin + ns(s.cost().contextSwitchNs), mutex.stat().waitTotal);
+        // Meanwhile CPU 1 ran c: c's 20 us of user code lie inside b's sleep.
+        Time cRan = 0;
+        for (const auto& r : spans.of(1, SpanKind::Run))
+            if (r.fn == "user" && r.begin >= sleeps[0].begin && r.end <= sleeps[0].end)
+                cRan += r.end - r.begin;
+        QCOMPARE(cRan, ns(20'000));
+        QVERIFY(c.finished < sleeps[0].end);
+        const QString o = spans.overlap(2);
+        QVERIFY2(o.isEmpty(), qPrintable(o));
+    }
+
+    void mutexSpinThenSleepIsSplit()
+    {
+        // As mutexWaitersSleepWhileTheOwnerSleeps: b spins on a while a runs (its CPU busy: LockWait), then sleeps
+        // once a sleeps holding the mutex (LockSleep). The two follow each other; with b's switch back in they are
+        // lock_stat's whole wait.
+        Simulator sim;
+        Sched s(sim, machine(2));
+        Spans spans;
+        s.setTrace(&spans);
+        Mutex mutex("m");
+        Task& a = s.spawn("a", 0, false, nullptr, 1);
+        Task& b = s.spawn("b", 1, false, nullptr, 2);
+        s.start(a, sleepHoldingMutex(s, a, mutex, 5'000, 50'000));
+        s.start(b, lateHoldMutex(s, b, mutex, 1'000, 1'000));
+        QVERIFY(sim.run());
+        QCOMPARE(mutex.stat().contentions, std::uint64_t(1));
+        const auto spins = spans.of(1, SpanKind::LockWait), sleeps = spans.of(1, SpanKind::LockSleep);
+        QCOMPARE(spins.size(), std::size_t(1));
+        QCOMPARE(sleeps.size(), std::size_t(1));
+        QCOMPARE(spins[0].end, sleeps[0].begin);
+        // b spun from its attempt (1 us after its switch-in) until a left its CPU (a's 5 us hold and RMW later).
+        const double spin = toNs(spins[0].end - spins[0].begin);
+        QVERIFY2(spin > 3'000 && spin < 5'000, qPrintable(QString("spin %1 ns").arg(spin)));
+        QCOMPARE(spins[0].end - spins[0].begin + sleeps[0].end - sleeps[0].begin + ns(s.cost().contextSwitchNs),
+            mutex.stat().waitTotal);
+        const QString o = spans.overlap(2);
+        QVERIFY2(o.isEmpty(), qPrintable(o));
+    }
+
+    void rwsemWaitIsASleep()
+    {
+        // Writers on one rwsem (no optimistic spinning before 3.16): the waiters' CPUs are not busy while they wait.
+        Simulator sim;
+        Sched s(sim, machine(3));
+        Spans spans;
+        s.setTrace(&spans);
+        RwSem sem("sem");
+        for (int i = 0; i < 3; ++i) {
+            Task& t = s.spawn("w" + std::to_string(i), i, false, nullptr, 1);
+            s.start(t, holdRw(s, t, sem, true, 10'000));
+        }
+        QVERIFY(sim.run());
+        QCOMPARE(sem.stat().contentions, std::uint64_t(2));
+        Time slept = 0;
+        for (int c = 0; c < 3; ++c) {
+            for (const auto& w : spans.of(c, SpanKind::LockWait))
+                QVERIFY2(w.fn != "sem", qPrintable(QString("cpu %1 spins on sem").arg(c)));
+            slept += spans.total(c, SpanKind::LockSleep);
+        }
+        QCOMPARE(spans.of(0, SpanKind::LockSleep).size(), std::size_t(0)); // w0 got it at once
+        // Two waits, ~one and ~two holds long: all asleep, less the switch back in.
+        QVERIFY2(
+            toNs(slept) > 25'000 && slept < sem.stat().waitTotal, qPrintable(QString("slept %1 ns").arg(toNs(slept))));
+        const QString o = spans.overlap(3);
+        QVERIFY2(o.isEmpty(), qPrintable(o));
     }
 
     void rwsemReadersShareWritersExclude_data()

@@ -1,11 +1,13 @@
 // The recording's per-page flags and owners and its per-CPU lock waits: they agree with the page states and lock
-// totals recorded beside them, before and after decimation. Its frames and CPU bins cover the run, short or long.
-// Recording a run does not change its results.
+// totals recorded beside them, before and after decimation. Its frames and CPU bins cover the run, short or long;
+// a CPU whose task sleeps on a lock is free in its bins. Recording a run does not change its results.
 #include "../recorded.h"
 #include "mm/page.h"
 #include "run/recording.h"
 #include "run/run.h"
 #include "testutil.h"
+
+#include <cmath>
 
 #include <QTest>
 
@@ -45,6 +47,22 @@ void checkFramesCoverTheRun(const Recording& r, std::size_t minFrames = Recordin
     }
     QVERIFY(busy > 0);
     QVERIFY2(busyAtEnd > 0, "no CPU ran in the run's last interval");
+}
+
+// A CPU is at most busy for the whole of a bin: running and spinning are its own time, counted once. (A task asleep
+// on a mutex was drawn as spinning for the whole wait, on top of what its CPU ran meanwhile: up to 2.0 and more.)
+void checkNoBinOverFull(const Recording& r)
+{
+    for (int c = 0; c < r.cpuCount(); ++c)
+        for (std::size_t b = 0; b < r.cpuBins(c).size(); ++b) {
+            const CpuBin& bin = r.cpuBins(c)[b];
+            QVERIFY2(bin.run <= 1.001f && bin.lockWait <= bin.run + 0.001f,
+                qPrintable(QStringLiteral("cpu %1 bin %2: run %3, lock spin %4")
+                               .arg(c)
+                               .arg(b)
+                               .arg(bin.run)
+                               .arg(bin.lockWait)));
+        }
 }
 
 // The JSON `mmscope-cli run` prints for one result, without `host`.
@@ -159,6 +177,42 @@ private Q_SLOTS:
         checkFramesCoverTheRun(*small, 3);
     }
 
+    // A sleeping mutex waiter (no spin on owner) frees its CPU: while b, on CPU 1, sleeps on the mutex a holds for
+    // 100 us, c (queued behind b) runs 30 us of user code there, then CPU 1 idles. The bins show c running and then
+    // idle, with b's lock sleep beside; none shows CPU 1 spinning.
+    void sleepingMutexWaitFreesItsCpuInTheBins()
+    {
+        const test::SleepingMutexRun run = test::sleepingMutexRecording();
+        const Recording& r = *run.recording;
+        QCOMPARE(run.stat.contentions, std::uint64_t(1));
+        checkNoBinOverFull(r);
+        const Time sw = run.contextSwitch, w = r.binWidth(), interval = r.interval();
+        QCOMPARE(interval, us(8));
+        QVERIFY(run.cFinished + us(20) < run.release);
+        const auto& bins = r.cpuBins(1);
+        QCOMPARE(r.functionNames()[bins[std::size_t((2 * sw + us(15)) / w)].topFn], std::string("user"));
+        int running = 0, idle = 0;
+        for (std::size_t i = std::size_t(2 * sw / w) + 1; (Time(i) + 1) * w <= run.release; ++i) {
+            const CpuBin& bin = bins.at(i);
+            QCOMPARE(bin.lockWait, 0.0f);
+            QVERIFY2(std::fabs(bin.lockSleep - 1.0f) < 1e-4f,
+                qPrintable(QStringLiteral("bin %1: lock sleep %2").arg(i).arg(bin.lockSleep)));
+            QCOMPARE(r.functionNames()[bin.sleepFn], std::string("m"));
+            if ((Time(i) + 1) * w <= run.cFinished) { // c runs
+                QVERIFY(std::fabs(bin.run - 1.0f) < 1e-4f);
+                ++running;
+            } else if (Time(i) * w >= run.cFinished) { // nobody runs
+                QCOMPARE(bin.run, 0.0f);
+                ++idle;
+            }
+        }
+        QVERIFY(running >= 25 && idle >= 25);
+        // "What the CPU did": a frame whose whole interval lies in the idle stretch.
+        const std::size_t f = std::size_t((run.cFinished + interval - 1) / interval);
+        QVERIFY(r.frameTime(f) + interval <= run.release);
+        QCOMPARE(r.explain(1, f), std::string("idle, its task sleeps on m"));
+    }
+
     // Recording a run changes none of its results: the clock stops at the run's last event, not at the sampling
     // tick after it (sim_time_s and AIM7's idle_fraction were up to a frame interval longer, recorded).
     void recordedRunsResultsAreTheUnrecordedRuns_data()
@@ -187,6 +241,7 @@ private Q_SLOTS:
         // The recording ends where the run does.
         const Recording& rec = *recorded.recording;
         QVERIFY(toSec(rec.frameTime(rec.frameCount() - 1)) <= plain.metrics.at("sim_time_s"));
+        checkNoBinOverFull(rec);
     }
 
     void decimatedRecording()

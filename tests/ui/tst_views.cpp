@@ -210,6 +210,46 @@ private Q_SLOTS:
         QVERIFY2(checked > 0, "no CPU was busy in the last tenth of the run");
     }
 
+    // A task asleep on a mutex or rwsem is not its CPU's time: a bin where the CPU did nothing else is drawn in the
+    // lock-sleep colour, far from the lock-spin red; where another task ran, that task's function shows. On the
+    // recorded sleeping-mutex run, CPU 1 is drawn running c's user code, then free (it was drawn red throughout).
+    void cpuTimelineDrawsALockSleepAsAFreeCpu()
+    {
+        const std::vector<std::string> names { "idle", "user", "m" };
+        CpuBin asleep, spinning, other;
+        asleep.lockSleep = 1;
+        asleep.sleepFn = 2;
+        spinning.run = spinning.lockWait = 1;
+        spinning.topFn = 2;
+        other.run = other.lockSleep = 1;
+        other.topFn = 1;
+        other.sleepFn = 2;
+        const QRgb sleepColour = CpuTimelineView::binColour(asleep, names);
+        const QRgb spinColour = CpuTimelineView::binColour(spinning, names);
+        QVERIFY(colourDistance(sleepColour, spinColour) > 150);
+        QVERIFY(colourDistance(sleepColour, CpuTimelineView::binColour(CpuBin {}, names)) > 60);
+        QCOMPARE(CpuTimelineView::binColour(other, names), CpuTimelineView::functionColour("user").rgb());
+
+        const test::SleepingMutexRun run = test::sleepingMutexRecording();
+        const Recording& rec = *run.recording;
+        CpuTimelineView v;
+        v.resize(800, 300);
+        v.setRecording(run.recording, QStringLiteral("sleeping mutex"));
+        const QImage shot = v.grab().toImage();
+        const QRect a = v.plotArea();
+        const Time end = recordingEnd(rec);
+        auto pixelAt = [&](int cpu, Time t) {
+            const int x = a.left() + int(double(t) / double(end) * a.width());
+            const int y = a.top() + int((cpu * 4 + 1.5) * a.height() / (rec.cpuCount() * 4));
+            return shot.pixel(x, y);
+        };
+        const QRgb user = CpuTimelineView::functionColour("user").rgb();
+        const Time cRuns = (2 * run.contextSwitch + run.cFinished) / 2, free = (run.cFinished + run.release) / 2;
+        QVERIFY2(colourDistance(pixelAt(1, cRuns), user) < 12, qPrintable(QString::number(pixelAt(1, cRuns), 16)));
+        QVERIFY2(colourDistance(pixelAt(1, free), sleepColour) < 12, qPrintable(QString::number(pixelAt(1, free), 16)));
+        QVERIFY(colourDistance(pixelAt(1, free), spinColour) > 150);
+    }
+
     void cpuTimelineIsNotBlank()
     {
         CpuTimelineView v;
