@@ -10,6 +10,7 @@
 #include "mm/fastpath.h"
 #include "mm/filemap.h"
 #include "mm/page.h"
+#include "mm/pinset.h"
 #include "mm/pte.h"
 #include "mm/toggles.h"
 #include "mm/vmstat.h"
@@ -366,15 +367,10 @@ public:
     // Pages under read I/O: the device and request a fault must wait for.
     FlatMap<std::pair<int, std::uint64_t>> pageReadIo;
     // Extra references held by a fault in progress (get_page): reclaim leaves such pages alone.
-    FlatMap<int, 16> pinned; // open addressing: a gather pins thousands of pages, one heap allocation each was hot
-    void pin(Pfn p) { ++pinned[p]; }
-    void unpin(Pfn p)
-    {
-        int* n = pinned.find(p);
-        if (n && --*n == 0)
-            pinned.erase(p);
-    }
-    bool isPinned(Pfn p) const { return pinned.count(p) != 0; }
+    PinSet pinned; // a gather pins thousands of consecutive frames: bits in 64-frame blocks (mm/pinset.h)
+    void pin(Pfn p) { pinned.pin(p); }
+    void unpin(Pfn p) { pinned.unpin(p); }
+    bool isPinned(Pfn p) const { return pinned.contains(p); }
     // A page that lost every reference while reclaim or a pagevec held it.
     bool orphan(Pfn p) const
     {

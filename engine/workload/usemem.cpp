@@ -44,8 +44,7 @@ namespace {
                 auto& o = order[static_cast<std::size_t>(i)];
                 o.resize(perProcess);
                 std::iota(o.begin(), o.end(), start);
-                for (std::uint32_t j = perProcess; j > 1; --j) // Fisher-Yates with the task's own stream
-                    std::swap(o[j - 1], o[static_cast<std::size_t>(t.rng.below(j))]);
+                shuffle(o, t.rng);
                 mms.push_back(&mm);
                 cpus.push_back(t.cpu);
                 m_tasks.push_back(&t);
@@ -93,19 +92,45 @@ namespace {
             freeTime = k.s.sim().now() - start;
         }
 
+        // Fisher-Yates with the task's own stream. The draws do not depend on the array, so they are made a
+        // batch ahead and the random elements prefetched (host-side only: the same draws, swaps and order; at
+        // full size each process's order is 6 MiB and every swap a cache miss).
+        static void shuffle(std::vector<std::uint32_t>& o, Rng& rng)
+        {
+            constexpr std::size_t kAhead = 16;
+            std::size_t r[kAhead];
+            for (auto j = static_cast<std::uint32_t>(o.size()); j > 1;) {
+                std::size_t n = std::min<std::size_t>(kAhead, j - 1);
+                for (std::size_t m = 0; m < n; ++m) {
+                    r[m] = static_cast<std::size_t>(rng.below(j - m));
+                    __builtin_prefetch(o.data() + r[m], 1);
+                }
+                for (std::size_t m = 0; m < n; ++m, --j)
+                    std::swap(o[j - 1], o[r[m]]);
+            }
+        }
+
         // The state after the fill: see the file comment.
+        //
+        // Host-side shortcuts (the state built is the same): a touch does not write its PTE, since every touched
+        // page's PTE is rewritten later anyway, by its eviction (the swap entry) or by the pass that gives the
+        // resident pages their frames. When the fill completes every page has been touched, so a PTE still none
+        // after it is a resident page.
         static void prefault(Kernel& k, const std::vector<MmStruct*>& mms, const std::vector<int>& cpus,
             const std::vector<std::vector<std::uint32_t>>& order, std::uint64_t budget, Rng rng)
         {
             std::vector<std::uint64_t> ring(static_cast<std::size_t>(budget) + 1); // resident pages, oldest first
             std::size_t head = 0, tail = 0, resident = 0;
-            // Host-side only: the PTEs are touched and evicted in random order, each a host cache miss; start loading
-            // the ones a few steps ahead (a ring slot not filled yet holds 0, a valid process and page).
+            // Host-side only: the PTEs are evicted in random order, each a host cache miss; start loading the ones
+            // a few steps ahead (a ring slot not filled yet holds 0, a valid process and page).
             constexpr std::size_t kPrefetchAhead = 8;
             auto prefetchPte = [&](std::uint64_t v) { __builtin_prefetch(mms[v >> 32]->pte.data() + static_cast<std::uint32_t>(v), 1); };
             // Direct reclaim: the CPU that needs a page swaps out the oldest one, whoever owns it, taking the slot
             // from its own slots cache.
             auto evictOldest = [&](int reclaimCpu) {
+                std::uint32_t entry = swap_slots_alloc_prefault(k, reclaimCpu);
+                if (entry == kNoSwapEntry)
+                    return false;
                 std::uint64_t v = ring[head];
                 head = (head + 1) % ring.size();
                 prefetchPte(ring[(head + kPrefetchAhead) % ring.size()]);
@@ -113,9 +138,6 @@ namespace {
                 std::size_t i = v >> 32;
                 auto vpn = static_cast<std::uint32_t>(v);
                 MmStruct& mm = *mms[i];
-                std::uint32_t entry = swap_slots_alloc_prefault(k, reclaimCpu);
-                if (entry == kNoSwapEntry)
-                    return false;
                 ++k.swap[pte::swpType(entry)]->swapMap[pte::swpOffset(entry)];
                 mm.pte[vpn] = pte::mkSwap(entry);
                 --mm.rss;
@@ -131,17 +153,19 @@ namespace {
             while (!active.empty()) {
                 std::size_t a = static_cast<std::size_t>(rng.below(active.size()));
                 std::size_t i = active[a];
-                if (resident >= budget && !evictOldest(cpus[i]))
-                    return; // swap is full: the rest stays untouched
+                if (resident >= budget && !evictOldest(cpus[i])) {
+                    // Swap is full: the rest stays untouched, and the pages still resident keep the PTE their
+                    // touch made, with no frame behind it.
+                    for (std::size_t r = head; r != tail; r = (r + 1) % ring.size())
+                        mms[ring[r] >> 32]->pte[static_cast<std::uint32_t>(ring[r])] = pte::mkPresent(0, true, true);
+                    return;
+                }
                 std::uint32_t vpn = order[i][done[i]];
-                if (done[i] + 1 < order[i].size()) // this process's next touch, a few steps on
-                    __builtin_prefetch(mms[i]->pte.data() + order[i][done[i] + 1], 1);
                 if (++done[i] == order[i].size()) {
                     active[a] = active.back();
                     active.pop_back();
                 }
-                mms[i]->pte[vpn] = pte::mkPresent(0, true, true); // its frame is chosen below
-                ++mms[i]->rss;
+                ++mms[i]->rss; // the PTE is written later (see above)
                 k.vm.inc(Vm::PgFault);
                 k.vm.inc(Vm::PgAlloc);
                 ring[tail] = (static_cast<std::uint64_t>(i) << 32) | vpn;
@@ -152,9 +176,9 @@ namespace {
             // changes no simulated cost, and the host walks memory in order at exit. They sit on the LRU (written
             // once: inactive anon after aging).
             for (MmStruct* mm : mms)
-                for (std::uint32_t vpn = 0; vpn < mm->pte.size(); ++vpn) {
-                    if (!pte::present(mm->pte[vpn]))
-                        continue;
+                for (std::uint32_t vpn = mm->vmas[0].start; vpn < mm->vmas[0].start + mm->vmas[0].pages; ++vpn) {
+                    if (!pte::none(mm->pte[vpn]))
+                        continue; // swapped out
                     Pfn p = alloc_page_setup(k);
                     k.pages.setFlags(p, PG_anon | PG_swapbacked);
                     k.pages.setOwner(p, static_cast<std::uint16_t>(mm->id + 1));
