@@ -121,6 +121,7 @@ namespace {
         {
             std::vector<std::uint64_t> ring(static_cast<std::size_t>(budget) + 1); // resident pages, oldest first
             std::size_t head = 0, tail = 0, resident = 0;
+            auto next = [n = ring.size()](std::size_t r) { return r + 1 < n ? r + 1 : 0; }; // no division per step
             // Host-side only: the PTEs are evicted in random order, each a host cache miss; start loading the ones
             // a few steps ahead (a ring slot not filled yet holds 0, a valid process and page).
             constexpr std::size_t kPrefetchAhead = 8;
@@ -132,8 +133,9 @@ namespace {
                 if (entry == kNoSwapEntry)
                     return false;
                 std::uint64_t v = ring[head];
-                head = (head + 1) % ring.size();
-                prefetchPte(ring[(head + kPrefetchAhead) % ring.size()]);
+                head = next(head);
+                std::size_t ahead = head + kPrefetchAhead;
+                prefetchPte(ring[ahead < ring.size() ? ahead : ahead % ring.size()]);
                 --resident;
                 std::size_t i = v >> 32;
                 auto vpn = static_cast<std::uint32_t>(v);
@@ -156,7 +158,7 @@ namespace {
                 if (resident >= budget && !evictOldest(cpus[i])) {
                     // Swap is full: the rest stays untouched, and the pages still resident keep the PTE their
                     // touch made, with no frame behind it.
-                    for (std::size_t r = head; r != tail; r = (r + 1) % ring.size())
+                    for (std::size_t r = head; r != tail; r = next(r))
                         mms[ring[r] >> 32]->pte[static_cast<std::uint32_t>(ring[r])] = pte::mkPresent(0, true, true);
                     return;
                 }
@@ -169,7 +171,7 @@ namespace {
                 k.vm.inc(Vm::PgFault);
                 k.vm.inc(Vm::PgAlloc);
                 ring[tail] = (static_cast<std::uint64_t>(i) << 32) | vpn;
-                tail = (tail + 1) % ring.size();
+                tail = next(tail);
                 ++resident;
             }
             // The pages still resident get their frames now, in address order: which frame holds which page
