@@ -42,12 +42,10 @@ Kernel::Kernel(Sched& sched, const Toggles& toggles, std::uint64_t reservedPages
         si->lock.setName("swap_info[" + std::to_string(i) + "].lock");
         si->treeLock.setName("swapper_spaces[" + std::to_string(i) + "].tree_lock");
         auto slots = static_cast<std::uint32_t>(std::min<std::uint64_t>(m.swap[i].sizeBytes / kPageSize, pte::kOffsetMask));
-        si->swapMap.assign(slots, 0);
-        si->cache.assign(slots, kNoPage);
+        si->slot.assign(slots, SwapSlot {});
         si->dev = std::make_unique<BlockDevice>(s, m.swap[i].device, static_cast<int>(i));
         si->dev->setCompletion([this](BlockDevice& d, IoRequest& r) { endIo(d, r); });
         if (tg.slotsCache != SlotsCache::Off) {
-            si->slotCached.assign(slots, kSlotFree);
             si->clusterLocks.reserve((slots + SWAPFILE_CLUSTER - 1) / SWAPFILE_CLUSTER);
             for (std::uint32_t c = 0; c < slots; c += SWAPFILE_CLUSTER)
                 si->clusterLocks.emplace_back("swap_cluster_info[" + std::to_string(i) + "].lock");
@@ -318,7 +316,7 @@ std::string Kernel::checkInvariants() const
     // Slots held by the swap slots caches: each is in exactly one cache, reserved, with no reference and no page.
     std::vector<std::vector<std::uint8_t>> held(swap.size());
     for (std::size_t i = 0; i < swap.size(); ++i)
-        held[i].assign(swap[i]->slotCached.size(), kSlotFree);
+        held[i].assign(tg.slotsCache != SlotsCache::Off ? swap[i]->nrSlots() : 0, kSlotFree);
     auto hold = [&](std::uint32_t entry, std::uint8_t state) {
         auto type = pte::swpType(entry);
         auto off = pte::swpOffset(entry);
@@ -341,17 +339,17 @@ std::string Kernel::checkInvariants() const
     }
     for (std::size_t i = 0; i < swap.size(); ++i)
         for (std::uint32_t off = 0; off < held[i].size(); ++off) {
-            if (held[i][off] != swap[i]->slotCached[off])
-                return "swap slot " + std::to_string(i) + ":" + std::to_string(off) + " slotCached " + std::to_string(swap[i]->slotCached[off]) + " but the slots caches say " + std::to_string(held[i][off]);
-            if (held[i][off] != kSlotFree && (swap[i]->swapMap[off] != 0 || swap[i]->cache[off] != kNoPage))
+            if (held[i][off] != swap[i]->slot[off].slotCached)
+                return "swap slot " + std::to_string(i) + ":" + std::to_string(off) + " slotCached " + std::to_string(swap[i]->slot[off].slotCached) + " but the slots caches say " + std::to_string(held[i][off]);
+            if (held[i][off] != kSlotFree && (swap[i]->slot[off].swapMap != 0 || swap[i]->slot[off].cache != kNoPage))
                 return "swap slot " + std::to_string(i) + ":" + std::to_string(off) + " is in a slots cache but still referenced";
         }
     for (std::size_t i = 0; i < swap.size(); ++i) {
         std::uint32_t inuse = 0;
         for (std::uint32_t off = 0; off < swap[i]->nrSlots(); ++off) {
-            if (swap[i]->swapMap[off] != refs[i][off])
-                return "swap_map[" + std::to_string(i) + "][" + std::to_string(off) + "] = " + std::to_string(swap[i]->swapMap[off]) + " but " + std::to_string(refs[i][off]) + " PTEs refer to it";
-            Pfn c = swap[i]->cache[off];
+            if (swap[i]->slot[off].swapMap != refs[i][off])
+                return "swap_map[" + std::to_string(i) + "][" + std::to_string(off) + "] = " + std::to_string(swap[i]->slot[off].swapMap) + " but " + std::to_string(refs[i][off]) + " PTEs refer to it";
+            Pfn c = swap[i]->slot[off].cache;
             if (c != kNoPage && (!pages.test(c, PG_swapcache) || pages.priv(c) != pte::swpEntry(static_cast<unsigned>(i), off)))
                 return "swap cache slot " + std::to_string(off) + " points to a page that does not point back";
             inuse += swap[i]->slotUsed(off);

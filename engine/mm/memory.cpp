@@ -21,7 +21,7 @@ namespace {
         std::vector<Pfn> batch;
         Pfn target = kNoPage;
         for (std::uint32_t o = std::max(first, 1u); o < std::min(first + n, si.nrSlots()); ++o) {
-            if (si.swapMap[o] == 0 || si.cache[o] != kNoPage)
+            if (si.slot[o].swapMap == 0 || si.slot[o].cache != kNoPage)
                 continue;
             Pfn p = co_await alloc_page(k, t);
             // read_swap_cache_async(): swapcache_prepare() marks SWAP_HAS_CACHE under swap_info->lock, then the
@@ -31,13 +31,13 @@ namespace {
             Sched::burn(t, k.cost.swapFreeNs);
             spin_unlock(k.s, t, si.lock);
             co_await spin_lock(k.s, t, si.treeLock);
-            if (si.swapMap[o] == 0 || si.cache[o] != kNoPage) {
+            if (si.slot[o].swapMap == 0 || si.slot[o].cache != kNoPage) {
                 spin_unlock(k.s, t, si.treeLock);
                 co_await free_hot_cold_page(k, t, p);
                 continue;
             }
             Sched::burn(t, k.cost.swapCacheOpNs);
-            si.cache[o] = p; // the slot is in use already (swap_map > 0): inuse does not change
+            si.slot[o].cache = p; // the slot is in use already (swap_map > 0): inuse does not change
             spin_unlock(k.s, t, si.treeLock);
             k.pages.setFlags(p, PG_swapcache | PG_swapbacked | PG_anon | PG_locked);
             k.pages.setPriv(p, pte::swpEntry(static_cast<unsigned>(si.type), o));
@@ -48,7 +48,7 @@ namespace {
             co_await lru_cache_add(k, t, p, false); // lru_cache_add_anon: inactive
         }
         if (batch.empty())
-            co_return si.cache[off];
+            co_return si.slot[off].cache;
         co_await si.dev->waitForSlot(t);
         Sched::burn(t, k.cost.bioSubmitNs);
         k.vm.inc(Vm::PswpIn, batch.size());
@@ -56,7 +56,7 @@ namespace {
         std::uint64_t handle = si.dev->submit(false, batch);
         for (Pfn p : batch)
             k.pageReadIo[p] = { si.type, handle };
-        co_return target != kNoPage ? target : si.cache[off];
+        co_return target != kNoPage ? target : si.slot[off].cache;
     }
 
     Co<> zap_pte_range(Kernel& k, Task& t, MmuGather& tlb, MmStruct& mm, std::uint32_t vpn, std::uint32_t end)
@@ -146,7 +146,7 @@ Co<> do_swap_page(Kernel& k, Task& t, MmStruct& mm, std::uint32_t vpn, Pte orig)
     std::uint32_t off = pte::swpOffset(entry);
     for (;;) {
         // lookup_swap_cache()
-        Pfn p = si.cache[off];
+        Pfn p = si.slot[off].cache;
         Sched::burn(t, k.cost.swapCacheOpNs);
         if (p == kNoPage) {
             k.vm.inc(Vm::PgMajFault);
@@ -171,7 +171,7 @@ Co<> do_swap_page(Kernel& k, Task& t, MmStruct& mm, std::uint32_t vpn, Pte orig)
             k.unpin(p);
             co_return;
         }
-        if (si.cache[off] != p) { // reclaimed before we got here: look up again
+        if (si.slot[off].cache != p) { // reclaimed before we got here: look up again
             spin_unlock(k.s, t, ptl);
             k.unpin(p);
             continue;

@@ -3,7 +3,7 @@
 // Allocation: get_swap_page() takes a slot from this CPU's cache under the per-CPU alloc_lock; an empty cache is
 // refilled with SWAP_SLOTS_CACHE_SIZE slots from one device (get_swap_pages() + scan_swap_map_slots() under
 // swap_info_struct->lock), and equal-priority devices take turns refill by refill (plist_requeue). A slot in a
-// cache is reserved: swap_map says SWAP_HAS_CACHE, no page (SwapInfo::slotCached = kSlotInAllocCache).
+// cache is reserved: swap_map says SWAP_HAS_CACHE, no page (SwapSlot::slotCached = kSlotInAllocCache).
 //
 // Free: an entry whose last reference goes away is not freed at once; free_swap_slot() appends it to this CPU's
 // buffer under free_lock (kSlotInFreeBuffer), and a full buffer goes to swapcache_free_entries(), which takes
@@ -27,7 +27,7 @@ namespace {
         while (n > 0 && si.inuse + 1 < si.nrSlots() && scanned <= si.nrSlots()) {
             ++scanned;
             if (off != 0 && !si.slotUsed(off)) {
-                si.slotCached[off] = kSlotInAllocCache;
+                si.slot[off].slotCached = kSlotInAllocCache;
                 ++si.inuse;
                 out.push_back(pte::swpEntry(static_cast<unsigned>(si.type), off));
                 --n;
@@ -124,9 +124,9 @@ Co<std::uint32_t> get_swap_page_slots(Kernel& k, Task& t, Pfn p)
         entry = cache.slots[cache.cur++];
         SwapInfo& si = *k.swap[pte::swpType(entry)];
         std::uint32_t off = pte::swpOffset(entry);
-        assert(si.slotCached[off] == kSlotInAllocCache);
-        si.slotCached[off] = kSlotFree; // still reserved: the page takes over SWAP_HAS_CACHE
-        si.cache[off] = p;
+        assert(si.slot[off].slotCached == kSlotInAllocCache);
+        si.slot[off].slotCached = kSlotFree; // still reserved: the page takes over SWAP_HAS_CACHE
+        si.slot[off].cache = p;
         Sched::burn(t, k.cost.listOpNs);
     }
     spin_unlock(k.s, t, cache.allocLock);
@@ -147,7 +147,7 @@ std::uint32_t swap_slots_alloc_prefault(Kernel& k, int cpu)
     if (cache.cur >= cache.slots.size())
         return kNoSwapEntry;
     std::uint32_t entry = cache.slots[cache.cur++];
-    k.swap[pte::swpType(entry)]->slotCached[pte::swpOffset(entry)] = kSlotFree;
+    k.swap[pte::swpType(entry)]->slot[pte::swpOffset(entry)].slotCached = kSlotFree;
     return entry;
 }
 
@@ -174,8 +174,8 @@ Co<> swapcache_free_entries(Kernel& k, Task& t, std::vector<std::uint32_t>& entr
         std::uint32_t off = pte::swpOffset(entry);
         SpinLock& ci = si.clusterLockFor(off);
         co_await spin_lock(k.s, t, ci);
-        assert(si.slotCached[off] == kSlotInFreeBuffer && si.swapMap[off] == 0 && si.cache[off] == kNoPage);
-        si.slotCached[off] = kSlotFree;
+        assert(si.slot[off].slotCached == kSlotInFreeBuffer && si.slot[off].swapMap == 0 && si.slot[off].cache == kNoPage);
+        si.slot[off].slotCached = kSlotFree;
         Sched::burn(t, k.cost.listOpNs);
         spin_unlock(k.s, t, ci);
         --si.inuse;

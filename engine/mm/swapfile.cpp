@@ -25,7 +25,7 @@ namespace {
         }
         if (si.slotUsed(off))
             return false;
-        si.slotCached[off] = kSlotInFreeBuffer;
+        si.slot[off].slotCached = kSlotInFreeBuffer;
         return true;
     }
     // The lock that guards a slot's swap_map byte: si->lock in 4.0; lock_cluster_or_swap_info() with the slots cache.
@@ -82,7 +82,7 @@ static Co<std::uint32_t> get_swap_page_for(Kernel& k, Task& t, Pfn p)
             spin_unlock(k.s, t, si.lock);
             continue;
         }
-        si.cache[off] = p;
+        si.slot[off].cache = p;
         ++si.inuse;
         si.clusterNext = off + 1 >= si.nrSlots() ? 1 : off + 1;
         spin_unlock(k.s, t, si.lock);
@@ -117,7 +117,7 @@ Co<> swapcache_free(Kernel& k, Task& t, std::uint32_t entry)
     SpinLock& l = mapLock(k, si, off);
     co_await spin_lock(k.s, t, l);
     Sched::burn(t, k.cost.swapFreeNs);
-    si.cache[off] = kNoPage;
+    si.slot[off].cache = kNoPage;
     bool toSlots = releaseSlot(k, si, off);
     spin_unlock(k.s, t, l);
     if (toSlots)
@@ -130,7 +130,7 @@ Co<> delete_from_swap_cache(Kernel& k, Task& t, Pfn p)
     std::uint32_t entry = k.pages.priv(p);
     SwapInfo& si = swapInfo(k, entry);
     co_await spin_lock(k.s, t, si.treeLock);
-    assert(k.pages.test(p, PG_swapcache) && si.cache[pte::swpOffset(entry)] == p);
+    assert(k.pages.test(p, PG_swapcache) && si.slot[pte::swpOffset(entry)].cache == p);
     Sched::burn(t, k.cost.swapCacheOpNs);
     k.pages.clear(p, PG_swapcache);
     k.pages.setPriv(p, 0);
@@ -144,7 +144,7 @@ Co<bool> try_to_free_swap(Kernel& k, Task& t, Pfn p)
     if (!k.pages.test(p, PG_swapcache) || k.pages.test(p, PG_writeback))
         co_return false;
     std::uint32_t entry = k.pages.priv(p);
-    if (swapInfo(k, entry).swapMap[pte::swpOffset(entry)] > 0) // page_swapcount(): other PTEs still use the slot
+    if (swapInfo(k, entry).slot[pte::swpOffset(entry)].swapMap > 0) // page_swapcount(): other PTEs still use the slot
         co_return false;
     co_await delete_from_swap_cache(k, t, p);
     k.pages.set(p, PG_dirty); // the only copy is in memory now
@@ -159,27 +159,24 @@ Co<> swap_free(Kernel& k, Task& t, std::uint32_t entry)
     SpinLock& l = mapLock(k, si, off);
     co_await spin_lock(k.s, t, l);
     Sched::burn(t, k.cost.swapFreeNs);
-    assert(si.swapMap[off] > 0);
-    --si.swapMap[off];
+    assert(si.slot[off].swapMap > 0);
+    --si.slot[off].swapMap;
     bool toSlots = releaseSlot(k, si, off);
     spin_unlock(k.s, t, l);
     if (toSlots)
         co_await free_swap_slot(k, t, entry);
 }
 
-// The slot's swap_map byte, swap-cache entry, slots-cache mark and lock. Exit frees slots in the random order the
-// fill handed them out, so each of these is a host cache miss, which a prefetch issued an entry or two ahead hides
-// behind the events in between.
+// The slot's state (swap_map byte, swap-cache entry, slots-cache mark: one SwapSlot) and its lock. Exit frees
+// slots in the random order the fill handed them out, so each of these is a host cache miss, which a prefetch
+// issued an entry or two ahead hides behind the events in between.
 void prefetch_swap_entry(Kernel& k, std::uint32_t entry)
 {
     SwapInfo& si = *k.swap[pte::swpType(entry)];
     std::uint32_t off = pte::swpOffset(entry);
     if (off >= si.nrSlots())
         return;
-    __builtin_prefetch(si.swapMap.data() + off, 1);
-    __builtin_prefetch(si.cache.data() + off, 1);
-    if (!si.slotCached.empty())
-        __builtin_prefetch(si.slotCached.data() + off, 1);
+    __builtin_prefetch(si.slot.data() + off, 1);
     mapLock(k, si, off).prefetch();
 }
 
@@ -191,9 +188,9 @@ Co<> free_swap_and_cache(Kernel& k, Task& t, std::uint32_t entry)
     SpinLock& l = mapLock(k, si, off);
     co_await spin_lock(k.s, t, l); // swap_info_get() (4.0); __swap_entry_free()'s cluster lock (4.12)
     Sched::burn(t, k.cost.swapFreeNs); // swap_entry_free()
-    assert(si.swapMap[off] > 0);
-    --si.swapMap[off];
-    Pfn page = si.swapMap[off] == 0 ? si.cache[off] : kNoPage;
+    assert(si.slot[off].swapMap > 0);
+    --si.slot[off].swapMap;
+    Pfn page = si.slot[off].swapMap == 0 ? si.slot[off].cache : kNoPage;
     bool toSlots = releaseSlot(k, si, off);
     // find_get_page() + trylock_page(): a page under read I/O is locked and stays in the cache.
     if (page != kNoPage && k.pages.test(page, PG_locked))

@@ -126,7 +126,7 @@ namespace {
         std::uint32_t entry = k.pages.priv(p);
         SwapInfo& si = *k.swap[pte::swpType(entry)];
         co_await spin_lock(k.s, t, si.lock); // swap_duplicate()
-        ++si.swapMap[pte::swpOffset(entry)];
+        ++si.slot[pte::swpOffset(entry)].swapMap;
         Sched::burn(t, k.cost.lockedRmwNs);
         spin_unlock(k.s, t, si.lock);
         mm->pte[vpn] = pte::mkSwap(entry);

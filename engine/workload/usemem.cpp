@@ -140,7 +140,7 @@ namespace {
                 std::size_t i = v >> 32;
                 auto vpn = static_cast<std::uint32_t>(v);
                 MmStruct& mm = *mms[i];
-                ++k.swap[pte::swpType(entry)]->swapMap[pte::swpOffset(entry)];
+                ++k.swap[pte::swpType(entry)]->slot[pte::swpOffset(entry)].swapMap;
                 mm.pte[vpn] = pte::mkSwap(entry);
                 --mm.rss;
                 ++mm.swapents;
