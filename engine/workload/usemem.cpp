@@ -124,7 +124,7 @@ namespace {
             auto next = [n = ring.size()](std::size_t r) { return r + 1 < n ? r + 1 : 0; }; // no division per step
             // Host-side only: the PTEs are evicted in random order, each a host cache miss; start loading the ones
             // a few steps ahead (a ring slot not filled yet holds 0, a valid process and page).
-            constexpr std::size_t kPrefetchAhead = 8;
+            constexpr std::size_t kPrefetchAhead = 32;
             auto prefetchPte = [&](std::uint64_t v) { __builtin_prefetch(mms[v >> 32]->pte.data() + static_cast<std::uint32_t>(v), 1); };
             // Direct reclaim: the CPU that needs a page swaps out the oldest one, whoever owns it, taking the slot
             // from its own slots cache.
