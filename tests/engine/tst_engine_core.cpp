@@ -2,6 +2,7 @@
 // FlatMap against std::map, and the packed struct page (links, mapcount, page_private). Plus the determinism the
 // optimisations must keep: the same run at any runner thread count gives the same results.
 #include "mm/page.h"
+#include "mm/pinset.h"
 #include "run/runner.h"
 #include "sim/co.h"
 #include "sim/flatmap.h"
@@ -216,6 +217,43 @@ private Q_SLOTS:
             }
             }
             QCOMPARE(m.size(), ref.size());
+        }
+    }
+
+    void pinSetCountsLikeAMap()
+    {
+        // Kernel::pinned: a count per frame (get_page), kept as bits in 64-frame blocks plus a map of second and
+        // later pins. Runs of consecutive frames (a gather) and repeated pins of one frame, against a map of counts.
+        PinSet pins;
+        std::map<std::uint32_t, int> ref;
+        Rng rng(7);
+        for (int i = 0; i < 200000; ++i) {
+            auto p = static_cast<std::uint32_t>(rng.next() % 3000);
+            switch (rng.next() % 4) {
+            case 0:
+                for (std::uint32_t q = p; q < p + 40; ++q) { // a gather's run
+                    pins.pin(q);
+                    ++ref[q];
+                }
+                break;
+            case 1:
+                pins.pin(p);
+                ++ref[p];
+                break;
+            default: // an unpin, also of a frame with no pin (left alone)
+                pins.unpin(p);
+                if (auto it = ref.find(p); it != ref.end() && --it->second == 0)
+                    ref.erase(it);
+            }
+            QCOMPARE(pins.contains(p), ref.count(p) == 1);
+        }
+        for (std::uint32_t p = 0; p < 3100; ++p) {
+            QCOMPARE(pins.contains(p), ref.count(p) == 1);
+            for (int n = ref.count(p) ? ref[p] : 0; n > 0; --n) {
+                QVERIFY(pins.contains(p));
+                pins.unpin(p);
+            }
+            QVERIFY(!pins.contains(p));
         }
     }
 
