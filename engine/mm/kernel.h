@@ -456,8 +456,28 @@ private:
 // allocating task) or GFP_NORETRY (readahead: kNoPage after a round of direct reclaim that freed nothing, never the
 // OOM killer). kNoPage also when an OOM victim finds the reserves empty.
 constexpr unsigned GFP_NORETRY = 1u << 0; // __GFP_NORETRY
-// A coroutine only when the per-CPU list is empty or memory is low:
-ValueOrCo<Pfn> alloc_page(Kernel& k, Task& t, unsigned gfp = 0);
+// A coroutine only when the per-CPU list is empty or memory is low. The fast path is inline (a streaming read
+// allocates every page through it): the slow path's first attempt when it needs neither a refill of the per-CPU
+// list nor reclaim, decided before anything changes, then the same steps (kswapd woken below the low watermark,
+// the page taken off the list).
+Co<Pfn> alloc_page_slowpath(Kernel& k, Task& t, unsigned gfp);
+[[gnu::always_inline]] inline ValueOrCo<Pfn> alloc_page(Kernel& k, Task& t, unsigned gfp = 0)
+{
+    PerCpuState& pc = k.pcpu[static_cast<std::size_t>(t.cpu)];
+    std::uint64_t free = k.zone.nrFree();
+    bool mayTake = free >= k.zone.watermarkMin || t.kthread || k.fatal_signal_pending(t);
+    if (pc.pcp.empty() || !mayTake) [[unlikely]]
+        return alloc_page_slowpath(k, t, gfp);
+    if (free < k.zone.watermarkLow)
+        k.wakeup_kswapd();
+    // rmqueue_pcplist(): the page on top of this CPU's list
+    Pfn p = pc.pcp.back();
+    pc.pcp.pop_back();
+    k.pages.setFlags(p, 0);
+    k.vm.inc(Vm::PgAlloc);
+    Sched::burn(t, k.cost.pageAllocNs);
+    return p;
+}
 MaybeCo free_hot_cold_page(Kernel& k, Task& t, Pfn p); // a coroutine only when the per-CPU list drains
 // alloc_pages(order) / __free_pages(order) for order > 0 (kernel stacks, slabs): zone->lock, the slow path with
 // direct compaction (compaction.cpp) and reclaim. `unmovable`: a kernel allocation, not on any LRU. Up to

@@ -273,64 +273,51 @@ namespace {
         Sched::burn(t, k.cost.pageAllocNs);
         return p;
     }
-
-    Co<Pfn> alloc_page_slowpath(Kernel& k, Task& t, unsigned gfp)
-    {
-        FnScope fn(t, "__alloc_pages_nodemask");
-        PerCpuState& pc = k.pcpu[static_cast<std::size_t>(t.cpu)];
-        bool noProgress = false; // the last round of direct reclaim freed nothing
-        for (;;) {
-            std::uint64_t free = k.zone.nrFree();
-            if (free < k.zone.watermarkLow)
-                k.wakeup_kswapd();
-            bool belowMin = free < k.zone.watermarkMin;
-            // PF_MEMALLOC (kswapd, and reclaim itself) and an OOM victim (TIF_MEMDIE: ALLOC_NO_WATERMARKS, so that it
-            // can exit) may dip below min; everyone else reclaims first.
-            bool memdie = k.fatal_signal_pending(t);
-            if (!belowMin || t.kthread || memdie) {
-                if (pc.pcp.empty() && free > 0)
-                    co_await rmqueue_bulk(k, t, pc);
-                if (!pc.pcp.empty())
-                    co_return take_pcp_page(k, t, pc);
-            }
-            // __alloc_pages_slowpath()'s ways out: a victim that found even the reserves empty ("Avoid allocations
-            // with no watermarks from looping endlessly"), and __GFP_NORETRY after a round of reclaim that freed
-            // nothing. (The kernel gives up on __GFP_NORETRY also when reclaim freed pages that others took before its
-            // retry; the model retries then, as it always did, which keeps the page-cache scenarios' results as they
-            // were calibrated: their readahead reclaims with progress.)
-            if (memdie || ((gfp & GFP_NORETRY) && noProgress)) {
-                ++k.nrAllocFail;
-                co_return kNoPage;
-            }
-            // Direct reclaim, then wait for writeback if it freed nothing -- or, with nothing left to reclaim, the
-            // OOM killer (never for __GFP_NORETRY, which fails instead).
-            k.vm.inc(Vm::AllocStall);
-            std::uint64_t got = co_await try_to_free_pages(k, t);
-            noProgress = got == 0;
-            if (noProgress && (gfp & GFP_NORETRY))
-                continue;
-            if (may_oom(k, t, got)) {
-                out_of_memory(k, t);
-                continue;
-            }
-            if (got == 0)
-                co_await k.congestion_wait(t, ms(100)); // HZ/10
-        }
-    }
 } // namespace
 
-// The fast path is the slow path's first attempt when it needs neither a refill of the per-CPU list nor reclaim:
-// decided before anything changes, then the same steps (kswapd woken below the low watermark, the page taken).
-ValueOrCo<Pfn> alloc_page(Kernel& k, Task& t, unsigned gfp)
+// alloc_page()'s slow path (its fast path is inline in kernel.h and takes the page as take_pcp_page() does).
+Co<Pfn> alloc_page_slowpath(Kernel& k, Task& t, unsigned gfp)
 {
+    FnScope fn(t, "__alloc_pages_nodemask");
     PerCpuState& pc = k.pcpu[static_cast<std::size_t>(t.cpu)];
-    std::uint64_t free = k.zone.nrFree();
-    bool mayTake = free >= k.zone.watermarkMin || t.kthread || k.fatal_signal_pending(t);
-    if (pc.pcp.empty() || !mayTake)
-        return alloc_page_slowpath(k, t, gfp);
-    if (free < k.zone.watermarkLow)
-        k.wakeup_kswapd();
-    return take_pcp_page(k, t, pc);
+    bool noProgress = false; // the last round of direct reclaim freed nothing
+    for (;;) {
+        std::uint64_t free = k.zone.nrFree();
+        if (free < k.zone.watermarkLow)
+            k.wakeup_kswapd();
+        bool belowMin = free < k.zone.watermarkMin;
+        // PF_MEMALLOC (kswapd, and reclaim itself) and an OOM victim (TIF_MEMDIE: ALLOC_NO_WATERMARKS, so that it
+        // can exit) may dip below min; everyone else reclaims first.
+        bool memdie = k.fatal_signal_pending(t);
+        if (!belowMin || t.kthread || memdie) {
+            if (pc.pcp.empty() && free > 0)
+                co_await rmqueue_bulk(k, t, pc);
+            if (!pc.pcp.empty())
+                co_return take_pcp_page(k, t, pc);
+        }
+        // __alloc_pages_slowpath()'s ways out: a victim that found even the reserves empty ("Avoid allocations
+        // with no watermarks from looping endlessly"), and __GFP_NORETRY after a round of reclaim that freed
+        // nothing. (The kernel gives up on __GFP_NORETRY also when reclaim freed pages that others took before its
+        // retry; the model retries then, as it always did, which keeps the page-cache scenarios' results as they
+        // were calibrated: their readahead reclaims with progress.)
+        if (memdie || ((gfp & GFP_NORETRY) && noProgress)) {
+            ++k.nrAllocFail;
+            co_return kNoPage;
+        }
+        // Direct reclaim, then wait for writeback if it freed nothing -- or, with nothing left to reclaim, the
+        // OOM killer (never for __GFP_NORETRY, which fails instead).
+        k.vm.inc(Vm::AllocStall);
+        std::uint64_t got = co_await try_to_free_pages(k, t);
+        noProgress = got == 0;
+        if (noProgress && (gfp & GFP_NORETRY))
+            continue;
+        if (may_oom(k, t, got)) {
+            out_of_memory(k, t);
+            continue;
+        }
+        if (got == 0)
+            co_await k.congestion_wait(t, ms(100)); // HZ/10
+    }
 }
 
 namespace {
