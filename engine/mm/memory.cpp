@@ -198,7 +198,10 @@ Co<> handle_mm_fault(Kernel& k, Task& t, MmStruct& mm, std::uint32_t vpn, bool w
     FnScope fn(t, "__do_page_fault");
     Sched::burn(t, k.cost.faultEntryNs);
     k.vm.inc(Vm::PgFault);
-    co_await mm.mmap_sem.down_read(k.s, t);
+    // down_read()'s first step, the flush, awaited in this frame: the rwsem is then a plain call unless it has to
+    // wait.
+    co_await k.s.flush(t);
+    co_await mm.mmap_sem.down_read_flushed(k.s, t);
     Pte e = mm.pte[vpn];
     const Vma* file = pte::none(e) ? mm.file_vma_at(vpn) : nullptr;
     if (file)
@@ -209,7 +212,8 @@ Co<> handle_mm_fault(Kernel& k, Task& t, MmStruct& mm, std::uint32_t vpn, bool w
         co_await do_swap_page(k, t, mm, vpn, e);
     else if (pte::present(e))
         mm.pte[vpn] = e | pte::kYoung | (write ? pte::kDirty : 0);
-    co_await mm.mmap_sem.up_read(k.s, t);
+    co_await k.s.flush(t); // up_read(), likewise
+    co_await mm.mmap_sem.up_read_flushed(k.s, t);
 }
 
 Co<> zap_page_range(Kernel& k, Task& t, MmStruct& mm, std::uint32_t start, std::uint32_t pages)

@@ -214,7 +214,15 @@ Co<> rmap_walk_file(Kernel& k, Task& t, Pfn p, RmapWalkControl& rwc)
     FnScope fn(t, "rmap_walk_file");
     AddressSpace& m = *k.mappings[k.pages.owner(p) - 1u];
     std::uint64_t index = k.pages.index(p);
-    co_await i_mmap_lock_read(k, t, m);
+    // i_mmap_lock_read(). Reclaim walks twice per page (page_referenced, try_to_unmap), nearly always without
+    // contention on the rwsem: its first step, the flush, is awaited in this frame, and down_read is then a plain
+    // call unless it has to wait.
+    if (m.i_mmap_kind == IMmapLock::Mutex) {
+        co_await i_mmap_lock_read(k, t, m);
+    } else {
+        co_await k.s.flush(t);
+        co_await m.i_mmap_rwsem.down_read_flushed(k.s, t);
+    }
     Sched::burn(t, intervalTreeDescentNs(k.cost, m.i_mmap.size()));
     // The tree is not changed while its lock is held (vma_link and unlink take it for write), so a copy of the
     // covering VMAs is what the kernel's iteration sees.
@@ -243,7 +251,12 @@ Co<> rmap_walk_file(Kernel& k, Task& t, Pfn p, RmapWalkControl& rwc)
         if (!more || (rwc.done && rwc.done(k, p)))
             break;
     }
-    co_await i_mmap_unlock_read(k, t, m);
+    if (m.i_mmap_kind == IMmapLock::Mutex) {
+        co_await i_mmap_unlock_read(k, t, m);
+    } else { // up_read(), likewise
+        co_await k.s.flush(t);
+        co_await m.i_mmap_rwsem.up_read_flushed(k.s, t);
+    }
 }
 
 void page_add_file_rmap(Kernel& k, Task& t, Pfn p)

@@ -32,14 +32,54 @@ void RwSem::noteGranted(Sched& s, Task& t, Time since, bool contended)
     m_acquiredAt[t.id] = now + t.debt;
 }
 
-Co<> RwSem::acquire(Sched& s, Task& t, bool write)
+// The Xadd fast path: xadd on the count, no wait_lock.
+void RwSem::grantFast(Sched& s, Task& t, bool write)
 {
-    co_await s.flush(t);
+    Time since = s.sim().now();
+    countOp(s, t);
+    (write ? m_writer = true : (++m_readers, true));
+    noteGranted(s, t, since, false);
+}
+
+// The hold time of the task's acquisition, at the release (after its flush).
+void RwSem::noteReleased(Sched& s, Task& t)
+{
+    Time now = s.sim().now();
+    if (t.id < m_acquiredAt.size() && m_acquiredAt[t.id] >= 0) {
+        Time since = m_acquiredAt[t.id];
+        m_stat.noteHold(now - since);
+        m_stat.addToBuckets(m_stat.holdPerBucket, since, now);
+        m_acquiredAt[t.id] = -1;
+    }
+}
+
+MaybeCo RwSem::down_read_flushed(Sched& s, Task& t)
+{
+    if (m_impl == RwsemImpl::Xadd && canGrant(false)) {
+        grantFast(s, t, false);
+        return {};
+    }
+    return acquire(s, t, false, true);
+}
+
+MaybeCo RwSem::up_read_flushed(Sched& s, Task& t)
+{
+    if (m_impl == RwsemImpl::Xadd && m_waiters.empty()) {
+        noteReleased(s, t);
+        countOp(s, t);
+        --m_readers;
+        return {};
+    }
+    return release(s, t, false, true);
+}
+
+Co<> RwSem::acquire(Sched& s, Task& t, bool write, bool flushed)
+{
+    if (!flushed)
+        co_await s.flush(t);
     Time since = s.sim().now();
     if (m_impl == RwsemImpl::Xadd && canGrant(write)) {
-        countOp(s, t); // fast path: xadd on the count, no wait_lock
-        (write ? m_writer = true : (++m_readers, true));
-        noteGranted(s, t, since, false);
+        grantFast(s, t, write);
         co_return;
     }
     co_await spin_lock(s, t, m_waitLock);
@@ -89,16 +129,11 @@ void RwSem::wakeWaiters(Sched& s, Task& waker)
     }
 }
 
-Co<> RwSem::release(Sched& s, Task& t, bool write)
+Co<> RwSem::release(Sched& s, Task& t, bool write, bool flushed)
 {
-    co_await s.flush(t);
-    Time now = s.sim().now();
-    if (t.id < m_acquiredAt.size() && m_acquiredAt[t.id] >= 0) {
-        Time since = m_acquiredAt[t.id];
-        m_stat.noteHold(now - since);
-        m_stat.addToBuckets(m_stat.holdPerBucket, since, now);
-        m_acquiredAt[t.id] = -1;
-    }
+    if (!flushed)
+        co_await s.flush(t);
+    noteReleased(s, t);
     if (m_impl == RwsemImpl::Xadd) {
         countOp(s, t);
         (write ? m_writer = false : (--m_readers, true));

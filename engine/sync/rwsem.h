@@ -25,6 +25,12 @@ public:
     Co<> up_read(Sched& s, Task& t);
     Co<> down_write(Sched& s, Task& t);
     Co<> up_write(Sched& s, Task& t);
+    // down_read()/up_read() for a caller that has just awaited Sched::flush() itself (their first step), so that
+    // the common case is a plain call: the Xadd fast path (no writer, no waiter), or a release nobody waits for.
+    // Otherwise the coroutine from after its flush. An interrupt may have charged the task while it waited for the
+    // flush; that time stays pending here too, as it would inside down_read().
+    MaybeCo down_read_flushed(Sched& s, Task& t);
+    MaybeCo up_read_flushed(Sched& s, Task& t);
 
     void setImpl(RwsemImpl impl) { m_impl = impl; }
     RwsemImpl impl() const { return m_impl; }
@@ -41,8 +47,10 @@ private:
         bool write;
         Time since;
     };
-    Co<> acquire(Sched& s, Task& t, bool write);
-    Co<> release(Sched& s, Task& t, bool write);
+    Co<> acquire(Sched& s, Task& t, bool write, bool flushed = false);
+    Co<> release(Sched& s, Task& t, bool write, bool flushed = false);
+    void grantFast(Sched& s, Task& t, bool write);
+    void noteReleased(Sched& s, Task& t);
     bool canGrant(bool write) const { return !m_writer && (write ? m_readers == 0 : true) && m_waiters.empty(); }
     void countOp(Sched& s, Task& t); // the locked RMW on the count's cache line
     void wakeWaiters(Sched& s, Task& waker);
