@@ -194,7 +194,7 @@ namespace {
                     return { b, ReadPagesStop::Lock, {} };
                 if (!page_cache_insert_locked(k, t, m, p, index[b]))
                     return { b, ReadPagesStop::Exists, {} };
-                MaybeCo drain = lru_cache_add(k, t, p, false); // file pages start on the inactive list
+                MaybeCo drain = lru_cache_add(k, t, p, false, m.costs.lockedRmw); // file pages: inactive list
                 if (!drain.await_ready())
                     return { b, ReadPagesStop::Drain, std::move(drain) };
             }

@@ -502,15 +502,20 @@ Pfn alloc_page_setup(Kernel& k);
 // lru_cache_add(): a coroutine only when the pagevec drains (__pagevec_lru_add). Inline: every page that enters an
 // LRU list passes here, and nearly always only its pagevec takes it.
 Co<> pagevec_lru_add(Kernel& k, Task& t, Pagevec& pv);
-[[gnu::always_inline]] inline MaybeCo lru_cache_add(Kernel& k, Task& t, Pfn p, bool active)
+// `getPage`: ns(lockedRmwNs), for a caller that has it converted already (the readahead loop).
+[[gnu::always_inline]] inline MaybeCo lru_cache_add(Kernel& k, Task& t, Pfn p, bool active, Time getPage)
 {
-    Sched::burn(t, k.cost.lockedRmwNs); // get_page()
+    Sched::burnTime(t, getPage); // get_page()
     k.pages.set(p, PG_pagevec | (active ? PG_active : 0));
     Pagevec& pv = k.pcpu[static_cast<std::size_t>(t.cpu)].lruAdd;
     pv.pages.push_back(p);
     if (pv.pages.size() >= static_cast<std::size_t>(k.tg.pagevecSize))
         return pagevec_lru_add(k, t, pv);
     return {};
+}
+[[gnu::always_inline]] inline MaybeCo lru_cache_add(Kernel& k, Task& t, Pfn p, bool active)
+{
+    return lru_cache_add(k, t, p, active, ns(k.cost.lockedRmwNs));
 }
 Co<> lru_add_drain(Kernel& k, Task& t);
 MaybeCo deactivate_page(Kernel& k, Task& t, Pfn p); // a coroutine only when the pagevec drains

@@ -178,12 +178,18 @@ private:
     void heapPush(Entry e)
     {
         if (m_sorted) [[likely]] {
-            // Insert into the latest-first array: shift the earlier entries one place towards the end.
+            // Insert into the latest-first array: shift the earlier entries one place towards the end. Those
+            // strictly earlier in time first, one compare of the times each; then the few at e's very time, by key
+            // and sequence number. The same place as one loop over before() finds.
             m_heap.push_back(e);
             Entry* a = m_heap.data();
             std::size_t n = m_heap.size();
             std::size_t i = n - 1;
-            while (i > 0 && before(a[i - 1], e)) {
+            while (i > 0 && a[i - 1].t < e.t) {
+                a[i] = a[i - 1];
+                --i;
+            }
+            while (i > 0 && a[i - 1].t == e.t && before(a[i - 1], e)) {
                 a[i] = a[i - 1];
                 --i;
             }
