@@ -133,6 +133,31 @@ Co<> holdRw(Sched& s, Task& t, RwSem& l, bool write, double holdNs)
     else
         co_await l.up_read(s, t);
 }
+// A reader that awaits the flush itself and then takes and drops the rwsem by down_read_flushed/up_read_flushed,
+// as rmap_walk_file and handle_mm_fault do; otherwise the same steps as holdRw's reader.
+Co<> holdReadFlushed(Sched& s, Task& t, RwSem& l, double holdNs)
+{
+    co_await s.flush(t);
+    co_await l.down_read_flushed(s, t);
+    Sched::burn(t, holdNs);
+    co_await s.flush(t);
+    co_await l.up_read_flushed(s, t);
+}
+
+// Rounds of work then a hold: readers (through either entry) and writers on one rwsem, so that some readers find a
+// writer or waiters and take the slow path.
+Co<> rwRounds(Sched& s, Task& t, RwSem& l, bool write, bool flushed, int rounds)
+{
+    for (int i = 0; i < rounds; ++i) {
+        Sched::burn(t, 300.0 * (t.cpu + 1));
+        if (write)
+            co_await holdRw(s, t, l, true, 2'000);
+        else if (flushed)
+            co_await holdReadFlushed(s, t, l, 1'000);
+        else
+            co_await holdRw(s, t, l, false, 1'000);
+    }
+}
 } // namespace
 
 class TestLocks : public QObject {
@@ -364,6 +389,51 @@ private Q_SLOTS:
             toNs(slept) > 25'000 && slept < sem.stat().waitTotal, qPrintable(QString("slept %1 ns").arg(toNs(slept))));
         const QString o = spans.overlap(3);
         QVERIFY2(o.isEmpty(), qPrintable(o));
+    }
+
+    // down_read_flushed/up_read_flushed after the caller's own flush are down_read/up_read: the same clock, events
+    // and statistics, with writers contending and interrupts charging the tasks while they wait for their flushes.
+    void rwsemFlushedEntryIsDownRead_data()
+    {
+        QTest::addColumn<bool>("spinlockImpl");
+        QTest::addRow("xadd") << false;
+        QTest::addRow("spinlock (2.6.20)") << true;
+    }
+    void rwsemFlushedEntryIsDownRead()
+    {
+        QFETCH(bool, spinlockImpl);
+        struct Outcome {
+            Time end;
+            std::uint64_t events;
+            LockStat stat;
+        };
+        auto run = [&](bool flushed) {
+            Simulator sim;
+            Sched s(sim, machine(4));
+            RwSem sem("sem", spinlockImpl ? RwsemImpl::Spinlock : RwsemImpl::Xadd);
+            for (int i = 0; i < 4; ++i) {
+                Task& t = s.spawn("t" + std::to_string(i), i, false, nullptr, 1);
+                s.start(t, rwRounds(s, t, sem, i == 3, flushed, 40));
+            }
+            for (int i = 1; i <= 200; ++i) // IPIs while the tasks run, wait and flush
+                sim.callAt(
+                    ns(i * 733.0), 100,
+                    [](void* c, std::uint64_t cpu) { static_cast<Sched*>(c)->interrupt(static_cast<int>(cpu), 150); },
+                    &s, static_cast<std::uint64_t>(i % 4));
+            [&] { QVERIFY(sim.run()); }();
+            return Outcome { sim.now(), sim.eventsProcessed(), sem.stat() };
+        };
+        Outcome a = run(false);
+        Outcome b = run(true);
+        QVERIFY(a.stat.contentions > 0); // the slow path was taken too
+        QCOMPARE(b.end, a.end);
+        QCOMPARE(b.events, a.events);
+        QCOMPARE(b.stat.acquisitions, a.stat.acquisitions);
+        QCOMPARE(b.stat.acqBounces, a.stat.acqBounces);
+        QCOMPARE(b.stat.contentions, a.stat.contentions);
+        QCOMPARE(b.stat.waitTotal, a.stat.waitTotal);
+        QCOMPARE(b.stat.holdTotal, a.stat.holdTotal);
+        QCOMPARE(b.stat.holdMax, a.stat.holdMax);
     }
 
     void rwsemReadersShareWritersExclude_data()
