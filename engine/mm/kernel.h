@@ -461,6 +461,16 @@ constexpr unsigned GFP_NORETRY = 1u << 0; // __GFP_NORETRY
 // list nor reclaim, decided before anything changes, then the same steps (kswapd woken below the low watermark,
 // the page taken off the list).
 Co<Pfn> alloc_page_slowpath(Kernel& k, Task& t, unsigned gfp);
+// rmqueue_pcplist(): the page on top of this CPU's list (both paths end here).
+[[gnu::always_inline]] inline Pfn take_pcp_page(Kernel& k, Task& t, PerCpuState& pc)
+{
+    Pfn p = pc.pcp.back();
+    pc.pcp.pop_back();
+    k.pages.setFlags(p, 0);
+    k.vm.inc(Vm::PgAlloc);
+    Sched::burn(t, k.cost.pageAllocNs);
+    return p;
+}
 [[gnu::always_inline]] inline ValueOrCo<Pfn> alloc_page(Kernel& k, Task& t, unsigned gfp = 0)
 {
     PerCpuState& pc = k.pcpu[static_cast<std::size_t>(t.cpu)];
@@ -470,13 +480,7 @@ Co<Pfn> alloc_page_slowpath(Kernel& k, Task& t, unsigned gfp);
         return alloc_page_slowpath(k, t, gfp);
     if (free < k.zone.watermarkLow)
         k.wakeup_kswapd();
-    // rmqueue_pcplist(): the page on top of this CPU's list
-    Pfn p = pc.pcp.back();
-    pc.pcp.pop_back();
-    k.pages.setFlags(p, 0);
-    k.vm.inc(Vm::PgAlloc);
-    Sched::burn(t, k.cost.pageAllocNs);
-    return p;
+    return take_pcp_page(k, t, pc);
 }
 MaybeCo free_hot_cold_page(Kernel& k, Task& t, Pfn p); // a coroutine only when the per-CPU list drains
 // alloc_pages(order) / __free_pages(order) for order > 0 (kernel stacks, slabs): zone->lock, the slow path with

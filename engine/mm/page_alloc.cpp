@@ -262,20 +262,7 @@ bool Kernel::fatal_signal_pending(const Task& t) const
 
 void Kernel::exit_oom_victim(const Task& t) { std::erase(oomVictims, t.id); }
 
-namespace {
-    // rmqueue_pcplist(): the page on top of this CPU's list.
-    Pfn take_pcp_page(Kernel& k, Task& t, PerCpuState& pc)
-    {
-        Pfn p = pc.pcp.back();
-        pc.pcp.pop_back();
-        k.pages.setFlags(p, 0);
-        k.vm.inc(Vm::PgAlloc);
-        Sched::burn(t, k.cost.pageAllocNs);
-        return p;
-    }
-} // namespace
-
-// alloc_page()'s slow path (its fast path is inline in kernel.h and takes the page as take_pcp_page() does).
+// alloc_page()'s slow path (its fast path is inline in kernel.h; both take the page with take_pcp_page()).
 Co<Pfn> alloc_page_slowpath(Kernel& k, Task& t, unsigned gfp)
 {
     FnScope fn(t, "__alloc_pages_nodemask");
