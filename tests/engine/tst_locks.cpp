@@ -283,9 +283,13 @@ private Q_SLOTS:
     void mutexWaitersSleepWhileTheOwnerSleeps()
     {
         // a takes the mutex, then sleeps 50 us holding it (an I/O); b, spinning on it, sees a leave its CPU and
-        // sleeps too: it burns next to no CPU for the wait.
+        // sleeps too: it burns next to no CPU for the wait. On the timeline b's wait is split: a spin while a runs
+        // (its CPU busy: LockWait), then a sleep (LockSleep), back to back; with b's switch back in they are
+        // lock_stat's whole wait.
         Simulator sim;
         Sched s(sim, machine(2));
+        Spans spans;
+        s.setTrace(&spans);
         Mutex mutex("m");
         Task& a = s.spawn("a", 0, false, nullptr, 1);
         Task& b = s.spawn("b", 1, false, nullptr, 2);
@@ -297,6 +301,17 @@ private Q_SLOTS:
         // b spun only until a slept (about 4 us), then slept: its sys time is far below the ~55 us wait.
         QVERIFY2(toNs(b.sysTime) < 20'000, qPrintable(QString("b sys %1 ns").arg(toNs(b.sysTime))));
         QVERIFY(b.finished > a.finished - ns(10'000));
+        const auto spins = spans.of(1, SpanKind::LockWait), sleeps = spans.of(1, SpanKind::LockSleep);
+        QCOMPARE(spins.size(), std::size_t(1));
+        QCOMPARE(sleeps.size(), std::size_t(1));
+        QCOMPARE(spins[0].end, sleeps[0].begin);
+        // b spun from its attempt (1 us after its switch-in) until a left its CPU (a's 5 us hold and RMW later).
+        const double spin = toNs(spins[0].end - spins[0].begin);
+        QVERIFY2(spin > 3'000 && spin < 5'000, qPrintable(QString("spin %1 ns").arg(spin)));
+        QCOMPARE(spins[0].end - spins[0].begin + sleeps[0].end - sleeps[0].begin + ns(s.cost().contextSwitchNs),
+            mutex.stat().waitTotal);
+        const QString o = spans.overlap(2);
+        QVERIFY2(o.isEmpty(), qPrintable(o));
     }
 
     void sleepingMutexWaitLeavesTheCpuToAnotherTask()
@@ -330,35 +345,6 @@ private Q_SLOTS:
                 cRan += r.end - r.begin;
         QCOMPARE(cRan, ns(20'000));
         QVERIFY(c.finished < sleeps[0].end);
-        const QString o = spans.overlap(2);
-        QVERIFY2(o.isEmpty(), qPrintable(o));
-    }
-
-    void mutexSpinThenSleepIsSplit()
-    {
-        // As mutexWaitersSleepWhileTheOwnerSleeps: b spins on a while a runs (its CPU busy: LockWait), then sleeps
-        // once a sleeps holding the mutex (LockSleep). The two follow each other; with b's switch back in they are
-        // lock_stat's whole wait.
-        Simulator sim;
-        Sched s(sim, machine(2));
-        Spans spans;
-        s.setTrace(&spans);
-        Mutex mutex("m");
-        Task& a = s.spawn("a", 0, false, nullptr, 1);
-        Task& b = s.spawn("b", 1, false, nullptr, 2);
-        s.start(a, sleepHoldingMutex(s, a, mutex, 5'000, 50'000));
-        s.start(b, lateHoldMutex(s, b, mutex, 1'000, 1'000));
-        QVERIFY(sim.run());
-        QCOMPARE(mutex.stat().contentions, std::uint64_t(1));
-        const auto spins = spans.of(1, SpanKind::LockWait), sleeps = spans.of(1, SpanKind::LockSleep);
-        QCOMPARE(spins.size(), std::size_t(1));
-        QCOMPARE(sleeps.size(), std::size_t(1));
-        QCOMPARE(spins[0].end, sleeps[0].begin);
-        // b spun from its attempt (1 us after its switch-in) until a left its CPU (a's 5 us hold and RMW later).
-        const double spin = toNs(spins[0].end - spins[0].begin);
-        QVERIFY2(spin > 3'000 && spin < 5'000, qPrintable(QString("spin %1 ns").arg(spin)));
-        QCOMPARE(spins[0].end - spins[0].begin + sleeps[0].end - sleeps[0].begin + ns(s.cost().contextSwitchNs),
-            mutex.stat().waitTotal);
         const QString o = spans.overlap(2);
         QVERIFY2(o.isEmpty(), qPrintable(o));
     }
