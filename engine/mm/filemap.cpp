@@ -97,7 +97,7 @@ namespace {
 
     // Under i_pages: store the page at `index` and drop the lock. False if another reader inserted this index first
     // (-EEXIST); the page is then the caller's to free.
-    inline bool page_cache_insert_locked(Kernel& k, Task& t, AddressSpace& m, Pfn p, std::uint64_t index)
+    [[gnu::always_inline]] inline bool page_cache_insert_locked(Kernel& k, Task& t, AddressSpace& m, Pfn p, std::uint64_t index)
     {
         if (m.lookup(index) != kNoPage) {
             Sched::burnTime(t, m.costs.xarrayWalk);
@@ -127,6 +127,7 @@ AddressSpace& new_address_space(Kernel& k, std::uint64_t sizePages)
     m->costs.lockedRmw = ns(c.lockedRmwNs);
     m->costs.memcgCharge = ns(2 * c.lockedRmwNs);
     m->costs.xaStore = ns(c.swapCacheOpNs);
+    m->costs.pageAlloc = ns(c.pageAllocNs);
     m->i_mmap_kind = k.tg.immapLock;
     m->i_mmap_rwsem.setImpl(k.tg.rwsemImpl == RwsemImplToggle::Spinlock ? RwsemImpl::Spinlock : RwsemImpl::Xadd);
     k.mappings.push_back(std::move(m));
@@ -154,19 +155,25 @@ void put_page(Kernel& k, Task& t, Pfn p)
 
 namespace {
     // The end of read_pages()' work on one page once it is in the page cache: zero_user_segments (a hole),
-    // SetPageUptodate (smp_wmb + set_bit), PG_readahead on the marked page, unlock_page(). The three atomics' and
-    // the zeroing's charges are added up and charged once: the same picoseconds.
-    [[gnu::always_inline]] inline void read_page_done(Kernel& k, Task& t, AddressSpace& m, Pfn p, std::uint64_t index, std::uint64_t mark)
+    // SetPageUptodate (smp_wmb + set_bit), PG_readahead on the marked page, unlock_page(). Returns the three
+    // atomics' and the zeroing's charges added up, for the caller to charge before its next event (the same
+    // picoseconds). `zeroNs` is zeroPageNs * memCostJitter, the product's first two factors, taken once per window.
+    [[gnu::always_inline]] inline Time read_page_done(Kernel& k, Task& t, AddressSpace& m, Pfn p, std::uint64_t index,
+        std::uint64_t mark, double zeroNs)
     {
-        Time zero = ns(k.cost.zeroPageNs * k.memCostJitter * t.rng.jitter(k.pageCostJitter));
-        Sched::burnTime(t, zero + 2 * m.costs.lockedRmw);
-        if (index == mark) { // SetPageReadahead
+        Time cost = ns(zeroNs * t.rng.jitter(k.pageCostJitter)) + 2 * m.costs.lockedRmw;
+        if (index == mark) [[unlikely]] { // SetPageReadahead
             if (m.readahead.size() < m.pages.size())
                 m.readahead.resize(m.pages.size(), 0);
             m.readahead[index] = 1;
         }
         k.pages.clear(p, PG_locked); // unlock_page()
-        wake_page_waiters(k, m);
+        if (!m.pageWaiters.empty()) [[unlikely]] { // wake_page_waiters(): the wake-ups see the time spent so far
+            Sched::burnTime(t, cost);
+            wake_page_waiters_slow(k, m);
+            return 0;
+        }
+        return cost;
     }
 
     // Where read_pages_run() stopped: at page b, which needs the coroutine from the point `why` names (all of its
@@ -179,27 +186,42 @@ namespace {
     };
 
     // read_pages()' per-page work on batch[b..n) as plain calls, for as long as nothing has to wait: i_pages is taken
-    // without suspending (SpinLock::Acquire::await_ready, which changes nothing when it says no) and lru_cache_add()
-    // does not drain the pagevec. Page by page it is what the coroutine's loop would do; a readahead window is
-    // one coroutine resumption instead of one per step.
+    // without suspending (SpinLock::tryLockInline, which changes nothing when it says no) and lru_cache_add() does
+    // not drain the pagevec. Page by page it is what the coroutine's loop would do; a readahead window is one
+    // coroutine resumption instead of one per step. The charges between two events (the end of one page's read and
+    // the next page's memcg charge) are added up and charged before the next event: integer picoseconds, the same
+    // sum, and nothing reads the task's pending time in between.
     ReadPagesStop read_pages_run(Kernel& k, Task& t, AddressSpace& m, const std::uint64_t* index, const Pfn* page,
         std::size_t b, std::size_t n, std::uint64_t mark)
     {
+        const FilemapCosts& c = m.costs;
+        const double zeroNs = k.cost.zeroPageNs * k.memCostJitter;
+        Pagevec& pv = k.pcpu[static_cast<std::size_t>(t.cpu)].lruAdd;
+        const auto pagevecSize = static_cast<std::size_t>(k.tg.pagevecSize);
+        Time pending = 0; // the last page's read_page_done(), charged with the next page's memcg charge
         for (; b < n; ++b) {
             Pfn p = page[b];
             {
                 FnScope add(t, "add_to_page_cache_lru");
-                add_to_page_cache_prepare(k, t, m, p);
-                if (!spin_lock(k.s, t, m.i_pages).await_ready())
+                // add_to_page_cache_prepare(), its charge added to the pending ones
+                k.pages.setFlags(p, PG_locked);
+                k.touchLine(t, p);
+                Sched::burnTime(t, pending + c.memcgCharge);
+                k.chargeMemcg(t, p);
+                if (!m.i_pages.tryLockInline(k.s, t, c.lockedRmw))
                     return { b, ReadPagesStop::Lock, {} };
                 if (!page_cache_insert_locked(k, t, m, p, index[b]))
                     return { b, ReadPagesStop::Exists, {} };
-                MaybeCo drain = lru_cache_add(k, t, p, false, m.costs.lockedRmw); // file pages: inactive list
-                if (!drain.await_ready())
-                    return { b, ReadPagesStop::Drain, std::move(drain) };
+                // lru_cache_add(p): get_page(), into this CPU's pagevec (file pages: the inactive list)
+                Sched::burnTime(t, c.lockedRmw);
+                k.pages.set(p, PG_pagevec);
+                pv.pages.push_back(p);
+                if (pv.pages.size() >= pagevecSize) [[unlikely]]
+                    return { b, ReadPagesStop::Drain, pagevec_lru_add(k, t, pv) };
             }
-            read_page_done(k, t, m, p, index[b], mark);
+            pending = read_page_done(k, t, m, p, index[b], mark, zeroNs);
         }
+        Sched::burnTime(t, pending);
         return { n, ReadPagesStop::End, {} };
     }
 } // namespace
@@ -220,6 +242,36 @@ namespace {
     AllocStop alloc_window_run(Kernel& k, Task& t, AddressSpace& m, std::uint64_t i, std::uint64_t end,
         std::uint64_t* batchIndex, Pfn* batchPage, std::size_t& n)
     {
+        // Above both watermarks alloc_page()'s fast path is a page off the per-CPU list and nothing else (NR_FREE_PAGES
+        // does not count that list, so it stays above them): while the list lasts, take the pages in one loop and
+        // charge the xa_loads and rmqueue_pcplist()s once (no event in between: the same picoseconds).
+        PerCpuState& pc = k.pcpu[static_cast<std::size_t>(t.cpu)];
+        const std::uint64_t free = k.zone.nrFree();
+        if (free >= k.zone.watermarkMin && free >= k.zone.watermarkLow) {
+            const FilemapCosts& c = m.costs;
+            Time charge = 0;
+            std::uint64_t taken = 0;
+            for (; i < end; ++i) {
+                charge += c.xarrayWalk; // xa_load under rcu_read_lock
+                if (m.lookup(i) != kNoPage)
+                    continue;
+                if (pc.pcp.empty()) { // a refill: alloc_page()'s coroutine, below
+                    charge -= c.xarrayWalk;
+                    break;
+                }
+                Pfn p = pc.pcp.back(); // take_pcp_page()
+                pc.pcp.pop_back();
+                k.pages.setFlags(p, 0);
+                charge += c.pageAlloc;
+                ++taken;
+                batchIndex[n] = i;
+                batchPage[n++] = p;
+            }
+            k.vm.inc(Vm::PgAlloc, taken);
+            Sched::burnTime(t, charge);
+            if (i == end)
+                return { end, kNoPage };
+        }
         for (; i < end; ++i) {
             Sched::burnTime(t, m.costs.xarrayWalk); // xa_load under rcu_read_lock
             if (m.lookup(i) != kNoPage)
@@ -303,7 +355,7 @@ Co<bool> do_page_cache_readahead(Kernel& k, Task& t, AddressSpace& m, std::uint6
             co_await free_hot_cold_page(k, t, p);
             continue;
         }
-        read_page_done(k, t, m, p, i, mark);
+        Sched::burnTime(t, read_page_done(k, t, m, p, i, mark, k.cost.zeroPageNs * k.memCostJitter));
     }
     co_return whole;
 }
@@ -350,7 +402,9 @@ namespace {
     // same reason the steps' charges are added up and charged once (integer picoseconds: the same sum), the three
     // writes of the page's line need one touchLine() (the first moves the line here, the others find it here), and
     // the timeline's function names are not set (no span can begin or end in here).
-    [[gnu::always_inline]] inline bool read_cached_page(Kernel& k, Task& t, AddressSpace& m, std::uint64_t index)
+    // `copyNs` is copyPageNs * memCostJitter, the copy cost's first two factors (a reader of many pages takes it once).
+    [[gnu::always_inline]] inline bool read_cached_page(Kernel& k, Task& t, AddressSpace& m, std::uint64_t index,
+        double copyNs)
     {
         Pfn p = m.lookup(index);
         if (p == kNoPage || PageReadahead(m, index))
@@ -362,7 +416,7 @@ namespace {
         // find_get_page(): xas_load and page_cache_get_speculative(); put_page() at the end
         Time cost = c.xarrayWalk + 2 * c.lockedRmw;
         // copy_page_to_iter()
-        cost += ns(k.cost.copyPageNs * k.memCostJitter * t.rng.jitter(k.pageCostJitter));
+        cost += ns(copyNs * t.rng.jitter(k.pageCostJitter));
         if (!(f & PG_referenced)) {
             // mark_page_accessed()'s first touch: SetPageReferenced
             cost += c.lockedRmw;
@@ -408,14 +462,31 @@ namespace {
 
 bool generic_file_read_cached(Kernel& k, Task& t, AddressSpace& m, std::uint64_t index)
 {
-    return index < m.sizePages && read_cached_page(k, t, m, index);
+    return index < m.sizePages && read_cached_page(k, t, m, index, k.cost.copyPageNs * k.memCostJitter);
+}
+
+std::uint64_t generic_file_read_cached_run(Kernel& k, Task& t, AddressSpace& m, std::uint64_t index,
+    std::uint64_t nr, Time each, Time end)
+{
+    const Time now = k.s.sim().now(); // no event in here: the clock stands still
+    const double copyNs = k.cost.copyPageNs * k.memCostJitter;
+    const std::uint64_t last = std::min(index + nr, m.sizePages);
+    std::uint64_t i = index;
+    for (; i < last; ++i) {
+        if (end > 0 && now + t.debt >= end)
+            break;
+        if (!read_cached_page(k, t, m, i, copyNs))
+            break;
+        Sched::burnTime(t, each);
+    }
+    return i - index;
 }
 
 ValueOrCo<bool> generic_file_buffered_read(Kernel& k, Task& t, AddressSpace& m, std::uint64_t index)
 {
     if (index >= m.sizePages)
         return false;
-    if (read_cached_page(k, t, m, index))
+    if (read_cached_page(k, t, m, index, k.cost.copyPageNs * k.memCostJitter))
         return true;
     return generic_file_buffered_read_slowpath(k, t, m, index);
 }

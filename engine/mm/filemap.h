@@ -46,6 +46,7 @@ struct FilemapCosts {
     Time lockedRmw = 0; // one atomic on struct page (get/put_page, Set/ClearPage*, unlock_page)
     Time memcgCharge = 0; // mem_cgroup_try_charge + commit (2 x lockedRmwNs)
     Time xaStore = 0; // xas_store + __inc_node_page_state(NR_FILE_PAGES) (swapCacheOpNs)
+    Time pageAlloc = 0; // rmqueue_pcplist(): a page off the per-CPU list (pageAllocNs)
 };
 
 struct AddressSpace {
@@ -89,6 +90,12 @@ ValueOrCo<bool> generic_file_buffered_read(Kernel& k, Task& t, AddressSpace& m, 
 // generic_file_buffered_read() reads it (cached, unlocked, nothing to wait for); false, having changed nothing,
 // when the caller must await generic_file_buffered_read() instead.
 bool generic_file_read_cached(Kernel& k, Task& t, AddressSpace& m, std::uint64_t index);
+// generic_file_read_cached() of pages index, index + 1, ... (at most `nr`), for a reader whose loop has no event
+// between its reads: per page, unless the reader's time has reached `end` (0: no limit), the page is read and the
+// reader's own charges around the read (`each`, e.g. its read() and write() syscalls) are charged. Stops at the
+// first page that is not read that way, and returns the number read; the pages after it are untouched.
+std::uint64_t generic_file_read_cached_run(Kernel& k, Task& t, AddressSpace& m, std::uint64_t index,
+    std::uint64_t nr, Time each, Time end);
 // mark_page_accessed(): 1st access sets PG_referenced, the 2nd activates (activate_page or, while the page still
 // sits in this CPU's lru_add pagevec, __lru_cache_activate_page).
 MaybeCo mark_page_accessed(Kernel& k, Task& t, Pfn p);

@@ -4,10 +4,6 @@
 namespace mms {
 
 namespace {
-    // A page freed while it sits in a pagevec keeps the pagevec's reference: it is marked (PG_reclaim doubles as
-    // "free on drain" while PG_pagevec is set) and freed when the pagevec drains.
-    bool orphaned(const Kernel& k, Pfn p) { return k.pages.test(p, PG_reclaim); }
-
     // __pagevec_lru_add_fn(), costed step by step as 5.6 has it; the variants of seed 002 differ only in here.
     //   pre-9c4e6b1a7027 (4.9):  SetPageLRU; add_page_to_lru_list; update_page_reclaim_stat
     //   5.6 (9c4e6b1a7027):      was_unevictable = TestClearPageUnevictable; SetPageLRU; smp_mb();
@@ -47,40 +43,46 @@ namespace {
         return cost;
     }
 
-    // The page's lruvec `v` is looked up once by the caller: touchLruAdd() and add_page_to_lru_list() with it.
-    void pagevec_lru_add_fn(Kernel& k, Task& t, Pfn p, Time cost, Lruvec& v)
-    {
-        Sched::burnTime(t, cost);
-        k.pages.clear(p, PG_pagevec);
-        LruList l = Kernel::page_lru(k.pages.flags(p));
-        Pfn head = k.lruHead(v, l);
-        if (!k.lineOwner.empty()) { // touchLruAdd(): the head, its old first entry and the page
-            k.touchLine(t, head);
-            k.touchLine(t, k.pages.next(head));
-            k.touchLine(t, p);
-        }
-        k.pages.set(p, PG_lru); // add_page_to_lru_list()
-        k.pages.listAdd(head, p);
-        ++v.nr[l];
-    }
-
     // __pagevec_lru_add()'s loop over pages[b..) for as long as they are on lruvec `v`, whose lru_lock the caller
     // holds: relock_page_lruvec() of such a page is a no-op, so they need no coroutine step each. Returns where the
-    // next lruvec begins (or the end).
+    // next lruvec begins (or the end). Per page __pagevec_lru_add_fn(): its steps' `cost`, PG_pagevec off, PG_lru
+    // on, list_add at the head of its LRU list (touchLruAdd: the head, its old first entry and the page). Nothing
+    // between the pages is an event, so the steps' charges are added up and charged once at the end (integer
+    // picoseconds: the same sum); the line transfers touchLine() finds are charged as it finds them.
     std::size_t pagevec_lru_add_run(Kernel& k, Task& t, const std::vector<Pfn>& pages, std::size_t b, Lruvec& v,
         Time cost, std::vector<Pfn>& orphans)
     {
-        for (; b < pages.size(); ++b) {
-            Pfn p = pages[b];
-            if (&k.lruvecOf(p) != &v)
+        const Pfn* pv = pages.data();
+        const std::size_t n = pages.size();
+        const bool oneLruvec = k.pageMemcg.empty(); // lruvecOf() is then `v` for every page
+        const bool lines = !k.lineOwner.empty();
+        std::uint64_t added = 0;
+        for (; b < n; ++b) {
+            Pfn p = pv[b];
+            if (!oneLruvec && &k.lruvecOf(p) != &v)
                 break;
-            if (orphaned(k, p)) {
-                k.pages.clear(p, PG_pagevec | PG_reclaim);
+            std::uint16_t f = k.pages.flags(p);
+            // A page freed while it sits in a pagevec keeps the pagevec's reference: it is marked (PG_reclaim doubles
+            // as "free on drain" while PG_pagevec is set) and freed when the pagevec drains.
+            if (f & PG_reclaim) {
+                k.pages.setFlags(p, static_cast<std::uint16_t>(f & ~(PG_pagevec | PG_reclaim)));
                 orphans.push_back(p);
                 continue;
             }
-            pagevec_lru_add_fn(k, t, p, cost, v);
+            f = static_cast<std::uint16_t>(f & ~PG_pagevec);
+            LruList l = Kernel::page_lru(f);
+            Pfn head = k.lruHead(v, l);
+            if (lines) {
+                k.touchLine(t, head);
+                k.touchLine(t, k.pages.next(head));
+                k.touchLine(t, p);
+            }
+            k.pages.setFlags(p, static_cast<std::uint16_t>(f | PG_lru)); // add_page_to_lru_list()
+            k.pages.listAdd(head, p);
+            ++v.nr[l];
+            ++added;
         }
+        Sched::burnTime(t, cost * static_cast<Time>(added));
         return b;
     }
 

@@ -40,6 +40,34 @@ public:
         m_freeAt = releaseAt;
     }
 
+    // lock(s, t).await_ready(), inline, for a loop that takes a lock once per item and holds it briefly (readahead's
+    // i_pages, once per page). `rmw` is ns(s.cost().lockedRmwNs), converted once by the caller: the grant's charge
+    // when the lock's line is already on this CPU (lineTransferNs() is 0, and x + 0.0 == x), the case this inlines.
+    // Everything else goes to await_ready(). True: the lock is ours at the same time, with the same events and
+    // statistics, as await_ready() would have granted it; false: nothing changed, await the lock.
+    [[gnu::always_inline]] bool tryLockInline(Sched& s, Task& t, Time rmw)
+    {
+        if (m_held || !m_waiters.empty() || m_lastCpu != t.cpu || s.trace()) [[unlikely]]
+            return lock(s, t).await_ready();
+        Simulator& sim = s.sim();
+        Time at = sim.now() + t.debt;
+        if (m_freeAt > at)
+            return false;
+        if (t.debt != 0) {
+            // await_suspend() would spend the pending time, attempt and grant: the next two events, taken here.
+            if (!sim.runsNextTwice(at, static_cast<std::uint32_t>(t.cpu)))
+                return false;
+            t.debt = 0;
+            sim.takeInline(at); // the attempt
+            sim.takeInline(at); // the resumption
+        }
+        ++m_stat.acquisitions; // grantFree(): no bounce, the line is here
+        Sched::burnTime(t, rmw, Acct::Sys);
+        m_held = true;
+        m_acquiredAt = at;
+        return true;
+    }
+
     bool held() const { return m_held; }
     // spin_is_contended(): someone waits behind the holder (a ticket lock's tail is past head + 1). A grant that
     // lies ahead on the clock is a waiter still spinning for a release that has not happened yet.
