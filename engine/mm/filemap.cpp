@@ -156,12 +156,12 @@ void put_page(Kernel& k, Task& t, Pfn p)
 namespace {
     // The end of read_pages()' work on one page once it is in the page cache: zero_user_segments (a hole),
     // SetPageUptodate (smp_wmb + set_bit), PG_readahead on the marked page, unlock_page(). Returns the three
-    // atomics' and the zeroing's charges added up, for the caller to charge before its next event (the same
-    // picoseconds). `zeroNs` is zeroPageNs * memCostJitter, the product's first two factors, taken once per window.
+    // atomics' and the zeroing's charges added up with the caller's `pending` ones, for the caller to charge before
+    // its next event (the same picoseconds). `zeroNs` is zeroPageNs * memCostJitter, the product's first two factors, taken once per window.
     [[gnu::always_inline]] inline Time read_page_done(Kernel& k, Task& t, AddressSpace& m, Pfn p, std::uint64_t index,
-        std::uint64_t mark, double zeroNs)
+        std::uint64_t mark, double zeroNs, Time pending)
     {
-        Time cost = ns(zeroNs * t.rng.jitter(k.pageCostJitter)) + 2 * m.costs.lockedRmw;
+        Time cost = pending + ns(zeroNs * t.rng.jitter(k.pageCostJitter)) + 2 * m.costs.lockedRmw;
         if (index == mark) [[unlikely]] { // SetPageReadahead
             if (m.readahead.size() < m.pages.size())
                 m.readahead.resize(m.pages.size(), 0);
@@ -212,14 +212,16 @@ namespace {
                     return { b, ReadPagesStop::Lock, {} };
                 if (!page_cache_insert_locked(k, t, m, p, index[b]))
                     return { b, ReadPagesStop::Exists, {} };
-                // lru_cache_add(p): get_page(), into this CPU's pagevec (file pages: the inactive list)
-                Sched::burnTime(t, c.lockedRmw);
+                // lru_cache_add(p): get_page() (charged with the rest), into this CPU's pagevec (file pages: the
+                // inactive list)
                 k.pages.set(p, PG_pagevec);
                 pv.pages.push_back(p);
-                if (pv.pages.size() >= pagevecSize) [[unlikely]]
+                if (pv.pages.size() >= pagevecSize) [[unlikely]] {
+                    Sched::burnTime(t, c.lockedRmw);
                     return { b, ReadPagesStop::Drain, pagevec_lru_add(k, t, pv) };
+                }
             }
-            pending = read_page_done(k, t, m, p, index[b], mark, zeroNs);
+            pending = read_page_done(k, t, m, p, index[b], mark, zeroNs, c.lockedRmw);
         }
         Sched::burnTime(t, pending);
         return { n, ReadPagesStop::End, {} };
@@ -355,7 +357,7 @@ Co<bool> do_page_cache_readahead(Kernel& k, Task& t, AddressSpace& m, std::uint6
             co_await free_hot_cold_page(k, t, p);
             continue;
         }
-        Sched::burnTime(t, read_page_done(k, t, m, p, i, mark, k.cost.zeroPageNs * k.memCostJitter));
+        Sched::burnTime(t, read_page_done(k, t, m, p, i, mark, k.cost.zeroPageNs * k.memCostJitter, 0));
     }
     co_return whole;
 }
@@ -402,9 +404,10 @@ namespace {
     // same reason the steps' charges are added up and charged once (integer picoseconds: the same sum), the three
     // writes of the page's line need one touchLine() (the first moves the line here, the others find it here), and
     // the timeline's function names are not set (no span can begin or end in here).
-    // `copyNs` is copyPageNs * memCostJitter, the copy cost's first two factors (a reader of many pages takes it once).
+    // `copyNs` is copyPageNs * memCostJitter, the copy cost's first two factors (a reader of many pages takes it once);
+    // `extra`, the caller's own charges next to the read with no event between (added to the one charge, if read).
     [[gnu::always_inline]] inline bool read_cached_page(Kernel& k, Task& t, AddressSpace& m, std::uint64_t index,
-        double copyNs)
+        double copyNs, Time extra = 0)
     {
         Pfn p = m.lookup(index);
         if (p == kNoPage || PageReadahead(m, index))
@@ -414,7 +417,7 @@ namespace {
             return false;
         const FilemapCosts& c = m.costs;
         // find_get_page(): xas_load and page_cache_get_speculative(); put_page() at the end
-        Time cost = c.xarrayWalk + 2 * c.lockedRmw;
+        Time cost = extra + c.xarrayWalk + 2 * c.lockedRmw;
         // copy_page_to_iter()
         cost += ns(copyNs * t.rng.jitter(k.pageCostJitter));
         if (!(f & PG_referenced)) {
@@ -475,9 +478,8 @@ std::uint64_t generic_file_read_cached_run(Kernel& k, Task& t, AddressSpace& m, 
     for (; i < last; ++i) {
         if (end > 0 && now + t.debt >= end)
             break;
-        if (!read_cached_page(k, t, m, i, copyNs))
+        if (!read_cached_page(k, t, m, i, copyNs, each))
             break;
-        Sched::burnTime(t, each);
     }
     return i - index;
 }

@@ -55,7 +55,13 @@ namespace {
         const Pfn* pv = pages.data();
         const std::size_t n = pages.size();
         const bool oneLruvec = k.pageMemcg.empty(); // lruvecOf() is then `v` for every page
-        const bool lines = !k.lineOwner.empty();
+        // touchLine() of a line this CPU wrote last is a compare: made here, the rest is left to touchLine().
+        const std::int16_t* owner = k.lineOwner.empty() ? nullptr : k.lineOwner.data();
+        const int cpu = t.cpu;
+        auto touch = [&](Pfn line) {
+            if (owner[line] != cpu)
+                k.touchLine(t, line);
+        };
         std::uint64_t added = 0;
         for (; b < n; ++b) {
             Pfn p = pv[b];
@@ -72,10 +78,10 @@ namespace {
             f = static_cast<std::uint16_t>(f & ~PG_pagevec);
             LruList l = Kernel::page_lru(f);
             Pfn head = k.lruHead(v, l);
-            if (lines) {
-                k.touchLine(t, head);
-                k.touchLine(t, k.pages.next(head));
-                k.touchLine(t, p);
+            if (owner) {
+                touch(head);
+                touch(k.pages.next(head));
+                touch(p);
             }
             k.pages.setFlags(p, static_cast<std::uint16_t>(f | PG_lru)); // add_page_to_lru_list()
             k.pages.listAdd(head, p);
