@@ -76,9 +76,14 @@ namespace {
     Co<> page_cache_async_readahead(Kernel& k, Task& t, AddressSpace& m, std::uint64_t index)
     {
         m.readahead[index] = 0;
+        // The first index after `index` that is not cached (lookup() is kNoPage past the array's end), at most
+        // 2 windows on and below i_size: a plain search of the array.
         std::uint64_t start = index + 1;
-        while (start < m.sizePages && m.lookup(start) != kNoPage && start < index + 2 * VM_READAHEAD_PAGES)
-            ++start;
+        std::uint64_t limit = std::min<std::uint64_t>({ m.sizePages, index + 2 * VM_READAHEAD_PAGES, m.pages.size() });
+        if (start < limit) {
+            auto from = m.pages.begin() + static_cast<std::ptrdiff_t>(start);
+            start += static_cast<std::uint64_t>(std::find(from, m.pages.begin() + static_cast<std::ptrdiff_t>(limit), kNoPage) - from);
+        }
         Sched::burn(t, xarrayWalkNs(k.cost)); // page_cache_next_miss()
         if (start < m.sizePages && m.lookup(start) == kNoPage)
             co_await do_page_cache_readahead(k, t, m, start, VM_READAHEAD_PAGES, start);
@@ -234,6 +239,7 @@ namespace {
     struct AllocStop {
         std::uint64_t i;
         ValueOrCo<Pfn> page;
+        std::size_t n; // the batch's length now
     };
 
     // __do_page_cache_readahead()'s first loop over [i, end) as plain calls for as long as alloc_page() takes its
@@ -242,7 +248,7 @@ namespace {
     // the page cache, so readahead must not wait for memory while holding it: when a round of direct reclaim frees
     // nothing, the window ends there and the pages so far are read.
     AllocStop alloc_window_run(Kernel& k, Task& t, AddressSpace& m, std::uint64_t i, std::uint64_t end,
-        std::uint64_t* batchIndex, Pfn* batchPage, std::size_t& n)
+        std::uint64_t* batchIndex, Pfn* batchPage, std::size_t n)
     {
         // Above both watermarks alloc_page()'s fast path is a page off the per-CPU list and nothing else (NR_FREE_PAGES
         // does not count that list, so it stays above them): while the list lasts, take the pages in one loop and
@@ -272,7 +278,7 @@ namespace {
             k.vm.inc(Vm::PgAlloc, taken);
             Sched::burnTime(t, charge);
             if (i == end)
-                return { end, kNoPage };
+                return { end, kNoPage, n };
         }
         for (; i < end; ++i) {
             Sched::burnTime(t, m.costs.xarrayWalk); // xa_load under rcu_read_lock
@@ -280,14 +286,14 @@ namespace {
                 continue;
             ValueOrCo<Pfn> page = alloc_page(k, t, GFP_NORETRY);
             if (!page.await_ready())
-                return { i, std::move(page) };
+                return { i, std::move(page), n };
             Pfn p = page.await_resume();
             if (p == kNoPage)
-                return { i, p };
+                return { i, p, n };
             batchIndex[n] = i;
             batchPage[n++] = p;
         }
-        return { end, kNoPage };
+        return { end, kNoPage, n };
     }
 } // namespace
 
@@ -317,6 +323,7 @@ Co<bool> do_page_cache_readahead(Kernel& k, Task& t, AddressSpace& m, std::uint6
         // The indices whose pages come off this CPU's free list at once are listed by a plain loop; it stops at
         // the first allocation that is a coroutine (a refill, reclaim), which is awaited here.
         AllocStop stop = alloc_window_run(k, t, m, i, end, batchIndex, batchPage, n);
+        n = stop.n;
         i = stop.i;
         if (i == end)
             break;

@@ -86,8 +86,9 @@ struct Zone {
     Pfn rmqueueSmallest(PageArray& pages, int order);
     // rmqueueSmallest(pages, 0) called up to `n` times, stopping at the first kNoPage: the pages in `out`, their
     // number returned, every list, counter and page word left exactly as those calls leave them. Faster: a block
-    // split for the first of its pages is handed out whole in one go instead of split again for each.
-    std::size_t rmqueueBulk(PageArray& pages, std::size_t n, Pfn* out);
+    // split for the first of its pages is handed out whole in one go instead of split again for each. `flags`: the
+    // flags word the pages get (rmqueueSmallest leaves 0; rmqueue_bulk's per-CPU list wants PG_buddy).
+    std::size_t rmqueueBulk(PageArray& pages, std::size_t n, Pfn* out, std::uint16_t flags = 0);
     // __free_one_page(): give back a block of 2^order pages at `p`, merging with free buddies.
     void freeOnePage(PageArray& pages, Pfn p, int order);
     // page_order() of a free block's head (PageBuddy), -1 for any other page.

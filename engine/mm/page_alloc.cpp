@@ -62,7 +62,7 @@ Pfn Zone::rmqueueSmallest(PageArray& pages, int order)
     return kNoPage;
 }
 
-std::size_t Zone::rmqueueBulk(PageArray& pages, std::size_t n, Pfn* out)
+std::size_t Zone::rmqueueBulk(PageArray& pages, std::size_t n, Pfn* out, std::uint16_t flags)
 {
     std::size_t taken = 0;
     while (taken < n) {
@@ -78,12 +78,12 @@ std::size_t Zone::rmqueueBulk(PageArray& pages, std::size_t n, Pfn* out)
         // forgotten), until the block is used up or the batch is full.
         Pfn size = Pfn(1) << o;
         auto k = static_cast<Pfn>(std::min<std::size_t>(size, n - taken));
-        pages.setFlags(b, 0);
+        pages.setFlags(b, flags);
         out[taken++] = b;
         for (Pfn q = b + 1; q < b + k; ++q) {
             pages.listUnlinked(q);
             pages.setIndex(q, kNotBuddyHead);
-            pages.setFlags(q, 0);
+            pages.setFlags(q, flags);
             out[taken++] = q;
         }
         // What is left of the block is what expand() had put back: [k, size) in aligned blocks, at most one per
@@ -196,13 +196,10 @@ namespace {
         FnScope fn(t, "rmqueue_bulk");
         co_await spin_lock(k.s, t, k.zone.lock);
         Pfn got[PCP_BATCH];
-        std::size_t n = k.zone.rmqueueBulk(k.pages, static_cast<std::size_t>(pcp_batch(k)), got); // __rmqueue() x batch
+        // __rmqueue() x batch. The pages are still free: PG_buddy, and no buddy block's head (list_del() left
+        // kNotBuddyHead in their index).
+        std::size_t n = k.zone.rmqueueBulk(k.pages, static_cast<std::size_t>(pcp_batch(k)), got, PG_buddy);
         const Time listOp = ns(k.cost.listOpNs);
-        for (std::size_t i = 0; i < n; ++i) {
-            Pfn p = got[i];
-            k.pages.setFlags(p, PG_buddy); // still free: on this CPU's list, not a buddy block head
-            k.pages.setIndex(p, Zone::kNotBuddyHead);
-        }
         pc.pcp.insert(pc.pcp.end(), got, got + n); // list_add_tail, in the order taken
         Sched::burnTime(t, static_cast<Time>(n) * listOp);
         spin_unlock(k.s, t, k.zone.lock);

@@ -48,11 +48,15 @@ void fragment(Kernel& k, Rng& rng)
 
 // A task that takes `lock` `rounds` times, each after some CPU time of its own and holding it for some more: the
 // lock's every attempt comes with CPU time pending, which is what await_ready() may now take inline.
-Co<> locker(Sched& s, Task& t, SpinLock& lock, int rounds, std::vector<std::pair<Time, std::uint32_t>>& log)
+// `tryInline`: first SpinLock::tryLockInline() (readahead's i_pages), awaiting the lock only when it says no.
+Co<> locker(Sched& s, Task& t, SpinLock& lock, int rounds, std::vector<std::pair<Time, std::uint32_t>>& log,
+    bool tryInline = false)
 {
+    const Time rmw = ns(s.cost().lockedRmwNs);
     for (int i = 0; i < rounds; ++i) {
         Sched::burn(t, 20.0 + static_cast<double>(t.rng.below(400)));
-        co_await spin_lock(s, t, lock);
+        if (!tryInline || !lock.tryLockInline(s, t, rmw))
+            co_await spin_lock(s, t, lock);
         log.emplace_back(s.sim().now(), t.id);
         Sched::burn(t, 10.0 + static_cast<double>(t.rng.below(60)));
         spin_unlock(s, t, lock);
@@ -78,12 +82,15 @@ private Q_SLOTS:
         for (int round = 0; round < 400; ++round) {
             std::size_t n = 1 + sizes.below(PCP_BATCH);
             Pfn got[PCP_BATCH];
-            std::size_t taken = a.k.zone.rmqueueBulk(a.k.pages, n, got);
+            // Every other round the pages get PG_buddy (rmqueue_bulk's per-CPU list), as if set after each single.
+            auto flags = static_cast<std::uint16_t>(round % 2 ? PG_buddy : 0);
+            std::size_t taken = a.k.zone.rmqueueBulk(a.k.pages, n, got, flags);
             std::size_t i = 0;
             for (; i < n; ++i) {
                 Pfn p = b.k.zone.rmqueueSmallest(b.k.pages, 0);
                 if (p == kNoPage)
                     break;
+                b.k.pages.setFlags(p, flags);
                 QVERIFY(i < taken);
                 QCOMPARE(got[i], p);
             }
@@ -103,14 +110,14 @@ private Q_SLOTS:
         // Three tasks on two CPUs (two share one) contend for one lock. With the simulator's inline path off, every
         // attempt and grant is an event through the queue; on, uncontended attempts are taken in await_ready().
         // Grant times, order, event count and the lock's statistics must not change.
-        auto runOnce = [](bool inlineOn, std::uint64_t& events, LockStat& stat, Time& end) {
+        auto runOnce = [](bool inlineOn, std::uint64_t& events, LockStat& stat, Time& end, bool tryInline = false) {
             Box box(64ull << 20);
             box.sim.setInline(inlineOn);
             SpinLock lock("test lock");
             std::vector<std::pair<Time, std::uint32_t>> log;
             for (int i = 0; i < 3; ++i) {
                 Task& t = box.s.spawn("locker" + std::to_string(i), i % 2, false, nullptr, 100 + static_cast<std::uint64_t>(i));
-                box.s.start(t, locker(box.s, t, lock, 2000, log));
+                box.s.start(t, locker(box.s, t, lock, 2000, log, tryInline));
             }
             box.sim.run();
             events = box.sim.eventsProcessed();
@@ -134,6 +141,22 @@ private Q_SLOTS:
         QCOMPARE(on.waitTotal, off.waitTotal);
         QVERIFY(on.contentions > 0); // the contended path was exercised too
         QVERIFY(on.contentions < on.acquisitions); // ... and the uncontended one
+
+        // SpinLock::tryLockInline() first (inline when the line is on this CPU, else await_ready()): the same again.
+        std::uint64_t evTry = 0;
+        LockStat tried;
+        Time endTry = 0;
+        auto logTry = runOnce(true, evTry, tried, endTry, true);
+        QVERIFY(logTry == logOff);
+        QCOMPARE(evTry, evOff);
+        QCOMPARE(endTry, endOff);
+        QCOMPARE(tried.acquisitions, off.acquisitions);
+        QCOMPARE(tried.contentions, off.contentions);
+        QCOMPARE(tried.acqBounces, off.acqBounces);
+        QCOMPARE(tried.holdTotal, off.holdTotal);
+        QCOMPARE(tried.holdMin, off.holdMin);
+        QCOMPARE(tried.holdMax, off.holdMax);
+        QCOMPARE(tried.waitTotal, off.waitTotal);
     }
 };
 
