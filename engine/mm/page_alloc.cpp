@@ -25,12 +25,7 @@ void Zone::init(PageArray& pages, Pfn first, Pfn end)
     compactCachedMigratePfn = first;
     compactCachedFreePfn = end;
     // memblock_free_all(): every page freed once; blocks as large as alignment allows, from the top down so the
-    // lists hand out low addresses first. Every page is PG_buddy and no block's head until listAdd() makes the
-    // first page of each block one: one pass over the range first (a fill the compiler vectorises), then the blocks.
-    for (Pfn q = first; q < end; ++q)
-        pages.setFlags(q, PG_buddy);
-    for (Pfn q = first; q < end; ++q)
-        pages.setIndex(q, kNotBuddyHead);
+    // lists hand out low addresses first.
     for (Pfn p = end; p > first;) {
         int order = MAX_ORDER - 1;
         for (;; --order) {
@@ -39,6 +34,10 @@ void Zone::init(PageArray& pages, Pfn first, Pfn end)
                 break;
         }
         p -= Pfn(1) << order;
+        for (Pfn q = p; q < p + (Pfn(1) << order); ++q) {
+            pages.setFlags(q, PG_buddy);
+            pages.setIndex(q, kNotBuddyHead);
+        }
         listAdd(pages, p, order);
     }
 }
