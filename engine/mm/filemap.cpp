@@ -82,7 +82,8 @@ namespace {
         std::uint64_t limit = std::min<std::uint64_t>({ m.sizePages, index + 2 * VM_READAHEAD_PAGES, m.pages.size() });
         if (start < limit) {
             auto from = m.pages.begin() + static_cast<std::ptrdiff_t>(start);
-            start += static_cast<std::uint64_t>(std::find(from, m.pages.begin() + static_cast<std::ptrdiff_t>(limit), kNoPage) - from);
+            start += static_cast<std::uint64_t>(
+                std::find(from, m.pages.begin() + static_cast<std::ptrdiff_t>(limit), kNoPage) - from);
         }
         Sched::burn(t, xarrayWalkNs(k.cost)); // page_cache_next_miss()
         if (start < m.sizePages && m.lookup(start) == kNoPage)
@@ -102,7 +103,8 @@ namespace {
 
     // Under i_pages: store the page at `index` and drop the lock. False if another reader inserted this index first
     // (-EEXIST); the page is then the caller's to free.
-    [[gnu::always_inline]] inline bool page_cache_insert_locked(Kernel& k, Task& t, AddressSpace& m, Pfn p, std::uint64_t index)
+    [[gnu::always_inline]] inline bool page_cache_insert_locked(
+        Kernel& k, Task& t, AddressSpace& m, Pfn p, std::uint64_t index)
     {
         if (m.lookup(index) != kNoPage) {
             Sched::burnTime(t, m.costs.xarrayWalk);
@@ -162,7 +164,8 @@ namespace {
     // The end of read_pages()' work on one page once it is in the page cache: zero_user_segments (a hole),
     // SetPageUptodate (smp_wmb + set_bit), PG_readahead on the marked page, unlock_page(). Returns the three
     // atomics' and the zeroing's charges added up with the caller's `pending` ones, for the caller to charge before
-    // its next event (the same picoseconds). `zeroNs` is zeroPageNs * memCostJitter, the product's first two factors, taken once per window.
+    // its next event (the same picoseconds). `zeroNs` is zeroPageNs * memCostJitter, the product's first two factors,
+    // taken once per window.
     [[gnu::always_inline]] inline Time read_page_done(Kernel& k, Task& t, AddressSpace& m, Pfn p, std::uint64_t index,
         std::uint64_t mark, double zeroNs, Time pending)
     {
@@ -413,8 +416,8 @@ namespace {
     // the timeline's function names are not set (no span can begin or end in here).
     // `copyNs` is copyPageNs * memCostJitter, the copy cost's first two factors (a reader of many pages takes it once);
     // `extra`, the caller's own charges next to the read with no event between (added to the one charge, if read).
-    [[gnu::always_inline]] inline bool read_cached_page(Kernel& k, Task& t, AddressSpace& m, std::uint64_t index,
-        double copyNs, Time extra = 0)
+    [[gnu::always_inline]] inline bool read_cached_page(
+        Kernel& k, Task& t, AddressSpace& m, std::uint64_t index, double copyNs, Time extra = 0)
     {
         Pfn p = m.lookup(index);
         if (p == kNoPage || PageReadahead(m, index))
@@ -475,8 +478,8 @@ bool generic_file_read_cached(Kernel& k, Task& t, AddressSpace& m, std::uint64_t
     return index < m.sizePages && read_cached_page(k, t, m, index, k.cost.copyPageNs * k.memCostJitter);
 }
 
-std::uint64_t generic_file_read_cached_run(Kernel& k, Task& t, AddressSpace& m, std::uint64_t index,
-    std::uint64_t nr, Time each, Time end)
+std::uint64_t generic_file_read_cached_run(
+    Kernel& k, Task& t, AddressSpace& m, std::uint64_t index, std::uint64_t nr, Time each, Time end)
 {
     const Time now = k.s.sim().now(); // no event in here: the clock stands still
     const double copyNs = k.cost.copyPageNs * k.memCostJitter;

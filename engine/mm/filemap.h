@@ -94,8 +94,8 @@ bool generic_file_read_cached(Kernel& k, Task& t, AddressSpace& m, std::uint64_t
 // between its reads: per page, unless the reader's time has reached `end` (0: no limit), the page is read and the
 // reader's own charges around the read (`each`, e.g. its read() and write() syscalls) are charged. Stops at the
 // first page that is not read that way, and returns the number read; the pages after it are untouched.
-std::uint64_t generic_file_read_cached_run(Kernel& k, Task& t, AddressSpace& m, std::uint64_t index,
-    std::uint64_t nr, Time each, Time end);
+std::uint64_t generic_file_read_cached_run(
+    Kernel& k, Task& t, AddressSpace& m, std::uint64_t index, std::uint64_t nr, Time each, Time end);
 // mark_page_accessed(): 1st access sets PG_referenced, the 2nd activates (activate_page or, while the page still
 // sits in this CPU's lru_add pagevec, __lru_cache_activate_page).
 MaybeCo mark_page_accessed(Kernel& k, Task& t, Pfn p);
