@@ -153,9 +153,10 @@ void Kernel::endIo(BlockDevice& dev, IoRequest& r)
     }
 }
 
-std::vector<int> Kernel::tlbTargets(MmStruct& mm, int self) const
+const std::vector<int>& Kernel::tlbTargets(MmStruct& mm, int self)
 {
-    std::vector<int> targets;
+    std::vector<int>& targets = m_tlbTargets;
+    targets.clear();
     for (int c = 0; c < s.cpuCount(); ++c) {
         Task* cur = s.cpu(c).current;
         bool live = cur && cur->mm == &mm;

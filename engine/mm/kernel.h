@@ -385,8 +385,9 @@ public:
         return pages.owner(p) == 0 && !pages.test(p, PG_swapcache) && pages.mapcount(p) == 0 && !pages.test(p, PG_buddy);
     }
     // CPUs other than `self` on which `mm` is live (its TLB entries may be cached there): the IPI targets.
-    // Refreshes mm.cpuVmMask (mm_cpumask) with the CPUs running the mm now, `self` included.
-    std::vector<int> tlbTargets(MmStruct& mm, int self) const;
+    // Refreshes mm.cpuVmMask (mm_cpumask) with the CPUs running the mm now, `self` included. The list is the
+    // kernel's scratch (no heap allocation per flush): valid until the next call, so use it before suspending.
+    const std::vector<int>& tlbTargets(MmStruct& mm, int self);
 
     // Every lock, for lockstat (instances with the same name are summed by the reports).
     std::vector<const LockStat*> lockStats() const;
@@ -400,6 +401,7 @@ private:
     Task* m_kswapd = nullptr;
     std::uint32_t m_kswapdGen = 0;
     bool m_kswapdWoken = false;
+    std::vector<int> m_tlbTargets; // tlbTargets()' result
     std::vector<std::pair<Task*, std::uint32_t>> m_congested;
     friend Co<> kswapd_main(Kernel& k, Task& t);
 };

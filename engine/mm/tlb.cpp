@@ -28,7 +28,7 @@ namespace {
         FnScope fn(t, name);
         Sched::burn(t, k.cost.tlbFlushLocalNs);
         k.vm.inc(Vm::TlbLocalFlush);
-        std::vector<int> targets = k.tlbTargets(mm, t.cpu);
+        const std::vector<int>& targets = k.tlbTargets(mm, t.cpu); // used before the flush suspends
         if (targets.empty())
             co_return;
         FnScope others(t, "flush_tlb_others");
