@@ -32,6 +32,7 @@ namespace {
     std::vector<Pfn> isolate_lru_pages(Kernel& k, Task& t, LruList l, int nr)
     {
         std::vector<Pfn> out;
+        out.reserve(static_cast<std::size_t>(std::max(nr, 0))); // one allocation per batch, not one per doubling
         for (int i = 0; i < nr; ++i) {
             Pfn p = k.pages.last(k.lruHead(l));
             if (p == kNoPage)
@@ -214,15 +215,20 @@ namespace {
     Co<std::uint64_t> shrink_page_list(Kernel& k, Task& t, std::vector<Pfn>& list)
     {
         FnScope fn(t, "shrink_page_list");
-        std::vector<Pfn> keep, toFree, writes;
-        for (Pfn p : list) {
+        // The pages kept are compacted to the front of `list` as it is walked (slot `kept` is never ahead of the
+        // page being looked at), so that a batch costs no vector of its own for them; the other two are sized once.
+        std::vector<Pfn> toFree, writes;
+        toFree.reserve(list.size());
+        std::size_t kept = 0;
+        for (std::size_t i = 0; i < list.size(); ++i) {
+            Pfn p = list[i];
             Sched::burn(t, k.cost.reclaimPerPageNs);
             if (k.orphan(p)) {
                 toFree.push_back(p);
                 continue;
             }
             if (k.isPinned(p) || k.pages.test(p, PG_locked)) { // an extra reference, or trylock_page() failed
-                keep.push_back(p);
+                list[kept++] = p;
                 continue;
             }
             k.pages.set(p, PG_locked);
@@ -231,15 +237,18 @@ namespace {
             if (v == Verdict::Free)
                 toFree.push_back(p);
             else
-                keep.push_back(p);
-            if (v == Verdict::Write)
+                list[kept++] = p;
+            if (v == Verdict::Write) {
+                if (writes.empty())
+                    writes.reserve(list.size());
                 writes.push_back(p);
+            }
         }
+        list.resize(kept);
         co_await submit_writes(k, t, writes);
         for (Pfn p : toFree)
             co_await free_hot_cold_page(k, t, p);
         k.vm.inc(Vm::PgSteal, toFree.size());
-        list.swap(keep);
         co_return toFree.size();
     }
 
@@ -309,6 +318,7 @@ namespace {
     std::vector<Pfn> isolate_file_pages(Kernel& k, Task& t, Lruvec& v, LruList l, int nr)
     {
         std::vector<Pfn> out;
+        out.reserve(static_cast<std::size_t>(std::max(nr, 0))); // one allocation per batch, not one per doubling
         for (int i = 0; i < nr; ++i) {
             Pfn p = k.pages.last(k.lruHead(v, l));
             if (p == kNoPage)
@@ -389,12 +399,16 @@ namespace {
     Co<std::uint64_t> shrink_file_page_list(Kernel& k, Task& t, std::vector<Pfn>& list)
     {
         FnScope fn(t, "shrink_page_list");
-        std::vector<Pfn> keep, toFree;
+        // As in shrink_page_list(): the pages kept are compacted to the front of `list` as it is walked.
+        std::vector<Pfn> toFree;
+        toFree.reserve(list.size());
+        std::size_t kept = 0;
         TlbflushUnmapBatch tlb_ubc;
-        for (Pfn p : list) {
+        for (std::size_t i = 0; i < list.size(); ++i) {
+            Pfn p = list[i];
             Sched::burn(t, k.cost.reclaimPerPageNs);
             if (k.isPinned(p) || k.pages.test(p, PG_locked)) { // an extra reference, or trylock_page() failed
-                keep.push_back(p);
+                list[kept++] = p;
                 continue;
             }
             k.pages.set(p, PG_locked);
@@ -412,22 +426,22 @@ namespace {
                     k.vm.inc(Vm::PgActivate);
                 }
                 unlock_page(k, t, p);
-                keep.push_back(p);
+                list[kept++] = p;
                 continue;
             }
             bool freed = co_await remove_mapping(k, t, p); // unlocks the page either way
             if (freed)
                 toFree.push_back(p);
             else
-                keep.push_back(p);
+                list[kept++] = p;
         }
+        list.resize(kept);
         co_await try_to_unmap_flush(k, t, tlb_ubc); // no page is freed while a stale TLB entry may still map it
         for (Pfn p : toFree) {
             k.pages.clear(p, PG_isolated);
             co_await free_hot_cold_page(k, t, p); // free_unref_page_list
         }
         k.vm.inc(Vm::PgSteal, toFree.size());
-        list.swap(keep);
         co_return toFree.size();
     }
 
