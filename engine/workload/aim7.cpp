@@ -151,16 +151,16 @@ namespace {
                 parent->mm = &k.mm_alloc();
                 auto child = std::make_unique<Proc>();
                 child->mm = &k.mm_alloc();
+                // The child is not forked yet: its VMAs are neither in its mm nor on any tree (do_mmap() and the
+                // file, without do_mmap_file()'s vma_link).
                 for (AddressSpace* m : m_shared)
                     for (int v = 0; v < m_p.vmasPerFile; ++v) {
-                        k.do_mmap_file(*parent->mm, *m,
-                            m_p.sharedPages + static_cast<std::uint64_t>(v) * m_p.mappedPages, m_p.mappedPages);
-                        k.do_mmap_file(*child->mm, *m,
-                            m_p.sharedPages + static_cast<std::uint64_t>(v) * m_p.mappedPages, m_p.mappedPages);
+                        std::uint64_t pgoff = m_p.sharedPages + static_cast<std::uint64_t>(v) * m_p.mappedPages;
+                        k.do_mmap_file(*parent->mm, *m, pgoff, m_p.mappedPages);
+                        k.do_mmap(*child->mm, m_p.mappedPages);
+                        child->mm->vmas.back().file = m;
+                        child->mm->vmas.back().pgoff = pgoff;
                     }
-                // The child is not forked yet: its VMAs are neither in its mm nor on any tree.
-                for (AddressSpace* m : m_shared)
-                    std::erase_if(m->i_mmap, [&](const FileVma& f) { return f.mm == child->mm; });
                 child->layout = child->mm->vmas;
                 child->mm->vmas.clear();
                 AddressSpace& file = new_address_space(k, std::uint64_t(1) << 31);
@@ -381,22 +381,26 @@ namespace {
                     for (Pfn q = p; q < p + pageblock_nr_pages; ++q)
                         child.heap.push_back(q);
                     Sched::burn(t, static_cast<double>(pageblock_nr_pages) * k.cost.zeroPageNs * k.memCostJitter);
-                    for (std::uint32_t i = pageblock_nr_pages; i < m_p.heapPages; ++i)
-                        co_await smallFault(k, t, child);
+                    for (std::uint32_t i = pageblock_nr_pages; i < m_p.heapPages; ++i) {
+                        Pfn q = co_await alloc_page(k, t);
+                        smallFault(k, t, child, q);
+                    }
                     co_return;
                 }
                 ++m_thpFallback;
             }
-            for (std::uint32_t i = 0; i < m_p.heapPages; ++i)
-                co_await smallFault(k, t, child);
+            for (std::uint32_t i = 0; i < m_p.heapPages; ++i) {
+                Pfn p = co_await alloc_page(k, t);
+                smallFault(k, t, child, p);
+            }
         }
 
-        // do_anonymous_page(): one 4 KiB page, zeroed.
-        Co<> smallFault(Kernel& k, Task& t, Proc& child)
+        // do_anonymous_page(): one 4 KiB page `p`, zeroed. The caller allocates it (alloc_page(), a coroutine only on
+        // its slow path), so that a 4 KiB fault costs no coroutine frame of its own: a fallback heap is 512 of them.
+        void smallFault(Kernel& k, Task& t, Proc& child, Pfn p)
         {
-            Pfn p = co_await alloc_page(k, t);
             if (p == kNoPage)
-                co_return; // VM_FAULT_OOM for an OOM victim: it dies at the return to user space
+                return; // VM_FAULT_OOM for an OOM victim: it dies at the return to user space
             Sched::burn(t, k.cost.faultEntryNs + k.cost.zeroPageNs * k.memCostJitter + k.cost.pteOpNs);
             child.heap.push_back(p);
         }
