@@ -76,7 +76,7 @@ std::uint32_t Kernel::do_mmap(MmStruct& mm, std::uint32_t nrPages)
     auto start = static_cast<std::uint32_t>(mm.pte.size());
     // Keep VMAs page-table aligned, like a 2 MiB-aligned mmap of a large region.
     start = (start + PTRS_PER_PTE - 1) / PTRS_PER_PTE * PTRS_PER_PTE;
-    mm.pte.resize(start + nrPages, 0);
+    mm.pte.resize(start + nrPages); // value-initialised (pte_none); with no fill value the zeroing is a memset
     while (mm.ptl.size() * PTRS_PER_PTE < mm.pte.size())
         mm.ptl.push_back(std::make_unique<SpinLock>("ptl"));
     mm.vmas.push_back(Vma { start, nrPages });
