@@ -157,10 +157,14 @@ const std::vector<int>& Kernel::tlbTargets(MmStruct& mm, int self)
 {
     std::vector<int>& targets = m_tlbTargets;
     targets.clear();
-    for (int c = 0; c < s.cpuCount(); ++c) {
-        Task* cur = s.cpu(c).current;
+    // The count and the mask's storage read once: a store through the byte mask may alias anything, which would
+    // otherwise reload both on every CPU (one flush per reclaimed anonymous page).
+    const int n = s.cpuCount();
+    std::uint8_t* mask = mm.cpuVmMask.data();
+    for (int c = 0; c < n; ++c) {
+        const Task* cur = s.cpu(c).current;
         bool live = cur && cur->mm == &mm;
-        mm.cpuVmMask[static_cast<std::size_t>(c)] = live || c == self;
+        mask[c] = live || c == self;
         if (c != self && live)
             targets.push_back(c);
     }
