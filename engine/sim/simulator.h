@@ -52,20 +52,21 @@ public:
             assert(p != h && "a coroutine scheduled twice");
         m_debugPending.push_back(h);
 #endif
-        push(t, key, Payload { m_seq++, h, nullptr, nullptr, 0 });
+        push(t, key, nullptr, h.address(), 0);
     }
     void callAt(Time t, std::uint32_t key, Callback fn, void* ctx, std::uint64_t arg)
     {
-        assert(key < kObserverKey);
-        push(t, key, Payload { m_seq++, {}, fn, ctx, arg });
+        assert(key < kObserverKey && fn);
+        push(t, key, fn, ctx, arg);
     }
     // An observer's event (a recorder's sampling tick), after every other event at time t. It must only look: the
     // simulation goes on without it. run() ends when only observer events are left, dropping them, so the clock
     // stops at the last simulated event as it would unobserved, and eventsProcessed() does not count them.
     void observeAt(Time t, Callback fn, void* ctx, std::uint64_t arg)
     {
+        assert(fn);
         ++m_observers;
-        push(t, kObserverKey, Payload { m_seq++, {}, fn, ctx, arg });
+        push(t, kObserverKey, fn, ctx, arg);
     }
 
     // The inline fast path of an awaiter that would suspend its coroutine with resumeAt(t, key, self) and return
@@ -78,9 +79,7 @@ public:
     {
         if (m_events + 1 >= m_inlineUntil)
             return false;
-        if (empty())
-            return true;
-        const Entry& top = m_hasFront ? m_front : heapTop();
+        const Entry& top = queueTop(); // an empty queue's top is the sentinel, after every event
         return t < top.t || (t == top.t && key < top.key);
     }
     // runsNext() for two events in a row at (t, key) with nothing pushed between them (a lock attempt and the
@@ -108,34 +107,41 @@ public:
         m_stopped = true;
         updateInlineUntil();
     }
-    bool empty() const { return !m_hasFront && m_heap.empty(); }
-    std::size_t pending() const { return m_heap.size() + (m_hasFront ? 1 : 0); }
+    bool empty() const { return pending() == 0; }
+    std::size_t pending() const { return m_sorted ? m_n : m_heap.size() + (m_hasFront ? 1 : 0); }
 
 private:
-    // The queue is a 4-ary min-heap of 16-byte entries (four children share a cache line), ordered by
-    // (t, key, seq). The rest of an event (its sequence number and what to run) waits in a slot of a free-listed
-    // array, so sifting moves 16 bytes, not 56, and no event allocates once the arrays have grown.
+    // Two shapes of queue, ordered by (t, key, seq) either way; which one holds the events is a host-side choice
+    // that changes no order.
     //
-    // The earliest event may wait outside the heap, in m_front: an event pushed while the front is empty and
-    // earlier than the heap's top goes there, and the next pop takes it without a sift. That is the common
-    // shape of an event handler's last act -- a lock attempt that schedules the holder's resumption, a timer
-    // whose wake-up schedules the switch-in -- which then costs neither a sift-up nor a sift-down. Invariant:
-    // when m_hasFront is set, m_front is before every heap entry, so the order is the heap's exactly.
+    // A short queue is a sorted array (m_sorted): m_s[1..m_n], latest first, so the next event is m_s[m_n] and a
+    // pop is a decrement. A run on a dozen CPUs keeps about one event per CPU pending; inserting into a dozen
+    // sorted entries moves a few 16-byte entries with one compare each. m_s[0] is a sentinel later than every
+    // event, so the insertion's walk needs no bounds check and an empty queue's top is the sentinel.
     //
-    // Below the front, a short queue is kept as a sorted array instead of a heap (m_sorted): latest first, so the
-    // next event is the last entry and a pop is a pop_back. A run on a dozen CPUs keeps about one event per CPU
-    // pending; inserting into a dozen sorted entries moves a few 16-byte entries with one compare each, where the
-    // heap's pop sifts through two levels of four children and its push sifts up. Past kSortedMax entries (the
-    // 144-CPU machines) the array turns into the heap (reversed, a sorted array is a valid heap), and back when
-    // the heap has shrunk to kSortedMin. Either way the entries leave in (t, key, seq) order.
+    // Past kSortedMax entries (the 144-CPU machines) the events move to a 4-ary min-heap of 16-byte entries (four
+    // children share a cache line), and back to the array when the heap has shrunk to kSortedMin. In heap mode the
+    // earliest event may wait outside the heap, in m_front: an event pushed while the front is empty and earlier
+    // than the heap's top goes there, and the next pop takes it without a sift. That is the common shape of an
+    // event handler's last act -- a lock attempt that schedules the holder's resumption, a timer whose wake-up
+    // schedules the switch-in -- which then costs neither a sift-up nor a sift-down. Invariant: when m_hasFront is
+    // set (heap mode only), m_front is before every heap entry.
+    //
+    // The rest of an event (its sequence number and what to run) waits in a slot of a free-listed array, so
+    // sorting moves 16 bytes, not 32, and no event allocates once the arrays have grown. push() is one
+    // out-of-line function whose common path (a slot from the free list, the sorted insertion) makes tail calls
+    // only, and whose arguments are the payload's fields, written straight into the slot (a Payload built by the
+    // caller and copied in was read back before the caller's stores had left the store buffer: a host
+    // store-forwarding stall per event).
     struct Entry {
         Time t;
         std::uint32_t key;
         std::uint32_t slot;
     };
+    // A resumption has no fn and its coroutine's address in ctx. A free slot keeps the next free slot's index in
+    // seq (the free list is LIFO, so the slot reused is the one whose line was touched last).
     struct Payload {
         std::uint64_t seq;
-        std::coroutine_handle<> h;
         Callback fn;
         void* ctx;
         std::uint64_t arg;
@@ -143,6 +149,8 @@ private:
     static constexpr std::size_t kArity = 4;
     static constexpr std::size_t kSortedMax = 32;
     static constexpr std::size_t kSortedMin = 16;
+    static constexpr std::uint32_t kNoSlot = ~0u;
+    static constexpr Time kNever = INT64_MAX; // the sentinel's time; no event is scheduled there
 
     bool before(const Entry& a, const Entry& b) const
     {
@@ -152,88 +160,34 @@ private:
             return a.key < b.key;
         return m_slots[a.slot].seq < m_slots[b.slot].seq;
     }
-    void push(Time t, std::uint32_t key, const Payload& p)
+    void push(Time t, std::uint32_t key, Callback fn, void* ctx, std::uint64_t arg);
+    void pushNewSlot(Time t, std::uint32_t key, Callback fn, void* ctx, std::uint64_t arg);
+    void freeSlot(std::uint32_t slot)
     {
-        std::uint32_t slot;
-        if (!m_freeSlots.empty()) {
-            slot = m_freeSlots.back();
-            m_freeSlots.pop_back();
-            m_slots[slot] = p;
-        } else {
-            slot = static_cast<std::uint32_t>(m_slots.size());
-            m_slots.push_back(p);
-        }
-        Entry e { t, key, slot };
-        if (m_hasFront) {
-            if (before(e, m_front))
-                std::swap(e, m_front);
-            heapPush(e);
-        } else if (m_heap.empty() || before(e, heapTop())) {
-            m_front = e;
-            m_hasFront = true;
-        } else
-            heapPush(e);
+        m_slots[slot].seq = m_freeSlot;
+        m_freeSlot = slot;
     }
-    const Entry& heapTop() const { return m_sorted ? m_heap.back() : m_heap.front(); }
-    void heapPush(Entry e)
+    const Entry& queueTop() const
     {
-        if (m_sorted) [[likely]] {
-            // Insert into the latest-first array: shift the earlier entries one place towards the end. Those
-            // strictly earlier in time first, one compare of the times each; then the few at e's very time, by key
-            // and sequence number. The same place as one loop over before() finds.
-            m_heap.push_back(e);
-            Entry* a = m_heap.data();
-            std::size_t n = m_heap.size();
-            std::size_t i = n - 1;
-            while (i > 0 && a[i - 1].t < e.t) {
-                a[i] = a[i - 1];
-                --i;
-            }
-            while (i > 0 && a[i - 1].t == e.t && before(a[i - 1], e)) {
-                a[i] = a[i - 1];
-                --i;
-            }
-            a[i] = e;
-            if (n > kSortedMax) [[unlikely]]
-                toHeap();
-            return;
-        }
-        heapSiftUp(e);
+        if (m_sorted) [[likely]]
+            return m_s[m_n];
+        return m_hasFront ? m_front : m_heap.front();
     }
-    [[gnu::noinline]] void heapSiftUp(Entry e)
-    {
-        // sift up from a hole at the end
-        std::size_t i = m_heap.size();
-        m_heap.push_back(e);
-        while (i > 0) {
-            std::size_t parent = (i - 1) / kArity;
-            if (!before(e, m_heap[parent]))
-                break;
-            m_heap[i] = m_heap[parent];
-            i = parent;
-        }
-        m_heap[i] = e;
-    }
-    Entry popTop()
-    {
-        if (m_sorted) {
-            Entry top = m_heap.back();
-            m_heap.pop_back();
-            return top;
-        }
-        return popHeap();
-    }
-    Entry popHeap();
+    void heapPush(Entry e);
+    void heapSiftUp(Entry e);
+    Entry heapPop();
     void dropObservers();
     void toHeap();
     void toSorted();
 
-    Entry m_front {};
-    bool m_hasFront = false;
-    std::vector<Entry> m_heap; // a 4-ary heap, or latest first when m_sorted
     bool m_sorted = true;
+    bool m_hasFront = false;
+    std::size_t m_n = 0; // entries in m_s (sorted mode)
+    Entry m_s[kSortedMax + 2] = { { kNever, ~0u, kNoSlot } }; // the sentinel, then the sorted entries
+    Entry m_front {};
+    std::vector<Entry> m_heap; // heap mode: a 4-ary heap, earliest first
     std::vector<Payload> m_slots;
-    std::vector<std::uint32_t> m_freeSlots;
+    std::uint32_t m_freeSlot = kNoSlot; // head of the free slots' list
 #ifndef NDEBUG
     std::vector<std::coroutine_handle<>> m_debugPending; // debug builds: coroutines scheduled and not yet resumed
 #endif
