@@ -188,21 +188,43 @@ Co<> swapcache_free_entries(Kernel& k, Task& t, std::vector<std::uint32_t>& entr
     k.swapFreeEntriesTime += k.s.sim().now() + t.debt - start;
 }
 
+namespace {
+    // The buffer a freed entry goes to.
+    std::vector<std::uint32_t>& slotsRetFor(Kernel& k, SwapSlotsCache& cache, std::uint32_t entry)
+    {
+        return k.tg.slotsCache == SlotsCache::PerCpuPerDevice ? cache.slotsRetDev[pte::swpType(entry)] : cache.slotsRet;
+    }
+
+    void free_swap_slot_add(Kernel& k, Task& t, SwapSlotsCache& cache, std::vector<std::uint32_t>& ret, std::uint32_t entry)
+    {
+        ret.push_back(entry);
+        Sched::burn(t, k.cost.listOpNs);
+        spin_unlock(k.s, t, cache.freeLock);
+    }
+
+    Co<> free_swap_slot_full(Kernel& k, Task& t, SwapSlotsCache& cache, std::vector<std::uint32_t>& ret, std::uint32_t entry)
+    {
+        co_await swapcache_free_entries(k, t, ret);
+        ret.clear();
+        free_swap_slot_add(k, t, cache, ret, entry);
+    }
+} // namespace
+
+MaybeCo free_swap_slot_locked(Kernel& k, Task& t, std::uint32_t entry)
+{
+    SwapSlotsCache& cache = k.swapSlots[static_cast<std::size_t>(t.cpu)];
+    std::vector<std::uint32_t>& ret = slotsRetFor(k, cache, entry);
+    if (ret.size() >= static_cast<std::size_t>(SWAP_SLOTS_CACHE_SIZE))
+        return free_swap_slot_full(k, t, cache, ret, entry);
+    free_swap_slot_add(k, t, cache, ret, entry);
+    return {};
+}
+
 Co<> free_swap_slot(Kernel& k, Task& t, std::uint32_t entry)
 {
     FnScope fn(t, "free_swap_slot");
-    SwapSlotsCache& cache = k.swapSlots[static_cast<std::size_t>(t.cpu)];
-    co_await spin_lock(k.s, t, cache.freeLock); // spin_lock_irq(&cache->free_lock)
-    std::vector<std::uint32_t>& ret = k.tg.slotsCache == SlotsCache::PerCpuPerDevice
-        ? cache.slotsRetDev[pte::swpType(entry)]
-        : cache.slotsRet;
-    if (ret.size() >= static_cast<std::size_t>(SWAP_SLOTS_CACHE_SIZE)) {
-        co_await swapcache_free_entries(k, t, ret);
-        ret.clear();
-    }
-    ret.push_back(entry);
-    Sched::burn(t, k.cost.listOpNs);
-    spin_unlock(k.s, t, cache.freeLock);
+    co_await spin_lock(k.s, t, k.swapSlots[static_cast<std::size_t>(t.cpu)].freeLock); // spin_lock_irq(&cache->free_lock)
+    co_await free_swap_slot_locked(k, t, entry);
 }
 
 } // namespace mms

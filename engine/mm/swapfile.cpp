@@ -196,8 +196,11 @@ Co<> free_swap_and_cache(Kernel& k, Task& t, std::uint32_t entry)
     if (page != kNoPage && k.pages.test(page, PG_locked))
         page = kNoPage;
     spin_unlock(k.s, t, l);
-    if (toSlots)
-        co_await free_swap_slot(k, t, entry); // the count reached 0 with no page in the swap cache
+    if (toSlots) { // the count reached 0 with no page in the swap cache: free_swap_slot(), inline (see kernel.h)
+        FnScope slotFn(t, "free_swap_slot");
+        co_await spin_lock(k.s, t, k.swapSlots[static_cast<std::size_t>(t.cpu)].freeLock);
+        co_await free_swap_slot_locked(k, t, entry);
+    }
     if (page == kNoPage)
         co_return;
     if (k.pages.test(page, PG_swapcache) && !k.pages.test(page, PG_writeback) && k.pages.mapcount(page) == 0) {
