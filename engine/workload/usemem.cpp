@@ -123,9 +123,10 @@ namespace {
             std::size_t head = 0, tail = 0, resident = 0;
             auto next = [n = ring.size()](std::size_t r) { return r + 1 < n ? r + 1 : 0; }; // no division per step
             // Host-side only: the PTEs are evicted in random order, each a host cache miss; start loading the ones
-            // a few steps ahead (a ring slot not filled yet holds 0, a valid process and page).
+            // a few steps ahead (a ring slot not filled yet holds 0, a valid process and page). The prefetch is
+            // written out where it is used: GCC 12 at -O2 deleted the call of a lambda holding only the prefetch
+            // (its mod-ref analysis finds no side effect), so the prefetch never ran.
             constexpr std::size_t kPrefetchAhead = 32;
-            auto prefetchPte = [&](std::uint64_t v) { __builtin_prefetch(mms[v >> 32]->pte.data() + static_cast<std::uint32_t>(v), 1); };
             // Direct reclaim: the CPU that needs a page swaps out the oldest one, whoever owns it, taking the slot
             // from its own slots cache.
             auto evictOldest = [&](int reclaimCpu) {
@@ -135,7 +136,8 @@ namespace {
                 std::uint64_t v = ring[head];
                 head = next(head);
                 std::size_t ahead = head + kPrefetchAhead;
-                prefetchPte(ring[ahead < ring.size() ? ahead : ahead % ring.size()]);
+                std::uint64_t w = ring[ahead < ring.size() ? ahead : ahead % ring.size()];
+                __builtin_prefetch(mms[w >> 32]->pte.data() + static_cast<std::uint32_t>(w), 1);
                 --resident;
                 std::size_t i = v >> 32;
                 auto vpn = static_cast<std::uint32_t>(v);
