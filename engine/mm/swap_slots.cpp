@@ -195,14 +195,16 @@ namespace {
         return k.tg.slotsCache == SlotsCache::PerCpuPerDevice ? cache.slotsRetDev[pte::swpType(entry)] : cache.slotsRet;
     }
 
-    void free_swap_slot_add(Kernel& k, Task& t, SwapSlotsCache& cache, std::vector<std::uint32_t>& ret, std::uint32_t entry)
+    void free_swap_slot_add(
+        Kernel& k, Task& t, SwapSlotsCache& cache, std::vector<std::uint32_t>& ret, std::uint32_t entry)
     {
         ret.push_back(entry);
         Sched::burn(t, k.cost.listOpNs);
         spin_unlock(k.s, t, cache.freeLock);
     }
 
-    Co<> free_swap_slot_full(Kernel& k, Task& t, SwapSlotsCache& cache, std::vector<std::uint32_t>& ret, std::uint32_t entry)
+    Co<> free_swap_slot_full(
+        Kernel& k, Task& t, SwapSlotsCache& cache, std::vector<std::uint32_t>& ret, std::uint32_t entry)
     {
         co_await swapcache_free_entries(k, t, ret);
         ret.clear();
@@ -223,7 +225,8 @@ MaybeCo free_swap_slot_locked(Kernel& k, Task& t, std::uint32_t entry)
 Co<> free_swap_slot(Kernel& k, Task& t, std::uint32_t entry)
 {
     FnScope fn(t, "free_swap_slot");
-    co_await spin_lock(k.s, t, k.swapSlots[static_cast<std::size_t>(t.cpu)].freeLock); // spin_lock_irq(&cache->free_lock)
+    SwapSlotsCache& cache = k.swapSlots[static_cast<std::size_t>(t.cpu)];
+    co_await spin_lock(k.s, t, cache.freeLock); // spin_lock_irq(&cache->free_lock)
     co_await free_swap_slot_locked(k, t, entry);
 }
 
