@@ -21,7 +21,8 @@ std::string zoneState(const Kernel& k)
     const PageArray& pg = k.pages;
     for (Pfn p = 0; p < pg.size() + PageArray::kListHeads; ++p) {
         if (p < pg.size())
-            out += std::to_string(pg.flags(p)) + "," + std::to_string(pg.index(p)) + "," + std::to_string(pg.mapcount(p)) + ",";
+            out += std::to_string(pg.flags(p)) + "," + std::to_string(pg.index(p)) + ","
+                + std::to_string(pg.mapcount(p)) + ",";
         out += std::to_string(pg.next(p)) + "," + std::to_string(pg.prev(p)) + ";";
     }
     out += "free " + std::to_string(k.zone.nrFree());
@@ -61,6 +62,18 @@ Co<> locker(Sched& s, Task& t, SpinLock& lock, int rounds, std::vector<std::pair
         Sched::burn(t, 10.0 + static_cast<double>(t.rng.below(60)));
         spin_unlock(s, t, lock);
     }
+}
+
+// The lock statistics of two runs that must agree event for event.
+void compareLockStats(const LockStat& a, const LockStat& b)
+{
+    QCOMPARE(a.acquisitions, b.acquisitions);
+    QCOMPARE(a.contentions, b.contentions);
+    QCOMPARE(a.acqBounces, b.acqBounces);
+    QCOMPARE(a.holdTotal, b.holdTotal);
+    QCOMPARE(a.holdMin, b.holdMin);
+    QCOMPARE(a.holdMax, b.holdMax);
+    QCOMPARE(a.waitTotal, b.waitTotal);
 }
 
 } // namespace
@@ -116,7 +129,8 @@ private Q_SLOTS:
             SpinLock lock("test lock");
             std::vector<std::pair<Time, std::uint32_t>> log;
             for (int i = 0; i < 3; ++i) {
-                Task& t = box.s.spawn("locker" + std::to_string(i), i % 2, false, nullptr, 100 + static_cast<std::uint64_t>(i));
+                Task& t = box.s.spawn(
+                    "locker" + std::to_string(i), i % 2, false, nullptr, 100 + static_cast<std::uint64_t>(i));
                 box.s.start(t, locker(box.s, t, lock, 2000, log, tryInline));
             }
             box.sim.run();
@@ -134,11 +148,7 @@ private Q_SLOTS:
         QVERIFY(logOn == logOff);
         QCOMPARE(evOn, evOff);
         QCOMPARE(endOn, endOff);
-        QCOMPARE(on.acquisitions, off.acquisitions);
-        QCOMPARE(on.contentions, off.contentions);
-        QCOMPARE(on.acqBounces, off.acqBounces);
-        QCOMPARE(on.holdTotal, off.holdTotal);
-        QCOMPARE(on.waitTotal, off.waitTotal);
+        compareLockStats(on, off);
         QVERIFY(on.contentions > 0); // the contended path was exercised too
         QVERIFY(on.contentions < on.acquisitions); // ... and the uncontended one
 
@@ -150,13 +160,7 @@ private Q_SLOTS:
         QVERIFY(logTry == logOff);
         QCOMPARE(evTry, evOff);
         QCOMPARE(endTry, endOff);
-        QCOMPARE(tried.acquisitions, off.acquisitions);
-        QCOMPARE(tried.contentions, off.contentions);
-        QCOMPARE(tried.acqBounces, off.acqBounces);
-        QCOMPARE(tried.holdTotal, off.holdTotal);
-        QCOMPARE(tried.holdMin, off.holdMin);
-        QCOMPARE(tried.holdMax, off.holdMax);
-        QCOMPARE(tried.waitTotal, off.waitTotal);
+        compareLockStats(tried, off);
     }
 };
 
