@@ -5,11 +5,15 @@
 #include "sync/rwsem.h"
 #include "sync/spinlock.h"
 
+#include "../recorded.h" // holdMutexFor(), userWork()
+
 #include <algorithm>
 
 #include <QtTest>
 
 using namespace mms;
+using mms::test::holdMutexFor;
+using mms::test::userWork;
 
 namespace {
 MachineSpec machine(int cpus)
@@ -36,20 +40,12 @@ Co<> lateHold(Sched& s, Task& t, SpinLock& l, double beforeNs, double holdNs)
     co_await holdSpin(s, t, l, holdNs);
 }
 
-Co<> holdMutex(Sched& s, Task& t, Mutex& m, double holdNs)
-{
-    co_await mutex_lock(s, t, m);
-    Sched::burn(t, holdNs);
-    mutex_unlock(s, t, m);
-    co_await s.flush(t);
-}
-
 // Runs `beforeNs` of other work first, then takes the mutex for holdNs.
 Co<> lateHoldMutex(Sched& s, Task& t, Mutex& m, double beforeNs, double holdNs)
 {
     Sched::burn(t, beforeNs);
     co_await s.flush(t);
-    co_await holdMutex(s, t, m, holdNs);
+    co_await holdMutexFor(s, t, m, holdNs);
 }
 
 // Takes the mutex, runs holdNs, sleeps sleepNs holding it, releases.
@@ -60,13 +56,6 @@ Co<> sleepHoldingMutex(Sched& s, Task& t, Mutex& m, double holdNs, double sleepN
     co_await s.flush(t);
     co_await s.sleepFor(t, ns(sleepNs));
     mutex_unlock(s, t, m);
-    co_await s.flush(t);
-}
-
-// Runs `workNs` of user code (a task that shares a CPU with a lock waiter).
-Co<> work(Sched& s, Task& t, double workNs)
-{
-    Sched::burn(t, workNs, Acct::User);
     co_await s.flush(t);
 }
 
@@ -242,8 +231,8 @@ private Q_SLOTS:
         Mutex mutex("m", MutexSpin::Off);
         Task& a = s.spawn("a", 0, false, nullptr, 1);
         Task& b = s.spawn("b", 1, false, nullptr, 2);
-        s.start(a, holdMutex(s, a, mutex, 50'000));
-        s.start(b, holdMutex(s, b, mutex, 1'000));
+        s.start(a, holdMutexFor(s, a, mutex, 50'000));
+        s.start(b, holdMutexFor(s, b, mutex, 1'000));
         QVERIFY(sim.run());
         QCOMPARE(mutex.stat().acquisitions, std::uint64_t(2));
         QCOMPARE(mutex.stat().contentions, std::uint64_t(1));
@@ -262,7 +251,7 @@ private Q_SLOTS:
         Mutex mutex("m");
         Task& a = s.spawn("a", 0, false, nullptr, 1);
         Task& b = s.spawn("b", 1, false, nullptr, 2);
-        s.start(a, holdMutex(s, a, mutex, 20'000));
+        s.start(a, holdMutexFor(s, a, mutex, 20'000));
         s.start(b, lateHoldMutex(s, b, mutex, 1'000, 1'000));
         QVERIFY(sim.run());
         QCOMPARE(mutex.stat().contentions, std::uint64_t(1));
@@ -326,9 +315,9 @@ private Q_SLOTS:
         Task& a = s.spawn("a", 0, false, nullptr, 1);
         Task& b = s.spawn("b", 1, false, nullptr, 2);
         Task& c = s.spawn("c", 1, false, nullptr, 3);
-        s.start(a, holdMutex(s, a, mutex, 50'000));
-        s.start(b, holdMutex(s, b, mutex, 1'000));
-        s.start(c, work(s, c, 20'000));
+        s.start(a, holdMutexFor(s, a, mutex, 50'000));
+        s.start(b, holdMutexFor(s, b, mutex, 1'000));
+        s.start(c, userWork(s, c, 20'000));
         QVERIFY(sim.run());
         QCOMPARE(mutex.stat().contentions, std::uint64_t(1));
         QVERIFY(toNs(mutex.stat().waitTotal) > 45'000);
