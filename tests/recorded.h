@@ -66,6 +66,25 @@ inline Co<> userWork(Sched& s, Task& t, double userNs)
     co_await s.flush(t);
 }
 
+// The three tasks of that scene on a 2-CPU machine: a (CPU 0) holds `mutex` for holdNs; b (CPU 1) then wants it
+// for 1 us; c, queued behind b on CPU 1, runs userNs of user code. The mutex must not spin on its owner.
+struct SleepingMutexTasks {
+    Task& a;
+    Task& b;
+    Task& c;
+};
+
+inline SleepingMutexTasks startSleepingMutexTasks(Sched& s, Mutex& mutex, double holdNs, double userNs)
+{
+    Task& a = s.spawn("a", 0, false, nullptr, 1);
+    Task& b = s.spawn("b", 1, false, nullptr, 2);
+    Task& c = s.spawn("c", 1, false, nullptr, 3);
+    s.start(a, holdMutexFor(s, a, mutex, holdNs));
+    s.start(b, holdMutexFor(s, b, mutex, 1'000));
+    s.start(c, userWork(s, c, userNs));
+    return { a, b, c };
+}
+
 inline SleepingMutexRun sleepingMutexRecording()
 {
     MachineSpec m = *machinePreset("generic-12cpu-2015");
@@ -76,12 +95,7 @@ inline SleepingMutexRun sleepingMutexRecording()
     Sched s(sim, m);
     Kernel k(s, Toggles {});
     Mutex mutex("m", MutexSpin::Off);
-    Task& a = s.spawn("a", 0, false, nullptr, 1);
-    Task& b = s.spawn("b", 1, false, nullptr, 2);
-    Task& c = s.spawn("c", 1, false, nullptr, 3);
-    s.start(a, holdMutexFor(s, a, mutex, 100'000));
-    s.start(b, holdMutexFor(s, b, mutex, 1'000));
-    s.start(c, userWork(s, c, 30'000));
+    auto [a, b, c] = startSleepingMutexTasks(s, mutex, 100'000, 30'000);
     RecordingOptions o;
     o.enabled = true;
     o.interval = us(8);

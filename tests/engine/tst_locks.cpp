@@ -5,7 +5,7 @@
 #include "sync/rwsem.h"
 #include "sync/spinlock.h"
 
-#include "../recorded.h" // holdMutexFor(), userWork()
+#include "../recorded.h" // holdMutexFor(), userWork(), startSleepingMutexTasks()
 
 #include <algorithm>
 
@@ -312,12 +312,7 @@ private Q_SLOTS:
         Spans spans;
         s.setTrace(&spans);
         Mutex mutex("m", MutexSpin::Off);
-        Task& a = s.spawn("a", 0, false, nullptr, 1);
-        Task& b = s.spawn("b", 1, false, nullptr, 2);
-        Task& c = s.spawn("c", 1, false, nullptr, 3);
-        s.start(a, holdMutexFor(s, a, mutex, 50'000));
-        s.start(b, holdMutexFor(s, b, mutex, 1'000));
-        s.start(c, userWork(s, c, 20'000));
+        Task& c = test::startSleepingMutexTasks(s, mutex, 50'000, 20'000).c;
         QVERIFY(sim.run());
         QCOMPARE(mutex.stat().contentions, std::uint64_t(1));
         QVERIFY(toNs(mutex.stat().waitTotal) > 45'000);
