@@ -78,6 +78,17 @@ namespace {
     // behind the other compactors. Returns whether the caller holds `lock` now; the caller has flushed.
     Co<bool> compact_checklock(Kernel& k, Task& t, SpinLock& lock, bool locked, CompactControl& cc)
     {
+        if (cc.sync) {
+            // MIGRATE_SYNC_LIGHT: should_release_lock() drops the lock and cond_resched()s, then queues again.
+            if (locked && lock.contended(k.s.sim().now())) {
+                spin_unlock(k.s, t, lock);
+                locked = false;
+                co_await k.s.cond_resched(t);
+            }
+            if (!locked)
+                co_await spin_lock(k.s, t, lock);
+            co_return true;
+        }
         if (should_abort(k, t, cc) || lock.contended(k.s.sim().now())) {
             if (locked)
                 spin_unlock(k.s, t, lock);
@@ -114,7 +125,9 @@ namespace {
                 spin_unlock(k.s, t, locked->lru_lock);
                 locked = nullptr;
                 co_await k.s.flush(t);
-                if (should_abort(k, t, cc))
+                if (cc.sync)
+                    co_await k.s.cond_resched(t);
+                else if (should_abort(k, t, cc))
                     break;
             }
             Sched::burn(t, k.cost.pteOpNs); // pfn_to_page, PageBuddy / PageLRU tests
@@ -271,7 +284,7 @@ Co<CompactResult> compact_zone(Kernel& k, Task& t, CompactControl& cc)
     co_return ret;
 }
 
-Co<CompactResult> try_to_compact_pages(Kernel& k, Task& t, int order)
+Co<CompactResult> try_to_compact_pages(Kernel& k, Task& t, int order, bool sync, bool* contended)
 {
     if (order == 0 || compaction_deferred(k, order))
         co_return CompactResult::Deferred;
@@ -279,7 +292,11 @@ Co<CompactResult> try_to_compact_pages(Kernel& k, Task& t, int order)
     k.vm.inc(Vm::CompactStall);
     CompactControl cc;
     cc.order = order;
-    co_return co_await compact_zone(k, t, cc);
+    cc.sync = sync;
+    CompactResult r = co_await compact_zone(k, t, cc);
+    if (contended)
+        *contended = cc.contended;
+    co_return r;
 }
 
 void defer_compaction(Kernel& k, int order)

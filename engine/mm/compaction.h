@@ -21,13 +21,16 @@ struct CompactControl {
     std::vector<Pfn> migratepages; // isolated from the LRU, to be moved
     std::vector<Pfn> freepages; // isolated order-0 free pages, the targets
     std::uint64_t nrMigrated = 0, nrFailed = 0;
+    bool sync = false; // MIGRATE_SYNC_LIGHT: a contended lock is dropped and re-taken after cond_resched()
     bool contended = false; // async compaction gave up: need_resched() or a contended lock (compact_checklock_irqsave)
     enum class Abort : std::uint8_t { None, Resched, ZoneLock, LruLock } abort = Abort::None; // the first cause
 };
 
 // try_to_compact_pages() -> compact_zone_order() -> compact_zone(), MIGRATE_ASYNC (the first attempt of 3.x's
 // slow path; THP and kernel stacks alike).
-Co<CompactResult> try_to_compact_pages(Kernel& k, Task& t, int order);
+// `sync`: MIGRATE_SYNC_LIGHT, the second attempt after direct reclaim (3.x before 3.16 also for THP faults).
+// `contended` is set when an async compaction gave up at a contended lock or need_resched().
+Co<CompactResult> try_to_compact_pages(Kernel& k, Task& t, int order, bool sync, bool* contended);
 Co<CompactResult> compact_zone(Kernel& k, Task& t, CompactControl& cc);
 void defer_compaction(Kernel& k, int order);
 void compaction_defer_reset(Kernel& k, int order);

@@ -310,9 +310,13 @@ namespace {
     // __alloc_pages_direct_compact(): compact, drain this CPU's list (the pages compaction freed sit there), and
     // try again at the min watermark. kNoPage when compaction was skipped or deferred, or found no block; then
     // `deferOnFail` defers the next compactions of this order (since 3.7 only a failed sync compaction does).
-    Co<Pfn> direct_compact(Kernel& k, Task& t, int order, bool deferOnFail)
+    // `gaveUp`, if given, is set when the compaction was deferred or an async one gave up at a contended lock.
+    Co<Pfn> direct_compact(Kernel& k, Task& t, int order, bool sync, bool deferOnFail, bool* gaveUp = nullptr)
     {
-        CompactResult cr = co_await try_to_compact_pages(k, t, order);
+        bool contended = false;
+        CompactResult cr = co_await try_to_compact_pages(k, t, order, sync, &contended);
+        if (gaveUp)
+            *gaveUp = contended || cr == CompactResult::Deferred;
         if (cr == CompactResult::Skipped || cr == CompactResult::Deferred)
             co_return kNoPage;
         co_await drain_local_pages(k, t);
@@ -338,12 +342,22 @@ Co<Pfn> alloc_hugepage(Kernel& k, Task& t)
     if (p == kNoPage) {
         // __alloc_pages_slowpath(), __GFP_NO_KSWAPD: no kswapd wake-up; retry at the min watermark, then one
         // asynchronous direct compaction (MIGRATE_ASYNC: 3.3+ for THP). A deferred or contended compaction
-        // fails the allocation at once (3.5+: "fail the allocation instead of entering direct reclaim"); so does
-        // one that ran and found no block -- the model leaves out the direct reclaim and the second, sync-light
-        // compaction that __GFP_NORETRY still allows in 3.x before giving up.
+        // fails the allocation at once (3.5+: "fail the allocation instead of entering direct reclaim"). One that
+        // was skipped (too little free memory) or ran and found no block is followed, before 3.16, by direct
+        // reclaim and a MIGRATE_SYNC_LIGHT compaction (sync_migration = true; a failure defers the next ones);
+        // since 3.16 (thp.fault_compaction=async) THP faults never compact synchronously.
         p = co_await rmqueue_order(k, t, order, k.zone.watermarkMin);
-        if (p == kNoPage) // no deferral: THP faults compact asynchronously (3.12, SLE 12)
-            p = co_await direct_compact(k, t, order, false);
+        bool gaveUp = false;
+        if (p == kNoPage) // no deferral after an async failure (3.7+)
+            p = co_await direct_compact(k, t, order, false, false, &gaveUp);
+        if (p == kNoPage && !gaveUp && k.tg.thpSyncCompaction) {
+            k.vm.inc(Vm::AllocStall);
+            co_await try_to_free_pages(k, t);
+            co_await drain_local_pages(k, t);
+            p = co_await rmqueue_order(k, t, order, k.zone.watermarkMin);
+            if (p == kNoPage) // order > PAGE_ALLOC_COSTLY_ORDER: no retry loop, one sync compaction
+                p = co_await direct_compact(k, t, order, true, true);
+        }
     }
     if (p != kNoPage)
         k.vm.inc(Vm::PgAlloc, 1u << order);
@@ -437,7 +451,7 @@ Co<Pfn> alloc_pages(Kernel& k, Task& t, int order)
             ++k.nrAllocFail;
             co_return kNoPage;
         }
-        p = co_await direct_compact(k, t, order, true);
+        p = co_await direct_compact(k, t, order, false, true);
         if (p != kNoPage)
             break;
         // __alloc_pages_direct_reclaim(), then drain_all_pages() if that did not help.

@@ -99,6 +99,7 @@ namespace {
             { "swap.page_cluster", integer(&Toggles::swapPageCluster, 0, 6) },
             { "migrate.skip_unmapped", boolean(&Toggles::skipUnmapped) },
             { "i_mmap.lock", choice(&Toggles::immapLock, { { "mutex", IMmapLock::Mutex }, { "rwsem", IMmapLock::Rwsem } }) },
+            { "thp.fault_compaction", choice(&Toggles::thpSyncCompaction, { { "sync", true }, { "async", false } }) },
         };
         return m;
     }
@@ -142,6 +143,7 @@ nlohmann::json Toggles::toJson() const
         { "swap.page_cluster", swapPageCluster },
         { "migrate.skip_unmapped", skipUnmapped },
         { "i_mmap.lock", pick(immapLock, { "mutex", "rwsem" }) },
+        { "thp.fault_compaction", thpSyncCompaction ? "sync" : "async" },
     };
 }
 

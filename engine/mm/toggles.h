@@ -39,6 +39,9 @@ struct Toggles {
     // migration (seed 004)
     bool skipUnmapped = false; // migrate.skip_unmapped
     IMmapLock immapLock = IMmapLock::Mutex; // i_mmap.lock: mutex|rwsem
+    // thp.fault_compaction: after a failed, uncontended async compaction a THP fault reclaims and compacts again
+    // synchronously (sync, 3.x before 3.16) or falls back at once (async, Rientjes's 3.16 change)
+    bool thpSyncCompaction = true;
 
     // Sets one toggle by its dotted name. Returns an empty string on success, else what was expected.
     std::string set(const std::string& name, const nlohmann::json& value);
