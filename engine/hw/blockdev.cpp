@@ -16,10 +16,10 @@ Co<> BlockDevice::waitForSlot(Task& t)
     while (m_outstanding >= m_spec.queueDepth) {
         co_await m_s.flush(t);
         m_throttled.emplace_back(&t, t.sleepGen + 1);
-        Time since = m_s.sim().now();
+        const Time since = m_s.sim().now();
+        const int cpu = t.cpu;
         co_await m_s.sleep(t);
-        if (m_s.trace()) // get_request_wait(): the queue is full
-            m_s.trace()->span(t.cpu, since, m_s.sim().now(), SpanKind::IoWait, "get_request_wait");
+        m_s.traceSleep(cpu, since, SpanKind::IoWait, "get_request_wait"); // the queue is full
     }
 }
 
@@ -101,10 +101,10 @@ Co<> BlockDevice::waitFor(Task& t, std::uint64_t handle)
         co_return;
     auto id = static_cast<std::uint32_t>(handle);
     m_requests[id].waiters.emplace_back(&t, t.sleepGen + 1);
-    Time since = m_s.sim().now();
+    const Time since = m_s.sim().now();
+    const int cpu = t.cpu;
     co_await m_s.sleep(t);
-    if (m_s.trace())
-        m_s.trace()->span(t.cpu, since, m_s.sim().now(), SpanKind::IoWait, "io_schedule");
+    m_s.traceSleep(cpu, since, SpanKind::IoWait, "io_schedule");
 }
 
 void BlockDevice::complete(std::uint32_t id)

@@ -112,10 +112,10 @@ Co<> Kernel::congestion_wait(Task& t, Time timeout)
 {
     co_await s.flush(t);
     m_congested.emplace_back(&t, t.sleepGen + 1);
-    Time since = s.sim().now();
+    const Time since = s.sim().now();
+    const int cpu = t.cpu;
     co_await s.sleepTimeout(t, timeout);
-    if (s.trace()) // the task waits for writeback to make progress: I/O wait on the timeline
-        s.trace()->span(t.cpu, since, s.sim().now(), SpanKind::IoWait, "congestion_wait");
+    s.traceSleep(cpu, since, SpanKind::IoWait, "congestion_wait"); // waiting for writeback to make progress
 }
 
 void Kernel::del_page_from_lru_list(Pfn p)

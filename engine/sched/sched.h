@@ -126,6 +126,13 @@ public:
     Co<> cond_resched(Task& t);
     // Sleep for a fixed time (congestion_wait, usleep) without holding the CPU.
     Co<> sleepFor(Task& t, Time d);
+    // The timeline of a sleep that has just ended (IoWait, LockSleep): the task was off `cpu`, the CPU it slept on,
+    // from `from` until dispatch() began switching it back in, a context switch ago -- the switch is the CPU's own
+    // time, drawn as "__schedule", and the sleep stops where it starts.
+    void traceSleep(int cpu, Time from, SpanKind kind, const char* fn)
+    {
+        emitSpan(cpu, from, m_sim.now() - ns(cost().contextSwitchNs), kind, fn);
+    }
 
     // An interrupt (IPI) taken by whatever runs on `cpu`; the cost lands on that task's sys time.
     void interrupt(int cpu, double handleNs);

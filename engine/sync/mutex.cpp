@@ -13,11 +13,10 @@ void Mutex::traceWait(Sched& s, int cpu, Time from, Time to, SpanKind kind) cons
         s.trace()->span(cpu, from, to, kind, m_stat.name.c_str());
 }
 
-// Just after a Sleep resumed: the task was off its CPU from `from` until dispatch() began switching it back in,
-// a context switch ago (the switch itself is the CPU's, drawn as "__schedule").
+// Just after a Sleep resumed (see Sched::traceSleep).
 void Mutex::traceSleep(Sched& s, int cpu, Time from) const
 {
-    traceWait(s, cpu, from, s.sim().now() - ns(s.cost().contextSwitchNs), SpanKind::LockSleep);
+    s.traceSleep(cpu, from, SpanKind::LockSleep, m_stat.name.c_str());
 }
 
 Co<> Mutex::lock(Sched& s, Task& t)

@@ -101,9 +101,7 @@ Co<> RwSem::acquire(Sched& s, Task& t, bool write, bool flushed)
     const int cpu = t.cpu;
     const Time asleep = s.sim().now() + t.debt;
     co_await s.sleep(t); // woken with the lock granted (see wakeWaiters)
-    const Time back = s.sim().now() - ns(s.cost().contextSwitchNs);
-    if (s.trace() && back > asleep)
-        s.trace()->span(cpu, asleep, back, SpanKind::LockSleep, m_stat.name.c_str());
+    s.traceSleep(cpu, asleep, SpanKind::LockSleep, m_stat.name.c_str());
     noteGranted(s, t, since, true);
 }
 

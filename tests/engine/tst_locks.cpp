@@ -1,5 +1,6 @@
 // Lock models against closed-form cases: FIFO spinlock hand-off, sleeping mutex, rwsem readers and writers; and
-// the timeline spans their waits leave (spinning is the CPU's time, sleeping is not).
+// the timeline spans their waits leave (spinning is the CPU's time, sleeping is not), an I/O wait's included.
+#include "hw/blockdev.h"
 #include "sched/sched.h"
 #include "sync/mutex.h"
 #include "sync/rwsem.h"
@@ -109,6 +110,18 @@ struct Spans final : TraceSink {
         return {};
     }
 };
+
+// Reads one page from `dev` and sleeps until it completes (io_schedule); `asleep` and `back` are when the task
+// went to sleep and when it ran again.
+Co<> readOnePage(Sched& s, Task& t, BlockDevice& dev, Time& asleep, Time& back)
+{
+    Sched::burn(t, 1'000);
+    co_await s.flush(t);
+    std::uint64_t h = dev.submit(false, { Pfn(1) });
+    asleep = s.sim().now();
+    co_await dev.waitFor(t, h);
+    back = s.sim().now();
+}
 
 Co<> holdRw(Sched& s, Task& t, RwSem& l, bool write, double holdNs)
 {
@@ -331,6 +344,40 @@ private Q_SLOTS:
         QVERIFY(c.finished < sleeps[0].end);
         const QString o = spans.overlap(2);
         QVERIFY2(o.isEmpty(), qPrintable(o));
+    }
+
+    void ioWaitEndsWhereTheSwitchBackInBegins()
+    {
+        // r (CPU 0) reads a page and sleeps 50 us on the device while c, queued behind it, runs 20 us of user code.
+        // The I/O wait is drawn on r's CPU from its sleep until the switch that brings it back begins: the switch
+        // ("__schedule") is the CPU's own time and the wait stops where it starts (it overlapped it by a context
+        // switch before).
+        Simulator sim;
+        Sched s(sim, machine(1));
+        Spans spans;
+        s.setTrace(&spans);
+        DeviceSpec spec;
+        spec.kind = "test";
+        spec.readLatencyNs = 50'000;
+        spec.bandwidthMBps = 4096;
+        BlockDevice dev(s, spec, 0);
+        Task& r = s.spawn("r", 0, false, nullptr, 1);
+        Task& c = s.spawn("c", 0, false, nullptr, 2);
+        Time asleep = 0, back = 0;
+        s.start(r, readOnePage(s, r, dev, asleep, back));
+        s.start(c, userWork(s, c, 20'000));
+        QVERIFY(sim.run());
+        const auto waits = spans.of(0, SpanKind::IoWait);
+        QCOMPARE(waits.size(), std::size_t(1));
+        QCOMPARE(waits[0].fn, std::string("io_schedule"));
+        QCOMPARE(waits[0].begin, asleep);
+        QCOMPARE(waits[0].end + ns(s.cost().contextSwitchNs), back);
+        QVERIFY(toNs(back - asleep) > 50'000);
+        bool switchedBack = false;
+        for (const auto& x : spans.of(0, SpanKind::Run))
+            switchedBack |= x.fn == "__schedule" && x.begin == waits[0].end && x.end == back;
+        QVERIFY(switchedBack);
+        QVERIFY(c.finished < waits[0].end);
     }
 
     void rwsemWaitIsASleep()
