@@ -19,8 +19,10 @@
 //    page-cache pages -- of the users' files and of the shared files -- and, before 2ebba6b7e1d9, takes the file's
 //    i_mmap lock twice per page even when nothing maps it: the same lock every fork, exec and exit takes.
 //
-// Metric: jobs_per_min = tests completed in the measured window / hits_per_job x 60 / window, re-aim's JPM with a
-// job being one pass of the workfile (580 hits).
+// Metric: jobs_per_min = tests completed in the measured window / hits_per_job x 60 / window, a job being one pass
+// of the workfile (580 hits). re-aim's own JPM counts each test invocation as a job (driver.c: users x jobs per
+// child x 60 / elapsed), and its children run ~98 tests and never exec; see docs/fidelity.md, "What re-aim really
+// runs", for that and the other differences from its source.
 #include "workload/aim7.h"
 
 #include "mm/compaction.h"
@@ -520,7 +522,7 @@ namespace {
                 ++m_tests;
         }
 
-        // A re-aim user: forks a child that runs tests_per_child tests (re-aim: the whole workfile, one job) and
+        // A re-aim user: forks a child that runs tests_per_child tests (the scenario: the whole workfile, one job) and
         // exits, then forks the next. Every heap_every tests the child's work buffer goes through one malloc /
         // touch / free cycle: the THP fault (and its compaction) and the heap trim that splits it.
         Co<> user(Kernel& k, Task& t, Proc& child, AddressSpace& file)
@@ -592,7 +594,7 @@ WorkloadKind aim7FserverKind()
             { "unlink", ParamKind::Bool, false, false, "disk tests unlink their temp file (its page cache is freed)", 0,
                 1 },
             { "tests_per_child", ParamKind::Int, 4, false,
-                "tests a forked child runs before it exits (re-aim: the whole workfile, 580)", 1, 100000 },
+                "tests a forked child runs before it exits (the scenario: the workfile's 580)", 1, 100000 },
             { "heap_every", ParamKind::Int, 4, false,
                 "tests per work-buffer cycle (malloc, THP fault, heap trim) of a child", 1, 100000 },
             { "contiguous_files", ParamKind::Bool, false, false,
