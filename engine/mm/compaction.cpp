@@ -79,9 +79,11 @@ namespace {
     Co<bool> compact_checklock(Kernel& k, Task& t, SpinLock& lock, bool locked, CompactControl& cc)
     {
         if (cc.sync) {
-            // MIGRATE_SYNC_LIGHT: should_release_lock() drops the lock and cond_resched()s, then queues again.
-            if (locked && lock.contended(k.s.sim().now())) {
-                spin_unlock(k.s, t, lock);
+            // MIGRATE_SYNC_LIGHT: when should_release_lock() (need_resched or contended) it drops the lock and
+            // cond_resched()s; then it takes the lock again, queueing behind the others.
+            if (k.s.need_resched(t) || lock.contended(k.s.sim().now())) {
+                if (locked)
+                    spin_unlock(k.s, t, lock);
                 locked = false;
                 co_await k.s.cond_resched(t);
             }
