@@ -173,6 +173,17 @@ namespace {
                 m_procs.push_back(std::move(parent));
                 m_procs.push_back(std::move(child));
             }
+            // The machine's idle time in the measured window, from snapshots at its two ends (observer events: they
+            // change nothing). Over the whole run, a test still under way after the window -- a long compaction --
+            // counted every other CPU's idleness in the tail.
+            m_sched = &ctx.s;
+            auto snap = [](void* self, std::uint64_t i) {
+                auto* w = static_cast<Fserver*>(self);
+                w->m_idleAt[i] = w->m_sched->idleTotal();
+                w->m_idleTaken[i] = true;
+            };
+            ctx.s.sim().observeAt(m_p.warmup, snap, this, 0);
+            ctx.s.sim().observeAt(m_p.end, snap, this, 1);
         }
 
         void finish(WorkloadContext& ctx, Metrics& out) override
@@ -215,7 +226,11 @@ namespace {
             out["compact_abort_lru_lock_per_stall"] = static_cast<double>(z.compactAbortLruLock) / stalls;
             out["compact_abort_resched_per_stall"] = static_cast<double>(z.compactAbortResched) / stalls;
             out["migrated_per_stall"] = static_cast<double>(ctx.k.vm.get(Vm::PgMigrateSuccess)) / stalls;
-            out["idle_fraction"] = toSec(ctx.s.idleTotal()) / (toSec(ctx.s.sim().now()) * ctx.s.cpuCount());
+            // Idle CPU time in the measured window (up to the run's end if it ended inside the window).
+            const Time now = ctx.s.sim().now(), idleNow = ctx.s.idleTotal();
+            Time from = m_idleTaken[0] ? m_p.warmup : now, to = m_idleTaken[1] ? m_p.end : now;
+            Time idle = (m_idleTaken[1] ? m_idleAt[1] : idleNow) - (m_idleTaken[0] ? m_idleAt[0] : idleNow);
+            out["idle_fraction"] = to > from ? toSec(idle) / (toSec(to - from) * ctx.s.cpuCount()) : 0.0;
         }
 
         // Runs for a fixed simulated time (the tests under way at the end then finish: a little past 1.0).
@@ -561,6 +576,9 @@ namespace {
 
         Params m_p;
         const Simulator* m_sim = nullptr;
+        const Sched* m_sched = nullptr;
+        std::array<Time, 2> m_idleAt {}; // Sched::idleTotal() at the window's start and end
+        std::array<bool, 2> m_idleTaken {};
         std::vector<int> m_cum;
         std::vector<AddressSpace*> m_shared;
         std::vector<std::unique_ptr<Proc>> m_procs;

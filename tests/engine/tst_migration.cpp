@@ -320,6 +320,25 @@ private Q_SLOTS:
         QVERIFY(l != nullptr && l->acquisitions > 0);
     }
 
+    void idleFractionCountsTheMeasuredWindowOnly()
+    {
+        // idle_fraction is the CPUs' idle time between the window's two ends (0.01 and 0.04 s). 61 users on 120
+        // CPUs: the 59 CPUs without a user idle throughout. 121 users: every CPU has one, and with the patch the last
+        // tests run long past the window (sync compactions queueing on the lru_lock), a tail in which the other CPUs
+        // idle -- the whole run's idle time made that 41 % idle.
+        Scenario sc = loadScenario("migration-unmapped");
+        sc.set("users", "61");
+        for (const RunResult& r : run(sc, 1.0, 2).results) {
+            const double idle = r.metrics.at("idle_fraction");
+            QVERIFY2(idle >= 59.0 / 120 - 1e-9 && idle < 59.0 / 120 + 0.02, qPrintable(QString::number(idle)));
+        }
+        sc.set("users", "121");
+        sc.selectVariants({ "skip-unmapped" });
+        const RunResult r = run(sc, 1.0, 2).results.at(0);
+        QVERIFY2(r.metrics.at("sim_time_s") > 0.05, "no tail after the window");
+        QVERIFY2(r.metrics.at("idle_fraction") < 0.02, qPrintable(QString::number(r.metrics.at("idle_fraction"))));
+    }
+
     void reaimChildrenLiveForTheWorkfile()
     {
         // The scenario's re-aim children run the whole workfile (580 tests) between fork and exit, and cycle their
