@@ -440,8 +440,10 @@ Co<Pfn> alloc_pages(Kernel& k, Task& t, int order)
     // __alloc_pages_slowpath() (3.x): wake kswapd, retry at the min watermark, then direct compaction, then
     // direct reclaim; up to PAGE_ALLOC_COSTLY_ORDER the allocation loops (should_alloc_retry) until reclaim finds
     // nothing left and the OOM killer kills the allocating task, which then takes the block below the watermarks
-    // if there is one; a costly order fails after one round.
+    // if there is one; a costly order fails after one round and one more compaction. The first compaction is
+    // asynchronous, every later one MIGRATE_SYNC_LIGHT (sync_migration = true), and only a failed sync one defers.
     k.wakeup_kswapd();
+    bool sync = false;
     for (;;) {
         bool memdie = k.fatal_signal_pending(t);
         p = co_await rmqueue_order(k, t, order, memdie ? 0 : k.zone.watermarkMin);
@@ -451,9 +453,10 @@ Co<Pfn> alloc_pages(Kernel& k, Task& t, int order)
             ++k.nrAllocFail;
             co_return kNoPage;
         }
-        p = co_await direct_compact(k, t, order, false, true);
+        p = co_await direct_compact(k, t, order, sync, sync);
         if (p != kNoPage)
             break;
+        sync = true;
         // __alloc_pages_direct_reclaim(), then drain_all_pages() if that did not help.
         k.vm.inc(Vm::AllocStall);
         std::uint64_t got = co_await try_to_free_pages(k, t);
@@ -461,7 +464,10 @@ Co<Pfn> alloc_pages(Kernel& k, Task& t, int order)
         p = co_await rmqueue_order(k, t, order, k.zone.watermarkMin);
         if (p != kNoPage)
             break;
-        if (order > PAGE_ALLOC_COSTLY_ORDER) {
+        if (order > PAGE_ALLOC_COSTLY_ORDER) { // no retry: "call [compaction] directly if necessary"
+            p = co_await direct_compact(k, t, order, true, true);
+            if (p != kNoPage)
+                break;
             ++k.nrAllocFail;
             co_return kNoPage;
         }
