@@ -292,6 +292,7 @@ Co<CompactResult> try_to_compact_pages(Kernel& k, Task& t, int order, bool sync,
         co_return CompactResult::Deferred;
     FnScope fn(t, "try_to_compact_pages");
     k.vm.inc(Vm::CompactStall);
+    k.zone.compactSync += sync;
     CompactControl cc;
     cc.order = order;
     cc.sync = sync;

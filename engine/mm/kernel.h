@@ -80,6 +80,7 @@ struct Zone {
     // Why direct compactions gave up (cc->contended, counted once per compaction by its first cause): need_resched(),
     // zone->lock or the lru_lock contended (compact_checklock_irqsave). Diagnostics only; nothing reads them back.
     std::uint64_t compactAbortResched = 0, compactAbortZoneLock = 0, compactAbortLruLock = 0;
+    std::uint64_t compactSync = 0; // of compact_stall, the MIGRATE_SYNC_LIGHT ones (after a round of reclaim)
 
     void init(PageArray& pages, Pfn first, Pfn end);
     // __rmqueue_smallest(): the first block of at least `order`, split down (expand()); kNoPage if none.

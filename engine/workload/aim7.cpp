@@ -225,6 +225,7 @@ namespace {
             out["compact_abort_zone_lock_per_stall"] = static_cast<double>(z.compactAbortZoneLock) / stalls;
             out["compact_abort_lru_lock_per_stall"] = static_cast<double>(z.compactAbortLruLock) / stalls;
             out["compact_abort_resched_per_stall"] = static_cast<double>(z.compactAbortResched) / stalls;
+            out["compact_sync_per_stall"] = static_cast<double>(z.compactSync) / stalls; // never give up
             out["migrated_per_stall"] = static_cast<double>(ctx.k.vm.get(Vm::PgMigrateSuccess)) / stalls;
             // Idle CPU time in the measured window (up to the run's end if it ended inside the window).
             const Time now = ctx.s.sim().now(), idleNow = ctx.s.idleTotal();
