@@ -489,9 +489,10 @@ Co<Pfn> alloc_page_slowpath(Kernel& k, Task& t, unsigned gfp);
 MaybeCo free_hot_cold_page(Kernel& k, Task& t, Pfn p); // a coroutine only when the per-CPU list drains
 // alloc_pages(order) / __free_pages(order) for order > 0 (kernel stacks, slabs): zone->lock, the slow path with
 // direct compaction (compaction.cpp) and reclaim. `unmovable`: a kernel allocation, not on any LRU. Up to
-// PAGE_ALLOC_COSTLY_ORDER it loops like an order-0 allocation (the OOM killer included); above it, it fails after
-// one round of compaction and reclaim (kNoPage).
-Co<Pfn> alloc_pages(Kernel& k, Task& t, int order);
+// PAGE_ALLOC_COSTLY_ORDER it loops like an order-0 allocation (the OOM killer included); above it, or with
+// GFP_NORETRY (SLUB's first, high-order try), it fails after one round of compaction, reclaim and a sync
+// compaction (kNoPage).
+Co<Pfn> alloc_pages(Kernel& k, Task& t, int order, unsigned gfp = 0);
 Co<> free_pages(Kernel& k, Task& t, Pfn p, int order);
 // alloc_hugepage_vma() for a THP fault (3.x, transparent_hugepage=always, defrag on): GFP_TRANSHUGE, order
 // HPAGE_PMD_ORDER, __GFP_NO_KSWAPD | __GFP_NORETRY. kNoPage when it fails; the fault then falls back to 4 KiB pages.

@@ -426,7 +426,7 @@ namespace {
     }
 } // namespace
 
-Co<Pfn> alloc_pages(Kernel& k, Task& t, int order)
+Co<Pfn> alloc_pages(Kernel& k, Task& t, int order, unsigned gfp)
 {
     if (order == 0)
         co_return co_await alloc_page(k, t);
@@ -464,7 +464,9 @@ Co<Pfn> alloc_pages(Kernel& k, Task& t, int order)
         p = co_await rmqueue_order(k, t, order, k.zone.watermarkMin);
         if (p != kNoPage)
             break;
-        if (order > PAGE_ALLOC_COSTLY_ORDER) { // no retry: "call [compaction] directly if necessary"
+        // No retry (should_alloc_retry() is false for a costly order and for __GFP_NORETRY): one sync compaction
+        // ("call [compaction] directly if necessary"), then fail.
+        if (order > PAGE_ALLOC_COSTLY_ORDER || (gfp & GFP_NORETRY)) {
             p = co_await direct_compact(k, t, order, true, true);
             if (p != kNoPage)
                 break;

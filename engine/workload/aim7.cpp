@@ -100,6 +100,7 @@ namespace {
         std::vector<Vma> layout; // the child's file VMAs, back in mm->vmas from fork to exit
         Pfn stack = kNoPage;
         Pfn slab = kNoPage;
+        int slabOrder = 3;
         std::vector<Pfn> heap; // the work buffer's pages (a THP's 512, or the 4 KiB fallback's)
         std::vector<Pfn> pgtables;
     };
@@ -348,8 +349,16 @@ namespace {
             FnScope fn(t, "do_fork");
             Sched::burn(t, k.cost.faultEntryNs + 20 * k.cost.lockedRmwNs); // syscall, copy_process bookkeeping
             child.stack = co_await alloc_pages(k, t, m_p.stackOrder); // alloc_thread_info_node
-            if (m_p.slabEvery > 0 && t.rng.below(static_cast<std::uint64_t>(m_p.slabEvery)) == 0)
-                child.slab = co_await alloc_pages(k, t, 3); // new_slab() for task_struct / mm_struct / signal_cache
+            if (m_p.slabEvery > 0 && t.rng.below(static_cast<std::uint64_t>(m_p.slabEvery)) == 0) {
+                // new_slab() for task_struct / mm_struct / signal_cache: SLUB tries its order 3 with __GFP_NORETRY,
+                // then the cache's minimum order (task_struct: order 1).
+                child.slabOrder = 3;
+                child.slab = co_await alloc_pages(k, t, 3, GFP_NORETRY);
+                if (child.slab == kNoPage && !k.fatal_signal_pending(t)) {
+                    child.slabOrder = 1;
+                    child.slab = co_await alloc_pages(k, t, 1);
+                }
+            }
             for (int i = 0; i < m_p.pageTables; ++i) {
                 Pfn p = co_await alloc_page(k, t); // pgd_alloc, pud/pmd/pte_alloc
                 if (p == kNoPage)
@@ -452,7 +461,7 @@ namespace {
             // The Proc is reused by the user's next fork, which takes a new slab only now and then: forget the
             // blocks once they are freed, or the next exit would free them a second time.
             if (child.slab != kNoPage)
-                co_await free_pages(k, t, std::exchange(child.slab, kNoPage), 3);
+                co_await free_pages(k, t, std::exchange(child.slab, kNoPage), child.slabOrder);
             if (child.stack != kNoPage) // free_thread_info (after the last switch)
                 co_await free_pages(k, t, std::exchange(child.stack, kNoPage), m_p.stackOrder);
             Sched::burn(t, k.cost.faultEntryNs + 20 * k.cost.lockedRmwNs);
