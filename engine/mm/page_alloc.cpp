@@ -308,10 +308,10 @@ namespace {
     Co<Pfn> rmqueue_order(Kernel& k, Task& t, int order, std::uint64_t mark);
 
     // __alloc_pages_direct_compact(): compact, drain this CPU's list (the pages compaction freed sit there), and
-    // try again at the min watermark. kNoPage when compaction was skipped or deferred, or found no block; then
-    // `deferOnFail` defers the next compactions of this order (since 3.7 only a failed sync compaction does).
+    // try again at the min watermark. kNoPage when compaction was skipped or deferred, or found no block; a failed
+    // `sync` (MIGRATE_SYNC_LIGHT) one defers the next compactions of this order (3.7+: only a sync failure does).
     // `gaveUp`, if given, is set when the compaction was deferred or an async one gave up at a contended lock.
-    Co<Pfn> direct_compact(Kernel& k, Task& t, int order, bool sync, bool deferOnFail, bool* gaveUp = nullptr)
+    Co<Pfn> direct_compact(Kernel& k, Task& t, int order, bool sync, bool* gaveUp = nullptr)
     {
         bool contended = false;
         CompactResult cr = co_await try_to_compact_pages(k, t, order, sync, &contended);
@@ -326,10 +326,20 @@ namespace {
             k.vm.inc(Vm::CompactSuccess);
             co_return p;
         }
-        if (deferOnFail)
+        if (sync)
             defer_compaction(k, order);
         k.vm.inc(Vm::CompactFail);
         co_return kNoPage;
+    }
+
+    // __alloc_pages_direct_reclaim(): reclaim, drain this CPU's list, and try again at the min watermark. `got`:
+    // the pages reclaim freed.
+    Co<Pfn> direct_reclaim(Kernel& k, Task& t, int order, std::uint64_t& got)
+    {
+        k.vm.inc(Vm::AllocStall);
+        got = co_await try_to_free_pages(k, t);
+        co_await drain_local_pages(k, t);
+        co_return co_await rmqueue_order(k, t, order, k.zone.watermarkMin);
     }
 } // namespace
 
@@ -348,15 +358,13 @@ Co<Pfn> alloc_hugepage(Kernel& k, Task& t)
         // since 3.16 (thp.fault_compaction=async) THP faults never compact synchronously.
         p = co_await rmqueue_order(k, t, order, k.zone.watermarkMin);
         bool gaveUp = false;
-        if (p == kNoPage) // no deferral after an async failure (3.7+)
-            p = co_await direct_compact(k, t, order, false, false, &gaveUp);
+        if (p == kNoPage)
+            p = co_await direct_compact(k, t, order, false, &gaveUp);
         if (p == kNoPage && !gaveUp && k.tg.thpSyncCompaction) {
-            k.vm.inc(Vm::AllocStall);
-            co_await try_to_free_pages(k, t);
-            co_await drain_local_pages(k, t);
-            p = co_await rmqueue_order(k, t, order, k.zone.watermarkMin);
+            std::uint64_t got = 0;
+            p = co_await direct_reclaim(k, t, order, got);
             if (p == kNoPage) // order > PAGE_ALLOC_COSTLY_ORDER: no retry loop, one sync compaction
-                p = co_await direct_compact(k, t, order, true, true);
+                p = co_await direct_compact(k, t, order, true);
         }
     }
     if (p != kNoPage)
@@ -453,21 +461,18 @@ Co<Pfn> alloc_pages(Kernel& k, Task& t, int order, unsigned gfp)
             ++k.nrAllocFail;
             co_return kNoPage;
         }
-        p = co_await direct_compact(k, t, order, sync, sync);
+        p = co_await direct_compact(k, t, order, sync);
         if (p != kNoPage)
             break;
         sync = true;
-        // __alloc_pages_direct_reclaim(), then drain_all_pages() if that did not help.
-        k.vm.inc(Vm::AllocStall);
-        std::uint64_t got = co_await try_to_free_pages(k, t);
-        co_await drain_local_pages(k, t);
-        p = co_await rmqueue_order(k, t, order, k.zone.watermarkMin);
+        std::uint64_t got = 0;
+        p = co_await direct_reclaim(k, t, order, got);
         if (p != kNoPage)
             break;
         // No retry (should_alloc_retry() is false for a costly order and for __GFP_NORETRY): one sync compaction
         // ("call [compaction] directly if necessary"), then fail.
         if (order > PAGE_ALLOC_COSTLY_ORDER || (gfp & GFP_NORETRY)) {
-            p = co_await direct_compact(k, t, order, true, true);
+            p = co_await direct_compact(k, t, order, true);
             if (p != kNoPage)
                 break;
             ++k.nrAllocFail;
