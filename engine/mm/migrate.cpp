@@ -60,6 +60,12 @@ namespace {
         Sched::burn(t, 4 * k.cost.lockedRmwNs); // the flag copies are atomic bitops
     }
 
+    void noteUnmappedWalk(Kernel& k, const Task& t, Time start)
+    {
+        k.zone.unmappedRmapTime += k.s.sim().now() + t.debt - start;
+        ++k.zone.unmappedRmapWalks;
+    }
+
     Co<Rc> __unmap_and_move(Kernel& k, Task& t, Pfn page, Pfn newpage)
     {
         FnScope fn(t, "__unmap_and_move");
@@ -72,10 +78,15 @@ namespace {
         k.pages.setFlags(newpage, PG_locked); // __SetPageLocked(newpage) in move_to_new_page
 
         bool pageWasMapped = false;
+        // The walks of a page no one maps, timed waits included: what the patch saves (Zone::unmappedRmapTime).
+        const bool unmapped = !page_mapped(k, page);
+        Time start = k.s.sim().now() + t.debt;
         if (!k.tg.skipUnmapped) {
             // Before 2ebba6b7e1d9: try_to_unmap() whatever the page's state -- for an unmapped page-cache page
             // that is an i_mmap lock round-trip that finds nothing.
             co_await try_to_unmap(k, t, page, TTU_MIGRATION | TTU_IGNORE_ACCESS);
+            if (unmapped)
+                noteUnmappedWalk(k, t, start);
         } else if (page_mapped(k, page)) {
             co_await try_to_unmap(k, t, page, TTU_MIGRATION | TTU_IGNORE_ACCESS);
             pageWasMapped = true;
@@ -86,10 +97,12 @@ namespace {
             moved = co_await migrate_page_move_mapping(k, t, m, newpage, page);
             if (moved)
                 migrate_page_copy(k, t, newpage, page);
-            if (moved && (!k.tg.skipUnmapped || pageWasMapped))
-                co_await remove_migration_ptes(k, t, page, newpage);
-            else if (!moved && (!k.tg.skipUnmapped || pageWasMapped))
-                co_await remove_migration_ptes(k, t, page, page); // put the old page's PTEs back
+            if (!k.tg.skipUnmapped || pageWasMapped) { // the old page's PTEs back if the move failed
+                start = k.s.sim().now() + t.debt;
+                co_await remove_migration_ptes(k, t, page, moved ? newpage : page);
+                if (unmapped)
+                    noteUnmappedWalk(k, t, start);
+            }
         }
         if (!moved) {
             k.pages.setFlags(newpage, 0);

@@ -356,6 +356,17 @@ private Q_SLOTS:
         QVERIFY(mb != nullptr);
         QVERIFY(mb->contentions > 0);
         QVERIFY(lock(base, "mapping->i_mmap_rwsem") == nullptr); // the mutex era
+        // What the patch saves, timed in the baseline: two walks per page migration tried past trylock_page (every
+        // page compaction isolates here is unmapped), none with the patch.
+        double walks = base.metrics.at("unmapped_rmap_walks_per_test");
+        double ok = base.metrics.at("migrated_per_test"); // per test of the whole run, as the walks
+        double failed = base.metrics.at("vm.pgmigrate_fail") * ok / base.metrics.at("vm.pgmigrate_success");
+        QVERIFY2(walks >= 2 * ok - 1e-9 && walks <= 2 * (ok + failed) + 1e-9,
+            qPrintable(QString("%1 walks, %2 migrated, %3 failed").arg(walks).arg(ok).arg(failed)));
+        QVERIFY(base.metrics.at("unmapped_rmap_us_per_test") > 0);
+        QVERIFY(base.metrics.at("unmapped_rmap_share") > 0 && base.metrics.at("unmapped_rmap_share") < 1);
+        QCOMPARE(skip.metrics.at("unmapped_rmap_walks_per_test"), 0.0);
+        QCOMPARE(skip.metrics.at("unmapped_rmap_us_per_test"), 0.0);
     }
 
     void rwsemToggleTakesTheRwsem()
