@@ -230,14 +230,14 @@ namespace {
             out["migrated_per_stall"] = static_cast<double>(ctx.k.vm.get(Vm::PgMigrateSuccess)) / stalls;
             // The most 2ebba6b7e1d9 can give back: migration's i_mmap round-trips for pages no one maps (waits
             // included), per test and as a share of the machine's time (CPUs x run time). Zero with the patch.
-            const Time runTime = ctx.s.sim().now();
+            const Time now = ctx.s.sim().now();
             out["unmapped_rmap_us_per_test"] = toUs(z.unmappedRmapTime) / tests;
             out["unmapped_rmap_walks_per_test"] = static_cast<double>(z.unmappedRmapWalks) / tests;
-            out["unmapped_rmap_share"] = runTime > 0
-                ? toSec(z.unmappedRmapTime) / (toSec(runTime) * static_cast<double>(ctx.s.cpuCount()))
+            out["unmapped_rmap_share"] = now > 0
+                ? toSec(z.unmappedRmapTime) / (toSec(now) * static_cast<double>(ctx.s.cpuCount()))
                 : 0.0;
             // Idle CPU time in the measured window (up to the run's end if it ended inside the window).
-            const Time now = runTime, idleNow = ctx.s.idleTotal();
+            const Time idleNow = ctx.s.idleTotal();
             Time from = m_idleTaken[0] ? m_p.warmup : now, to = m_idleTaken[1] ? m_p.end : now;
             Time idle = (m_idleTaken[1] ? m_idleAt[1] : idleNow) - (m_idleTaken[0] ? m_idleAt[0] : idleNow);
             out["idle_fraction"] = to > from ? toSec(idle) / (toSec(to - from) * ctx.s.cpuCount()) : 0.0;
