@@ -91,7 +91,7 @@ RunResult executeRun(const RunSpec& spec, Interrupter* interrupter)
     Simulator sim;
     Sched sched(sim, setup.machine);
     Kernel kernel(sched, setup.toggles);
-    WorkloadContext ctx { kernel, sched, setup.params, spec.seed };
+    WorkloadContext ctx { kernel, sim, setup.params, spec.seed, { setup.toggles.advice, setup.toggles.glibcTrim } };
     std::unique_ptr<Workload> workload = setup.workload->make();
     workload->setup(ctx);
 

@@ -1,5 +1,6 @@
 #include "scenario/scenario.h"
 
+#include "mm/pte.h"
 #include "scenario/size.h"
 
 #include <algorithm>

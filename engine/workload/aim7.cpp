@@ -23,6 +23,7 @@
 // of the workfile (580 hits). re-aim's own JPM counts each test invocation as a job (driver.c: users x jobs per
 // child x 60 / elapsed), and its children run ~98 tests and never exec; see docs/fidelity.md, "What re-aim really
 // runs", for that and the other differences from its source.
+#include "mm/kernel.h"
 #include "workload/aim7.h"
 
 #include "mm/compaction.h"
@@ -111,7 +112,7 @@ namespace {
         {
             const auto& p = ctx.params;
             Kernel& k = ctx.k;
-            m_sim = &ctx.s.sim();
+            m_sim = &ctx.k.s.sim();
             m_p.users = p.at("users").get<int>();
             double runtime = p.at("runtime_s").get<double>();
             m_p.end = ns(runtime * 1e9);
@@ -143,7 +144,7 @@ namespace {
             if (m_p.thp)
                 set_recommended_min_free_kbytes(k); // khugepaged's start-up (hugepage_init)
             k.startKswapd(0);
-            ctx.s.setWakeIdleSibling(true);
+            ctx.k.s.setWakeIdleSibling(true);
             prefill(k, ctx.seed, p.at("free_fraction").get<double>());
             // Each user: a re-aim child that maps the shared files for its whole life, and its own data file.
             for (int u = 0; u < m_p.users; ++u) {
@@ -167,24 +168,24 @@ namespace {
                 child->layout = child->mm->vmas;
                 child->mm->vmas.clear();
                 AddressSpace& file = new_address_space(k, std::uint64_t(1) << 31);
-                Task& t = ctx.s.spawn(
+                Task& t = ctx.k.s.spawn(
                     "reaim-" + std::to_string(u), u, false, nullptr, Rng::mix(ctx.seed, static_cast<std::uint64_t>(u)));
                 m_tasks.push_back(&t);
-                ctx.s.start(t, user(k, t, *child, file));
+                ctx.k.s.start(t, user(k, t, *child, file));
                 m_procs.push_back(std::move(parent));
                 m_procs.push_back(std::move(child));
             }
             // The machine's idle time in the measured window, from snapshots at its two ends (observer events: they
             // change nothing). Over the whole run, a test still under way after the window -- a long compaction --
             // counted every other CPU's idleness in the tail.
-            m_sched = &ctx.s;
+            m_sched = &ctx.k.s;
             auto snap = [](void* self, std::uint64_t i) {
                 auto* w = static_cast<Fserver*>(self);
                 w->m_idleAt[i] = w->m_sched->idleTotal();
                 w->m_idleTaken[i] = true;
             };
-            ctx.s.sim().observeAt(m_p.warmup, snap, this, 0);
-            ctx.s.sim().observeAt(m_p.end, snap, this, 1);
+            ctx.k.s.sim().observeAt(m_p.warmup, snap, this, 0);
+            ctx.k.s.sim().observeAt(m_p.end, snap, this, 1);
         }
 
         void finish(WorkloadContext& ctx, Metrics& out) override
@@ -230,17 +231,17 @@ namespace {
             out["migrated_per_stall"] = static_cast<double>(ctx.k.vm.get(Vm::PgMigrateSuccess)) / stalls;
             // The most 2ebba6b7e1d9 can give back: migration's i_mmap round-trips for pages no one maps (waits
             // included), per test and as a share of the machine's time (CPUs x run time). Zero with the patch.
-            const Time now = ctx.s.sim().now();
+            const Time now = ctx.k.s.sim().now();
             out["unmapped_rmap_us_per_test"] = toUs(z.unmappedRmapTime) / tests;
             out["unmapped_rmap_walks_per_test"] = static_cast<double>(z.unmappedRmapWalks) / tests;
             out["unmapped_rmap_share"] = now > 0
-                ? toSec(z.unmappedRmapTime) / (toSec(now) * static_cast<double>(ctx.s.cpuCount()))
+                ? toSec(z.unmappedRmapTime) / (toSec(now) * static_cast<double>(ctx.k.s.cpuCount()))
                 : 0.0;
             // Idle CPU time in the measured window (up to the run's end if it ended inside the window).
-            const Time idleNow = ctx.s.idleTotal();
+            const Time idleNow = ctx.k.s.idleTotal();
             Time from = m_idleTaken[0] ? m_p.warmup : now, to = m_idleTaken[1] ? m_p.end : now;
             Time idle = (m_idleTaken[1] ? m_idleAt[1] : idleNow) - (m_idleTaken[0] ? m_idleAt[0] : idleNow);
-            out["idle_fraction"] = to > from ? toSec(idle) / (toSec(to - from) * ctx.s.cpuCount()) : 0.0;
+            out["idle_fraction"] = to > from ? toSec(idle) / (toSec(to - from) * ctx.k.s.cpuCount()) : 0.0;
         }
 
         // Runs for a fixed simulated time (the tests under way at the end then finish: a little past 1.0).

@@ -5,6 +5,7 @@
 // free, so every free of a copy trims the heap and the next malloc regrows it: the same shrink/regrow traffic as
 // MySQL's, at a far higher rate (workload/glibcarena.h). Reported like ebizzy plus /usr/bin/time: records/s over the
 // run, elapsed, user and sys.
+#include "mm/kernel.h"
 #include "workload/ebizzy.h"
 
 #include "workload/glibcarena.h"
@@ -67,7 +68,7 @@ namespace {
     public:
         void setup(WorkloadContext& ctx) override
         {
-            m_sim = &ctx.s.sim();
+            m_sim = &ctx.k.s.sim();
             const auto& j = ctx.params;
             m_p.threads = j.at("threads").get<int>();
             m_p.chunks = j.at("chunks").get<int>();
@@ -77,9 +78,9 @@ namespace {
             m_p.end = ms(j.at("duration_s").get<double>() * 1000.0);
             m_duration = m_p.end;
             MmStruct& mm = ctx.k.mm_alloc();
-            Task& t = ctx.s.spawn("ebizzy", 0, false, &mm, ctx.seed);
+            Task& t = ctx.k.s.spawn("ebizzy", 0, false, &mm, ctx.seed);
             m_main = &t;
-            ctx.s.start(t, ebizzyMain(ctx.k, t, m_p, m_threads, m_records));
+            ctx.k.s.start(t, ebizzyMain(ctx.k, t, m_p, m_threads, m_records));
         }
         void finish(WorkloadContext& ctx, Metrics& out) override
         {

@@ -1,3 +1,4 @@
+#include "mm/kernel.h"
 #include "workload/glibcarena.h"
 
 #include <algorithm>

@@ -1,5 +1,6 @@
 // Seed 000's test program: N processes, each mmap(size) and `loops` times { memset(buf); madvise(buf, advice) },
 // then exit. /usr/bin/time of the whole run gives user, sys and elapsed; swapins are /proc/vmstat pswpin.
+#include "mm/kernel.h"
 #include "workload/memsetmadvise.h"
 
 namespace mms {
@@ -44,9 +45,9 @@ namespace {
             ctx.k.startKswapd(0);
             for (int i = 0; i < n; ++i) {
                 MmStruct& mm = ctx.k.mm_alloc();
-                Task& t = ctx.s.spawn("memset-" + std::to_string(i), i % ctx.s.cpuCount(), false, &mm, Rng::mix(ctx.seed, static_cast<std::uint64_t>(i)));
+                Task& t = ctx.k.s.spawn("memset-" + std::to_string(i), i % ctx.k.s.cpuCount(), false, &mm, Rng::mix(ctx.seed, static_cast<std::uint64_t>(i)));
                 m_tasks.push_back(&t);
-                ctx.s.start(t, process(ctx.k, t, pages, loops, ctx.k.tg.advice));
+                ctx.k.s.start(t, process(ctx.k, t, pages, loops, ctx.k.tg.advice));
             }
         }
         void finish(WorkloadContext& ctx, Metrics& out) override

@@ -1,4 +1,5 @@
 // The workload kinds. Add a new one here (one line) and in its own file.
+#include "mm/kernel.h"
 #include "workload/aim7.h"
 #include "workload/ebizzy.h"
 #include "workload/memsetmadvise.h"

@@ -8,6 +8,7 @@
 // folded into the transaction's CPU work.
 //
 // throughput = transactions completed in the measured window / window length (sysbench's "transactions/sec").
+#include "mm/kernel.h"
 #include "workload/sysbench.h"
 
 #include "workload/glibcarena.h"
@@ -125,7 +126,7 @@ namespace {
     public:
         void setup(WorkloadContext& ctx) override
         {
-            m_sim = &ctx.s.sim();
+            m_sim = &ctx.k.s.sim();
             const auto& j = ctx.params;
             m_p.threads = j.at("threads").get<int>();
             m_p.queries = j.at("queries").get<int>();
@@ -144,10 +145,10 @@ namespace {
             m_window = m_p.end - m_p.warmup;
             MmStruct& mm = ctx.k.mm_alloc(); // mysqld
             for (int i = 0; i < m_p.threads; ++i) {
-                Task& t = ctx.s.spawn("mysqld-" + std::to_string(i), i % ctx.s.cpuCount(), false, &mm,
+                Task& t = ctx.k.s.spawn("mysqld-" + std::to_string(i), i % ctx.k.s.cpuCount(), false, &mm,
                     Rng::mix(ctx.seed, static_cast<std::uint64_t>(i)));
                 m_tasks.push_back(&t);
-                ctx.s.start(t, connectionThread(ctx.k, t, m_p, m_counters, m_appLock));
+                ctx.k.s.start(t, connectionThread(ctx.k, t, m_p, m_counters, m_appLock));
             }
         }
         void finish(WorkloadContext& ctx, Metrics& out) override
@@ -163,8 +164,8 @@ namespace {
             out["heap_grow_syscalls"] = static_cast<double>(m_counters.growSyscalls);
             out["user_s"] = toSec(user);
             out["sys_s"] = toSec(sys);
-            out["elapsed_s"] = toSec(ctx.s.sim().now());
-            out["idle_s"] = toSec(ctx.s.idleTotal());
+            out["elapsed_s"] = toSec(ctx.k.s.sim().now());
+            out["idle_s"] = toSec(ctx.k.s.idleTotal());
         }
 
         // Simulated time against the end of the run (the threads run for a fixed simulated time).

@@ -10,6 +10,7 @@
 // 64 at a time from the devices in turn), exactly as get_swap_page() would hand them out. What exit then frees -
 // the order of swap entries along each address space and so how often consecutive entries change device - comes
 // from that mechanism, not from a constant.
+#include "mm/kernel.h"
 #include "workload/usemem.h"
 
 #include <algorithm>
@@ -39,8 +40,8 @@ namespace {
             for (int i = 0; i < n; ++i) {
                 MmStruct& mm = k.mm_alloc();
                 std::uint32_t start = k.do_mmap(mm, perProcess);
-                int cpu = i * ctx.s.cpuCount() / n; // the scheduler spreads the processes over the sockets
-                Task& t = ctx.s.spawn("usemem-" + std::to_string(i), cpu, false, &mm, Rng::mix(ctx.seed, static_cast<std::uint64_t>(i)));
+                int cpu = i * ctx.k.s.cpuCount() / n; // the scheduler spreads the processes over the sockets
+                Task& t = ctx.k.s.spawn("usemem-" + std::to_string(i), cpu, false, &mm, Rng::mix(ctx.seed, static_cast<std::uint64_t>(i)));
                 auto& o = order[static_cast<std::size_t>(i)];
                 o.resize(perProcess);
                 std::iota(o.begin(), o.end(), start);
@@ -54,7 +55,7 @@ namespace {
                 m_mappedAtExit += mm->rss + mm->swapents;
             m_freeTime.assign(static_cast<std::size_t>(n), 0);
             for (int i = 0; i < n; ++i)
-                ctx.s.start(*m_tasks[static_cast<std::size_t>(i)], exitProcess(k, *m_tasks[static_cast<std::size_t>(i)], m_freeTime[static_cast<std::size_t>(i)]));
+                ctx.k.s.start(*m_tasks[static_cast<std::size_t>(i)], exitProcess(k, *m_tasks[static_cast<std::size_t>(i)], m_freeTime[static_cast<std::size_t>(i)]));
         }
 
         void finish(WorkloadContext& ctx, Metrics& out) override

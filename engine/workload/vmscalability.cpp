@@ -6,6 +6,7 @@
 //
 // Metrics: throughput_mbps, the average over the dd processes of what each prints (bytes / its elapsed time, MB =
 // 1e6 bytes, as dd reports); elapsed_s, when the last dd finished; and lru_lock figures that show the saturation.
+#include "mm/kernel.h"
 #include "workload/vmscalability.h"
 
 namespace mms {
@@ -89,7 +90,7 @@ namespace {
             k.startKswapd(0);
             DdSpec spec;
             spec.end = runtime > 0 ? ns(runtime * 1e9) : 0;
-            m_sim = &ctx.s.sim();
+            m_sim = &ctx.k.s.sim();
             m_end = spec.end;
             m_plannedPages = static_cast<std::uint64_t>(files) * static_cast<std::uint64_t>(readers) * pages;
             int j = 0;
@@ -100,7 +101,7 @@ namespace {
                         + (readers > 1 ? "." + std::to_string(r) : "");
                     MmStruct* mm = m_mmap ? &k.mm_alloc() : nullptr;
                     std::uint64_t seed = Rng::mix(ctx.seed, static_cast<std::uint64_t>(j));
-                    Task& t = ctx.s.spawn(name, j % ctx.s.cpuCount(), false, mm, seed);
+                    Task& t = ctx.k.s.spawn(name, j % ctx.k.s.cpuCount(), false, mm, seed);
                     k.setTaskMemcg(t, j); // lru.lruvecs > 1: task j runs in memcg j mod N
                     if (j == 0) // this run's placement of memory: one draw for the whole run
                         k.memCostJitter = t.rng.jitter(p.at("run_jitter").get<double>());
@@ -108,9 +109,9 @@ namespace {
                     if (m_mmap) {
                         auto n = static_cast<std::uint32_t>(pages);
                         std::uint32_t start = k.do_mmap_file(*mm, m, 0, n);
-                        ctx.s.start(t, usemem_readonly(k, t, *mm, start, n, spec));
+                        ctx.k.s.start(t, usemem_readonly(k, t, *mm, start, n, spec));
                     } else {
-                        ctx.s.start(t, dd(k, t, m, spec));
+                        ctx.k.s.start(t, dd(k, t, m, spec));
                     }
                 }
             }

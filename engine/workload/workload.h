@@ -1,9 +1,10 @@
 #pragma once
-// A workload is a program for simulated tasks. It declares its parameters (with units, defaults and whether
-// --scale multiplies them), spawns its tasks on the simulated machine and, at the end, turns what happened into
-// the scenario's metrics.
+// A workload is a user program for simulated tasks. It declares its parameters (with units, defaults and whether
+// --scale multiplies them), spawns its processes and threads, and, at the end, turns what happened into the
+// scenario's metrics. It talks to the kernel only through the system calls of kernel/syscalls.h: the kernel runs
+// the same code whatever program calls it.
 
-#include "mm/kernel.h"
+#include "kernel/syscalls.h"
 
 #include <nlohmann/json.hpp>
 
@@ -29,11 +30,19 @@ struct ParamSpec {
 
 using Metrics = std::map<std::string, double>;
 
+// The variant's user-space choices: the advice the program passes to madvise() (madvise.advice) and the glibc it
+// runs on (glibc.trim). Everything else a variant sets is the kernel's.
+struct UserSpace {
+    Advice advice = Advice::DontNeed;
+    GlibcTrim glibcTrim = GlibcTrim::Madvise;
+};
+
 struct WorkloadContext {
     Kernel& k;
-    Sched& s;
+    Simulator& sim; // for observer events (Simulator::observeAt) and the clock a progress() report reads
     const nlohmann::json& params; // validated, scaled, every default filled in
     std::uint64_t seed;
+    UserSpace user;
 };
 
 class Workload {

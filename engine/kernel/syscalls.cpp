@@ -1,0 +1,159 @@
+// The system-call entry points (kernel/syscalls.h): each enters the kernel function it names.
+#include "kernel/syscalls.h"
+
+#include "mm/kernel.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace mms::sys {
+
+Task& spawn_process(Kernel& k, std::string name, int cpu, std::uint64_t seed)
+{
+    return k.s.spawn(std::move(name), cpu, false, &k.mm_alloc(), seed);
+}
+
+Task& spawn_thread(Kernel& k, Task& leader, std::string name, int cpu, std::uint64_t seed)
+{
+    return k.s.spawn(std::move(name), cpu, false, leader.mm, seed);
+}
+
+void start(Kernel& k, Task& t, Co<> body) { k.s.start(t, std::move(body)); }
+
+void cgroup_attach(Kernel& k, Task& t, int memcg) { k.setTaskMemcg(t, memcg); }
+
+Co<> exit(Kernel& k, Task& t) { co_await exit_mmap(k, t, *t.mm); }
+
+bool killed(const Kernel& k, const Task& t) { return k.fatal_signal_pending(t); }
+
+std::uint32_t mmap(Kernel& k, Task& t, std::uint32_t pages) { return k.do_mmap(*t.mm, pages); }
+
+Co<> mmap_prot_none(Kernel& k, Task& t, std::uint32_t start, std::uint32_t pages)
+{
+    co_await sys_mmap_prot_none(k, t, *t.mm, start, pages);
+}
+
+Co<> mprotect(Kernel& k, Task& t, std::uint32_t start, std::uint32_t pages)
+{
+    co_await sys_mprotect(k, t, *t.mm, start, pages);
+}
+
+Co<> madvise(Kernel& k, Task& t, std::uint32_t start, std::uint32_t pages, Advice advice)
+{
+    co_await sys_madvise(k, t, *t.mm, start, pages, advice);
+}
+
+namespace {
+    Co<> touch_fault(Kernel& k, Task& t, std::uint32_t vpn, Access access)
+    {
+        MmStruct& mm = *t.mm;
+        co_await handle_mm_fault(k, t, mm, vpn, access == Access::Write);
+        if (access == Access::Read)
+            mm.pte[vpn] |= pte::kYoung; // the load that faulted completes
+    }
+} // namespace
+
+MaybeCo touch(Kernel& k, Task& t, std::uint32_t vpn, Access access)
+{
+    MmStruct& mm = *t.mm;
+    Pte e = mm.pte[vpn];
+    if (!pte::present(e))
+        return touch_fault(k, t, vpn, access);
+    if (access == Access::Read) {
+        mm.pte[vpn] = e | pte::kYoung;
+    } else {
+        mm.pte[vpn] = e | pte::kYoung | pte::kDirty;
+        k.pages.clear(pte::pfn(e), PG_lazyfree);
+    }
+    return {};
+}
+
+File create_sparse(Kernel& k, std::uint64_t pages) { return File(&new_address_space(k, pages)); }
+
+std::uint32_t mmap_file(Kernel& k, Task& t, File f, std::uint64_t pgoff, std::uint32_t pages)
+{
+    return k.do_mmap_file(*t.mm, *f.mapping(), pgoff, pages);
+}
+
+ValueOrCo<bool> pread(Kernel& k, Task& t, File f, std::uint64_t index)
+{
+    Sched::burn(t, k.cost.faultEntryNs); // syscall entry/exit, vfs_read -> xfs_file_read_iter
+    if (generic_file_read_cached(k, t, *f.mapping(), index))
+        return true;
+    return generic_file_buffered_read(k, t, *f.mapping(), index);
+}
+
+std::uint64_t pread_cached_run(
+    Kernel& k, Task& t, File f, std::uint64_t index, std::uint64_t nr, bool thenWriteNull, Time end)
+{
+    const Time syscall = ns(k.cost.faultEntryNs);
+    return generic_file_read_cached_run(k, t, *f.mapping(), index, nr, thenWriteNull ? 2 * syscall : syscall, end);
+}
+
+void write_null(Kernel& k, Task& t) { Sched::burn(t, k.cost.faultEntryNs); }
+
+Futex::Futex(Kernel&)
+    : m_q(std::make_unique<FutexQueue>())
+{
+}
+
+Futex::~Futex() = default;
+
+Co<> futex_wait(Kernel& k, Task& t, Futex& f, const int& word, int expected)
+{
+    co_await mms::futex_wait(k, t, *t.mm, f.queue(), word, expected);
+}
+
+Co<> futex_wake(Kernel& k, Task& t, Futex& f, int nr) { co_await mms::futex_wake(k, t, *t.mm, f.queue(), nr); }
+
+void atomic_rmw(Kernel& k, Task& t, int& lastCpu)
+{
+    Sched::burn(t, k.cost.lockedRmwNs + k.s.lineTransferNs(lastCpu, t.cpu), Acct::User);
+    lastCpu = t.cpu;
+}
+
+void compute(Task& t, double nsCost) { Sched::burn(t, nsCost, Acct::User); }
+void syscall_work(Task& t, double nsCost) { Sched::burn(t, nsCost, Acct::Sys); }
+const CostModel& machine_costs(const Kernel& k) { return k.cost; }
+int nr_cpus(const Kernel& k) { return k.s.cpuCount(); }
+
+Time now(const Kernel& k) { return k.s.sim().now(); }
+Time clock(const Kernel& k, const Task& t) { return k.s.sim().now() + t.debt; }
+Sched::Flush flush(Kernel& k, Task& t) { return k.s.flush(t); }
+bool need_resched(const Kernel& k, const Task& t) { return k.s.need_resched(t); }
+Co<> preempt(Kernel& k, Task& t) { co_await k.s.cond_resched(t); }
+Co<> nanosleep(Kernel& k, Task& t, Time d) { co_await k.s.sleepFor(t, d); }
+
+std::uint64_t vmstat(const Kernel& k, std::string_view name)
+{
+    for (std::size_t i = 0; i < static_cast<std::size_t>(Vm::Count); ++i)
+        if (name == vmName(static_cast<Vm>(i)))
+            return k.vm.v[i];
+    throw std::out_of_range("no /proc/vmstat field " + std::string(name));
+}
+
+LockStat lock_stat(const Kernel& k, std::string_view name)
+{
+    LockStat sum;
+    sum.name = name;
+    for (const LockStat* l : k.lockStats()) {
+        if (l->name != name)
+            continue;
+        sum.kind = l->kind;
+        sum.acquisitions += l->acquisitions;
+        sum.acqBounces += l->acqBounces;
+        sum.contentions += l->contentions;
+        sum.conBounces += l->conBounces;
+        sum.holdTotal += l->holdTotal;
+        sum.waitTotal += l->waitTotal;
+        sum.holdMin = std::min(sum.holdMin, l->holdMin);
+        sum.holdMax = std::max(sum.holdMax, l->holdMax);
+        sum.waitMin = std::min(sum.waitMin, l->waitMin);
+        sum.waitMax = std::max(sum.waitMax, l->waitMax);
+    }
+    return sum;
+}
+
+Time idle_time(const Kernel& k) { return k.s.idleTotal(); }
+
+} // namespace mms::sys

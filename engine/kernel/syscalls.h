@@ -1,0 +1,153 @@
+#pragma once
+// The system-call boundary: everything a user program (engine/workload) may ask of the simulated kernel. A workload's
+// tasks compute, touch their memory and call these entry points, like a test program under strace; they never read
+// or write kernel state, and the kernel never knows which program calls it.
+//
+// Conventions. `k` is the kernel (opaque here), `t` the calling thread (`current`). Addresses are virtual page
+// numbers in the caller's address space; sizes are pages unless a name says bytes. Calls that may sleep or wait on a
+// contended lock are coroutines (`co_await sys::madvise(...)`); where the common case finishes at once they return a
+// MaybeCo or ValueOrCo (mm/fastpath.h), awaited the same way. Calls marked "set-up" are for a workload's setup(),
+// before the simulation runs: no simulated time passes (the state a program reaches before the measured part, like a
+// benchmark's warm-up that the post does not time). Each entry point says which kernel function it enters, so the
+// per-CPU timeline reads against the kernel source.
+
+#include "hw/machine.h" // CostModel: what the program's own instructions and memory traffic cost on this machine
+#include "mm/fastpath.h"
+#include "mm/toggles.h" // Advice, GlibcTrim: the user-space choices a variant makes
+#include "sched/sched.h" // Task: the calling thread (its PRNG stream, its /usr/bin/time accounting)
+#include "sim/co.h"
+#include "sync/lockstat.h" // LockStat: one row of /proc/lock_stat
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace mms {
+
+class Kernel;
+struct AddressSpace;
+struct FutexQueue;
+
+namespace sys {
+
+    // --- processes and threads -------------------------------------------------------------------------------------
+
+    // Set-up: a new process (its own address space) whose one thread starts on `cpu` once the simulation runs, with
+    // its own PRNG stream seeded from `seed`. start() gives it its program.
+    Task& spawn_process(Kernel& k, std::string name, int cpu, std::uint64_t seed);
+    // Set-up: a thread of `leader`'s process (clone(CLONE_VM | CLONE_THREAD)): it shares the address space.
+    Task& spawn_thread(Kernel& k, Task& leader, std::string name, int cpu, std::uint64_t seed);
+    // Set-up: the thread runs `body` when the simulation starts.
+    void start(Kernel& k, Task& t, Co<> body);
+    // Set-up: put the task in memory cgroup `memcg` (echo PID > cgroup.procs); 0 is the root.
+    void cgroup_attach(Kernel& k, Task& t, int memcg);
+
+    // exit_mm() -> mmput() -> exit_mmap(): the process's memory goes back (do_exit's memory part). The thread ends
+    // when its body returns.
+    Co<> exit(Kernel& k, Task& t);
+    // The process has a fatal signal pending (the OOM killer chose it): it must stop at its next step and exit.
+    bool killed(const Kernel& k, const Task& t);
+
+    // --- memory ----------------------------------------------------------------------------------------------------
+
+    // mmap(MAP_ANONYMOUS | MAP_PRIVATE) of `pages`: the first page of the new mapping. Creating the VMA costs no
+    // simulated time (its pages fault in on first touch, which is what the model charges).
+    std::uint32_t mmap(Kernel& k, Task& t, std::uint32_t pages);
+    // mmap(PROT_NONE, MAP_FIXED) over part of a mapping: zaps its pages (mmap_sem for write), glibc's shrink_heap.
+    Co<> mmap_prot_none(Kernel& k, Task& t, std::uint32_t start, std::uint32_t pages);
+    // mprotect(PROT_READ | PROT_WRITE) of part of a mapping (mmap_sem for write, vma_adjust).
+    Co<> mprotect(Kernel& k, Task& t, std::uint32_t start, std::uint32_t pages);
+    // madvise(start, pages, advice).
+    Co<> madvise(Kernel& k, Task& t, std::uint32_t start, std::uint32_t pages, Advice advice);
+
+    // A load from or store to page `vpn`. A page not mapped faults (handle_mm_fault); a mapped one gets its PTE's
+    // accessed bit, and with a store its dirty bit, from the CPU (a lazily freed page is then in use again).
+    enum class Access : std::uint8_t { Read, Write };
+    MaybeCo touch(Kernel& k, Task& t, std::uint32_t vpn, Access access);
+
+    // --- files -----------------------------------------------------------------------------------------------------
+
+    // An open file (its page cache is the kernel's). Copyable; valid for the kernel's lifetime.
+    class File {
+    public:
+        File() = default;
+        explicit File(AddressSpace* mapping)
+            : m_mapping(mapping)
+        {
+        }
+        AddressSpace* mapping() const { return m_mapping; }
+
+    private:
+        AddressSpace* m_mapping = nullptr;
+    };
+
+    // Set-up: `truncate -s` of a new file of `pages` pages: every page a hole (a sparse file on tmpfs or xfs).
+    File create_sparse(Kernel& k, std::uint64_t pages);
+    // Set-up: mmap(MAP_SHARED) of `pages` of `f` from page `pgoff`; the first page of the mapping.
+    std::uint32_t mmap_file(Kernel& k, Task& t, File f, std::uint64_t pgoff, std::uint32_t pages);
+
+    // pread() of one page at `index` into a user buffer: the syscall's entry and exit, then the buffered read path
+    // (generic_file_buffered_read: readahead, page-cache lookup, copy_page_to_iter). false past EOF.
+    ValueOrCo<bool> pread(Kernel& k, Task& t, File f, std::uint64_t index);
+    // Host-side batching of a reader's loop, no simulated difference: pread() of pages index, index + 1, ... (at most
+    // `nr`) while each page is cached and nothing would wait, each followed by a write() to /dev/null when
+    // `thenWriteNull`, stopping at the first that is not or when the caller's clock reaches `end` (0: no limit).
+    // Returns the pages read; the one it stopped at is untouched, for pread() to read.
+    std::uint64_t pread_cached_run(
+        Kernel& k, Task& t, File f, std::uint64_t index, std::uint64_t nr, bool thenWriteNull, Time end);
+    // write() to /dev/null: entry and exit, write_null returns at once.
+    void write_null(Kernel& k, Task& t);
+
+    // --- user-space synchronisation and time ------------------------------------------------------------------------
+
+    // A futex word's kernel side (its hash bucket and wait queue). Owned by the program that uses the word.
+    class Futex {
+    public:
+        explicit Futex(Kernel& k);
+        ~Futex();
+        Futex(const Futex&) = delete;
+        Futex& operator=(const Futex&) = delete;
+        FutexQueue& queue() const { return *m_q; }
+
+    private:
+        std::unique_ptr<FutexQueue> m_q;
+    };
+    // FUTEX_WAIT: sleeps unless `word` no longer holds `expected`. FUTEX_WAKE: wakes up to `nr` waiters.
+    Co<> futex_wait(Kernel& k, Task& t, Futex& f, const int& word, int expected);
+    Co<> futex_wake(Kernel& k, Task& t, Futex& f, int nr);
+
+    // A user-space atomic read-modify-write (lock cmpxchg/xchg) on a shared cache line: the locked operation, and
+    // the line's transfer when another CPU wrote it last. `lastCpu` is the line's owner, updated to the caller's CPU.
+    void atomic_rmw(Kernel& k, Task& t, int& lastCpu);
+
+    // CPU time the program spends in its own code (user time), or inside a system call the model does not break
+    // down (system time: creat, link, a loopback send, ...).
+    void compute(Task& t, double nsCost);
+    void syscall_work(Task& t, double nsCost);
+    // What the machine's CPUs and memory cost (clock, memory bandwidth, atomics): for the program's own work.
+    const CostModel& machine_costs(const Kernel& k);
+    int nr_cpus(const Kernel& k);
+
+    // The simulated clock, and the caller's own clock: now plus the CPU time it has used but not yet pushed onto
+    // the global clock (what clock_gettime() would return in the thread).
+    Time now(const Kernel& k);
+    Time clock(const Kernel& k, const Task& t);
+    // Brings the global clock to the caller's own (every access to shared state does this first).
+    Sched::Flush flush(Kernel& k, Task& t);
+    // Preemption at a point in user code: the timer tick finds the slice used up and others waiting on this CPU.
+    bool need_resched(const Kernel& k, const Task& t);
+    Co<> preempt(Kernel& k, Task& t);
+    // Blocks for `d` without using the CPU (nanosleep, a recv() that waits a fixed round trip).
+    Co<> nanosleep(Kernel& k, Task& t, Time d);
+
+    // --- what a program (or the person running it) reads back -----------------------------------------------------
+
+    // A /proc/vmstat field by name (as vmName() spells it); throws std::out_of_range for an unknown name.
+    std::uint64_t vmstat(const Kernel& k, std::string_view name);
+    // /proc/lock_stat: the summed row of every lock instance with this class name (empty row if none).
+    LockStat lock_stat(const Kernel& k, std::string_view name);
+    // /proc/stat: the CPUs' idle time so far, summed.
+    Time idle_time(const Kernel& k);
+
+} // namespace sys
+} // namespace mms
