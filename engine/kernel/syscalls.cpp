@@ -132,13 +132,17 @@ std::uint64_t vmstat(const Kernel& k, std::string_view name)
     throw std::out_of_range("no /proc/vmstat field " + std::string(name));
 }
 
-LockStat lock_stat(const Kernel& k, std::string_view name)
+LockStat lock_stat(const Kernel& k, std::string_view name, int* instances)
 {
     LockStat sum;
     sum.name = name;
+    if (instances)
+        *instances = 0;
     for (const LockStat* l : k.lockStats()) {
         if (l->name != name)
             continue;
+        if (instances)
+            ++*instances;
         sum.kind = l->kind;
         sum.acquisitions += l->acquisitions;
         sum.acqBounces += l->acqBounces;

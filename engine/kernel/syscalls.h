@@ -21,6 +21,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace mms {
 
@@ -64,6 +65,24 @@ namespace sys {
     // accessed bit, and with a store its dirty bit, from the CPU (a lazily freed page is then in use again).
     enum class Access : std::uint8_t { Read, Write };
     MaybeCo touch(Kernel& k, Task& t, std::uint32_t vpn, Access access);
+
+    // /proc/meminfo, in pages.
+    struct MemInfo {
+        std::uint64_t memFree = 0;
+        std::uint64_t memAvailable = 0; // free pages (the page cache the model could drop is not counted)
+        std::uint64_t swapTotal = 0;
+    };
+    MemInfo meminfo(const Kernel& k);
+    // /proc/PID/status VmRSS + VmSwap of the task's process, in pages.
+    std::uint64_t vm_rss_swap(const Task& t);
+
+    // Set-up fast-forward (mm/prefault.cpp): each task's process has written every page of order[i] once, in that
+    // order, the processes interleaved at random (PRNG `seed`), while reclaim kept the resident pages within the free
+    // memory above the high watermark by swapping out the page touched longest ago from the CPU that needed a page
+    // (its swap slots cache, as get_swap_page() hands slots out). Builds the state that leaves, without simulating
+    // it; when swap fills up, the rest stays untouched.
+    void fast_forward_touch_swapping(Kernel& k, const std::vector<Task*>& tasks,
+        const std::vector<std::vector<std::uint32_t>>& order, std::uint64_t seed);
 
     // --- files -----------------------------------------------------------------------------------------------------
 
@@ -144,8 +163,9 @@ namespace sys {
 
     // A /proc/vmstat field by name (as vmName() spells it); throws std::out_of_range for an unknown name.
     std::uint64_t vmstat(const Kernel& k, std::string_view name);
-    // /proc/lock_stat: the summed row of every lock instance with this class name (empty row if none).
-    LockStat lock_stat(const Kernel& k, std::string_view name);
+    // /proc/lock_stat: the summed row of every lock instance with this class name (empty row if none), and how many
+    // instances there are in `instances` when given.
+    LockStat lock_stat(const Kernel& k, std::string_view name, int* instances = nullptr);
     // /proc/stat: the CPUs' idle time so far, summed.
     Time idle_time(const Kernel& k);
 

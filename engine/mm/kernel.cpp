@@ -95,6 +95,8 @@ std::uint32_t Kernel::do_mmap_file(MmStruct& mm, AddressSpace& m, std::uint64_t 
 
 void Kernel::startKswapd(int cpu)
 {
+    if (m_kswapd)
+        return;
     m_kswapd = &s.spawn("kswapd0", cpu, true, nullptr, 0);
     s.start(*m_kswapd, kswapd_main(*this, *m_kswapd));
 }
@@ -390,6 +392,7 @@ const char* vmName(Vm v)
     case Vm::SwapSlotsRefill: return "swap_slots_refill";
     case Vm::SwapFreeEntriesCalls: return "swapcache_free_entries_calls";
     case Vm::SwapFreeEntriesSlots: return "swapcache_free_entries_slots";
+    case Vm::SwapFreeEntriesPs: return "swapcache_free_entries_ps";
     case Vm::RmapUnmap: return "rmap_unmap";
     case Vm::CompactStall: return "compact_stall";
     case Vm::CompactSuccess: return "compact_success";

@@ -327,7 +327,6 @@ public:
         return l;
     }();
     std::vector<SwapSlotsCache> swapSlots; // per CPU; empty when swap.slots_cache is off
-    Time swapFreeEntriesTime = 0; // summed duration of swapcache_free_entries() calls
     int nrSwapPagesLine = -1; // the CPU that last wrote nr_swap_pages (a global atomic_long_t); -1: none yet
 
     // The allocator's ways out when memory runs out (page_alloc.cpp): allocations that gave up (__GFP_NORETRY

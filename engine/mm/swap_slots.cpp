@@ -185,7 +185,7 @@ Co<> swapcache_free_entries(Kernel& k, Task& t, std::vector<std::uint32_t>& entr
     spin_unlock(k.s, t, prev->lock);
     k.vm.inc(Vm::SwapFreeEntriesCalls);
     k.vm.inc(Vm::SwapFreeEntriesSlots, entries.size());
-    k.swapFreeEntriesTime += k.s.sim().now() + t.debt - start;
+    k.vm.inc(Vm::SwapFreeEntriesPs, static_cast<std::uint64_t>(k.s.sim().now() + t.debt - start));
 }
 
 namespace {

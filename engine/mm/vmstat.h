@@ -29,6 +29,7 @@ enum class Vm : std::uint8_t {
     SwapSlotsRefill, // get_swap_pages() refills of a per-CPU swap slots cache
     SwapFreeEntriesCalls, // swapcache_free_entries() calls
     SwapFreeEntriesSlots, // entries they freed
+    SwapFreeEntriesPs, // their summed duration, picoseconds (a model tracepoint, not a /proc/vmstat field)
     RmapUnmap, // PTEs of file pages cleared by try_to_unmap (not a /proc/vmstat field)
     CompactStall, // direct compaction runs (compact_stall)
     CompactSuccess, // ... after which the allocation succeeded

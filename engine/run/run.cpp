@@ -1,5 +1,6 @@
 #include "run/run.h"
 
+#include "mm/kernel.h"
 #include "mm/page.h"
 #include "mm/pte.h"
 #include "run/recorder.h"
@@ -91,6 +92,7 @@ RunResult executeRun(const RunSpec& spec, Interrupter* interrupter)
     Simulator sim;
     Sched sched(sim, setup.machine);
     Kernel kernel(sched, setup.toggles);
+    kernel.startKswapd(0); // the kernel's boot: kswapd0 sleeps until an allocation finds free memory low
     WorkloadContext ctx { kernel, sim, setup.params, spec.seed, { setup.toggles.advice, setup.toggles.glibcTrim } };
     std::unique_ptr<Workload> workload = setup.workload->make();
     workload->setup(ctx);

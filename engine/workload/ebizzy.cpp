@@ -5,7 +5,6 @@
 // free, so every free of a copy trims the heap and the next malloc regrows it: the same shrink/regrow traffic as
 // MySQL's, at a far higher rate (workload/glibcarena.h). Reported like ebizzy plus /usr/bin/time: records/s over the
 // run, elapsed, user and sys.
-#include "mm/kernel.h"
 #include "workload/ebizzy.h"
 
 #include "workload/glibcarena.h"
@@ -24,21 +23,22 @@ namespace {
         ArenaParams arena;
         Time end = 0;
         std::uint32_t chunkStart = 0; // first vpn of the chunks (allocated by main())
+        UserSpace user;
     };
 
     Co<> searchThread(Kernel& k, Task& t, const Params& p, std::uint64_t& records)
     {
-        GlibcArena arena(k, *t.mm, p.arena, 0);
-        const CostModel& c = k.cost;
+        GlibcArena arena(k, t, p.arena, p.user, 0);
+        const CostModel& c = sys::machine_costs(k);
         double compares = std::log2(static_cast<double>(p.chunkSize / kRecordSize));
-        while (k.s.sim().now() < p.end) {
+        while (sys::now(k) < p.end) {
             t.rng.below(static_cast<std::uint64_t>(p.chunks)); // the chunk: all are resident, so which one is free
             std::uint64_t copy = co_await arena.malloc(t, p.chunkSize);
             // memcpy: read the source (mapped, no faults), write the copy; a 4 KiB copy per page.
             co_await arena.touch(t, copy, p.chunkSize, c.copyPageNs);
-            Sched::burn(t, compares * 2.0 * c.lineSameSocketNs, Acct::User); // bsearch: a cache miss per probe
+            sys::compute(t, compares * 2.0 * c.lineSameSocketNs); // bsearch: a cache miss per probe
             co_await arena.free(t);
-            co_await k.s.cond_resched(t);
+            co_await sys::preempt(k, t);
             ++records;
             ++t.opsDone;
         }
@@ -47,20 +47,19 @@ namespace {
     // main(): allocate and fill the chunks, then start the threads.
     Co<> ebizzyMain(Kernel& k, Task& t, Params& p, std::vector<Task*>& threads, std::uint64_t& records)
     {
-        MmStruct& mm = *t.mm;
         auto pages = static_cast<std::uint32_t>(static_cast<std::uint64_t>(p.chunks) * p.chunkSize / kPageSize);
-        p.chunkStart = k.do_mmap(mm, pages);
+        p.chunkStart = sys::mmap(k, t, pages);
         for (std::uint32_t i = 0; i < pages; ++i) {
-            co_await handle_mm_fault(k, t, mm, p.chunkStart + i, true);
-            Sched::burn(t, k.cost.userMemsetPageNs, Acct::User); // fill with random records
+            co_await sys::touch(k, t, p.chunkStart + i, sys::Access::Write);
+            sys::compute(t, sys::machine_costs(k).userMemsetPageNs); // fill with random records
         }
-        co_await k.s.flush(t);
-        p.end += k.s.sim().now();
+        co_await sys::flush(k, t);
+        p.end += sys::now(k);
         for (int i = 0; i < p.threads; ++i) {
-            Task& th = k.s.spawn("ebizzy-" + std::to_string(i), i % k.s.cpuCount(), false, &mm,
+            Task& th = sys::spawn_thread(k, t, "ebizzy-" + std::to_string(i), i % sys::nr_cpus(k),
                 Rng::mix(t.rng.next(), static_cast<std::uint64_t>(i)));
             threads.push_back(&th);
-            k.s.start(th, searchThread(k, th, p, records));
+            sys::start(k, th, searchThread(k, th, p, records));
         }
     }
 
@@ -68,8 +67,9 @@ namespace {
     public:
         void setup(WorkloadContext& ctx) override
         {
-            m_sim = &ctx.k.s.sim();
+            m_sim = &ctx.sim;
             const auto& j = ctx.params;
+            m_p.user = ctx.user;
             m_p.threads = j.at("threads").get<int>();
             m_p.chunks = j.at("chunks").get<int>();
             m_p.chunkSize = j.at("chunk_size").get<std::uint64_t>();
@@ -77,10 +77,9 @@ namespace {
             m_p.arena.topPad = j.at("top_pad").get<std::uint64_t>();
             m_p.end = ms(j.at("duration_s").get<double>() * 1000.0);
             m_duration = m_p.end;
-            MmStruct& mm = ctx.k.mm_alloc();
-            Task& t = ctx.k.s.spawn("ebizzy", 0, false, &mm, ctx.seed);
+            Task& t = sys::spawn_process(ctx.k, "ebizzy", 0, ctx.seed);
             m_main = &t;
-            ctx.k.s.start(t, ebizzyMain(ctx.k, t, m_p, m_threads, m_records));
+            sys::start(ctx.k, t, ebizzyMain(ctx.k, t, m_p, m_threads, m_records));
         }
         void finish(WorkloadContext& ctx, Metrics& out) override
         {

@@ -1,4 +1,3 @@
-#include "mm/kernel.h"
 #include "workload/glibcarena.h"
 
 #include <algorithm>
@@ -14,12 +13,12 @@ namespace {
     std::uint64_t pageAlignUp(std::uint64_t b) { return (b + kPageSize - 1) / kPageSize * kPageSize; }
 } // namespace
 
-GlibcArena::GlibcArena(Kernel& k, MmStruct& mm, const ArenaParams& p, std::uint64_t initial)
+GlibcArena::GlibcArena(Kernel& k, Task& t, const ArenaParams& p, const UserSpace& user, std::uint64_t initial)
     : m_k(k)
-    , m_mm(mm)
     , m_p(p)
+    , m_user(user)
 {
-    m_start = k.do_mmap(mm, static_cast<std::uint32_t>(p.heapMax / kPageSize));
+    m_start = sys::mmap(k, t, static_cast<std::uint32_t>(p.heapMax / kPageSize));
     // new_heap(): size + top_pad, at least HEAP_MIN_SIZE, made read-write by one mprotect at arena creation.
     m_size = pageAlignUp(std::min(p.heapMax, std::max(HEAP_MIN_SIZE, initial + p.topPad)));
     m_mprotectSize = m_size;
@@ -29,12 +28,12 @@ Co<> GlibcArena::grow_heap(Task& t, std::uint64_t diff)
 {
     FnScope fn(t, "grow_heap");
     std::uint64_t newSize = std::min(m_p.heapMax, m_size + pageAlignUp(diff));
-    bool patched = m_k.tg.glibcTrim == GlibcTrim::Madvise;
+    bool patched = m_user.glibcTrim == GlibcTrim::Madvise;
     // Vanilla glibc forgot the read-write size at the last shrink (mprotect_size = size), so it always mprotects;
     // the patched one only above the high-water mark.
     if (newSize > m_mprotectSize) {
         std::uint32_t from = vpnOf(m_mprotectSize);
-        co_await sys_mprotect(m_k, t, m_mm, from, vpnOf(newSize) - from);
+        co_await sys::mprotect(m_k, t, from, vpnOf(newSize) - from);
         m_mprotectSize = newSize;
         ++m_growSyscalls;
     }
@@ -56,11 +55,11 @@ Co<> GlibcArena::heap_trim(Task& t)
     std::uint64_t newSize = m_size - extra;
     std::uint32_t from = vpnOf(newSize);
     auto pages = static_cast<std::uint32_t>(extra / kPageSize);
-    if (m_k.tg.glibcTrim == GlibcTrim::Mprotect) {
-        co_await sys_mmap_prot_none(m_k, t, m_mm, from, pages);
+    if (m_user.glibcTrim == GlibcTrim::Mprotect) {
+        co_await sys::mmap_prot_none(m_k, t, from, pages);
         m_mprotectSize = newSize;
     } else {
-        co_await sys_madvise(m_k, t, m_mm, from, pages, m_k.tg.advice);
+        co_await sys::madvise(m_k, t, from, pages, m_user.advice);
     }
     m_size = newSize;
     ++m_trims;
@@ -69,7 +68,7 @@ Co<> GlibcArena::heap_trim(Task& t)
 Co<std::uint64_t> GlibcArena::malloc(Task& t, std::uint64_t bytes)
 {
     std::uint64_t nb = std::max(MINSIZE, (bytes + 15) / 16 * 16);
-    Sched::burn(t, kMallocNs, Acct::User);
+    sys::compute(t, kMallocNs);
     if (m_brk + nb + MINSIZE > m_size) // sysmalloc(): the top chunk is too small
         co_await grow_heap(t, m_brk + nb + MINSIZE - m_size);
     std::uint64_t off = m_brk;
@@ -85,7 +84,7 @@ Co<> GlibcArena::free(Task& t)
     std::uint64_t nb = m_chunks.back();
     m_chunks.pop_back();
     m_brk -= nb;
-    Sched::burn(t, kMallocNs, Acct::User);
+    sys::compute(t, kMallocNs);
     // _int_free(): the chunk merges into the top; a large enough one makes free() try heap_trim().
     if (m_size - m_brk >= FASTBIN_CONSOLIDATION_THRESHOLD)
         co_await heap_trim(t);
@@ -97,15 +96,8 @@ Co<> GlibcArena::touch(Task& t, std::uint64_t off, std::uint64_t bytes, double u
         co_return;
     std::uint32_t first = vpnOf(off), last = vpnOf(off + bytes - 1);
     for (std::uint32_t vpn = first; vpn <= last; ++vpn) {
-        Sched::burn(t, userNsPerPage, Acct::User);
-        Pte e = m_mm.pte[vpn];
-        if (!pte::present(e)) {
-            co_await handle_mm_fault(m_k, t, m_mm, vpn, true);
-            continue;
-        }
-        // A store to a mapped page: the CPU sets accessed and dirty in the PTE; a lazily freed page is in use again.
-        m_mm.pte[vpn] = e | pte::kYoung | pte::kDirty;
-        m_k.pages.clear(pte::pfn(e), PG_lazyfree);
+        sys::compute(t, userNsPerPage);
+        co_await sys::touch(m_k, t, vpn, sys::Access::Write);
     }
 }
 

@@ -12,7 +12,8 @@
 // Chunks are freed in LIFO order here (a query's memory is released when the query ends), which keeps the model to
 // the top chunk, the only part of the heap the kernel ever sees.
 
-#include "mm/kernel.h"
+#include "kernel/syscalls.h"
+#include "workload/workload.h"
 
 #include <vector>
 
@@ -26,8 +27,9 @@ struct ArenaParams {
 
 class GlibcArena {
 public:
-    // Reserves the heap in `mm` (do_mmap) with `initial` bytes read-write (new_heap).
-    GlibcArena(Kernel& k, MmStruct& mm, const ArenaParams& p, std::uint64_t initial);
+    // Reserves the heap in the calling thread's process (mmap) with `initial` bytes read-write (new_heap). `user`:
+    // which glibc (glibc.trim) and which madvise advice it uses.
+    GlibcArena(Kernel& k, Task& t, const ArenaParams& p, const UserSpace& user, std::uint64_t initial);
 
     // malloc(bytes): the chunk's first byte (offset into the heap). May call grow_heap().
     Co<std::uint64_t> malloc(Task& t, std::uint64_t bytes);
@@ -46,8 +48,8 @@ private:
     std::uint32_t vpnOf(std::uint64_t off) const { return m_start + static_cast<std::uint32_t>(off / kPageSize); }
 
     Kernel& m_k;
-    MmStruct& m_mm;
     ArenaParams m_p;
+    UserSpace m_user;
     std::uint32_t m_start = 0; // first vpn of the reservation
     std::uint64_t m_size = 0; // heap->size: the read-write bytes
     std::uint64_t m_mprotectSize = 0; // heap->mprotect_size (patched glibc)

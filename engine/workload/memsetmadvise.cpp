@@ -1,6 +1,5 @@
 // Seed 000's test program: N processes, each mmap(size) and `loops` times { memset(buf); madvise(buf, advice) },
 // then exit. /usr/bin/time of the whole run gives user, sys and elapsed; swapins are /proc/vmstat pswpin.
-#include "mm/kernel.h"
 #include "workload/memsetmadvise.h"
 
 namespace mms {
@@ -10,27 +9,19 @@ namespace {
 
     Co<> process(Kernel& k, Task& t, std::uint32_t pages, int loops, Advice advice)
     {
-        MmStruct& mm = *t.mm;
-        std::uint32_t start = k.do_mmap(mm, pages);
+        const double memsetPage = sys::machine_costs(k).userMemsetPageNs;
+        std::uint32_t start = sys::mmap(k, t, pages);
         for (int loop = 0; loop < loops; ++loop) {
             for (std::uint32_t i = 0; i < pages; ++i) {
-                std::uint32_t vpn = start + i;
-                Pte e = mm.pte[vpn];
-                if (!pte::present(e))
-                    co_await handle_mm_fault(k, t, mm, vpn, true);
-                else {
-                    // The store sets the PTE's accessed and dirty bits in hardware: no fault.
-                    mm.pte[vpn] = e | pte::kYoung | pte::kDirty;
-                    k.pages.clear(pte::pfn(e), PG_lazyfree);
-                }
-                Sched::burn(t, k.cost.userMemsetPageNs, Acct::User);
+                co_await sys::touch(k, t, start + i, sys::Access::Write);
+                sys::compute(t, memsetPage);
                 ++t.opsDone;
                 if ((i + 1) % kTouchBatch == 0)
-                    co_await k.s.cond_resched(t);
+                    co_await sys::preempt(k, t);
             }
-            co_await sys_madvise(k, t, mm, start, pages, advice);
+            co_await sys::madvise(k, t, start, pages, advice);
         }
-        co_await exit_mmap(k, t, mm);
+        co_await sys::exit(k, t);
     }
 
     class MemsetMadvise final : public Workload {
@@ -42,12 +33,11 @@ namespace {
             auto pages = static_cast<std::uint32_t>(std::max<std::uint64_t>(1, bytes / kPageSize));
             int loops = ctx.params.at("loops").get<int>();
             m_plannedOps = static_cast<std::uint64_t>(n) * pages * static_cast<std::uint64_t>(loops);
-            ctx.k.startKswapd(0);
             for (int i = 0; i < n; ++i) {
-                MmStruct& mm = ctx.k.mm_alloc();
-                Task& t = ctx.k.s.spawn("memset-" + std::to_string(i), i % ctx.k.s.cpuCount(), false, &mm, Rng::mix(ctx.seed, static_cast<std::uint64_t>(i)));
+                Task& t = sys::spawn_process(ctx.k, "memset-" + std::to_string(i), i % sys::nr_cpus(ctx.k),
+                    Rng::mix(ctx.seed, static_cast<std::uint64_t>(i)));
                 m_tasks.push_back(&t);
-                ctx.k.s.start(t, process(ctx.k, t, pages, loops, ctx.k.tg.advice));
+                sys::start(ctx.k, t, process(ctx.k, t, pages, loops, ctx.user.advice));
             }
         }
         void finish(WorkloadContext& ctx, Metrics& out) override
@@ -61,8 +51,8 @@ namespace {
             out["user_s"] = toSec(user);
             out["sys_s"] = toSec(sys);
             out["elapsed_s"] = toSec(end);
-            out["swapins"] = static_cast<double>(ctx.k.vm.get(Vm::PswpIn));
-            out["swapouts"] = static_cast<double>(ctx.k.vm.get(Vm::PswpOut));
+            out["swapins"] = static_cast<double>(sys::vmstat(ctx.k, "pswpin"));
+            out["swapouts"] = static_cast<double>(sys::vmstat(ctx.k, "pswpout"));
         }
 
         double progress() const override

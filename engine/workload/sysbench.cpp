@@ -8,7 +8,6 @@
 // folded into the transaction's CPU work.
 //
 // throughput = transactions completed in the measured window / window length (sysbench's "transactions/sec").
-#include "mm/kernel.h"
 #include "workload/sysbench.h"
 
 #include "workload/glibcarena.h"
@@ -28,6 +27,7 @@ namespace {
         std::uint64_t heapBase = 0;
         ArenaParams arena;
         Time clientRtt = 0;
+        UserSpace user;
         int appLocksPerQuery = 0;
         double appLockHoldNs = 0;
         Time warmup = 0;
@@ -51,43 +51,45 @@ namespace {
     // A mysqld-wide lock (InnoDB's kernel_mutex and friends) as glibc's lowlevellock: 0 free, 1 locked, 2 locked
     // with waiters; the contended paths are futex system calls, which in 2.6.20 take mmap_sem for read.
     struct UserMutex {
+        explicit UserMutex(Kernel& k)
+            : q(k)
+        {
+        }
         int word = 0;
-        FutexQueue q;
+        sys::Futex q;
         int lastCpu = -1;
 
         Co<> lock(Kernel& k, Task& t)
         {
             for (bool first = true;; first = false) {
-                co_await k.s.flush(t);
-                Sched::burn(t, k.cost.lockedRmwNs + k.s.lineTransferNs(lastCpu, t.cpu), Acct::User);
-                lastCpu = t.cpu;
+                co_await sys::flush(k, t);
+                sys::atomic_rmw(k, t, lastCpu);
                 int old = word;
                 word = first && old == 0 ? 1 : 2; // cmpxchg(0, 1), then xchg(2)
                 if (old == 0)
                     co_return;
-                co_await futex_wait(k, t, *t.mm, q, word, 2);
+                co_await sys::futex_wait(k, t, q, word, 2);
             }
         }
         Co<> unlock(Kernel& k, Task& t)
         {
-            co_await k.s.flush(t);
-            Sched::burn(t, k.cost.lockedRmwNs + k.s.lineTransferNs(lastCpu, t.cpu), Acct::User);
-            lastCpu = t.cpu;
+            co_await sys::flush(k, t);
+            sys::atomic_rmw(k, t, lastCpu);
             int old = word;
             word = 0;
             if (old == 2)
-                co_await futex_wake(k, t, *t.mm, q, 1);
+                co_await sys::futex_wake(k, t, q, 1);
         }
     };
 
     Co<> connectionThread(Kernel& k, Task& t, const Params& p, Counters& c, UserMutex& appLock)
     {
-        GlibcArena arena(k, *t.mm, p.arena, p.heapBase);
+        GlibcArena arena(k, t, p.arena, p.user, p.heapBase);
         // The connection's long-lived memory (THD, net buffers, caches) is allocated and written once.
         std::uint64_t base = co_await arena.malloc(t, p.heapBase);
         co_await arena.touch(t, base, p.heapBase, 0.0);
         double queryCpu = p.txCpuNs / p.queries;
-        while (k.s.sim().now() < p.end) {
+        while (sys::now(k) < p.end) {
             for (int q = 0; q < p.queries; ++q) {
                 std::uint64_t bytes = drawQueryMemory(t.rng, p);
                 double cpu = queryCpu * t.rng.jitter(0.2);
@@ -100,19 +102,19 @@ namespace {
                 auto written = static_cast<std::uint64_t>(static_cast<double>(bytes) * p.touchFraction);
                 double slice = free / static_cast<double>((written + kPageSize - 1) / kPageSize + 1);
                 co_await arena.touch(t, off, written, slice);
-                Sched::burn(t, slice, Acct::User);
+                sys::compute(t, slice);
                 for (int l = 0; l < p.appLocksPerQuery; ++l) {
                     co_await appLock.lock(k, t);
-                    Sched::burn(t, locked / p.appLocksPerQuery, Acct::User);
+                    sys::compute(t, locked / p.appLocksPerQuery);
                     co_await appLock.unlock(k, t);
                 }
                 co_await arena.free(t);
                 // The result goes back to the client and the thread blocks in recv() until the next statement
                 // arrives: a sleep and a wake-up per statement, which is where the scheduler switches threads.
-                co_await k.s.sleepFor(t, p.clientRtt);
+                co_await sys::nanosleep(k, t, p.clientRtt);
             }
-            co_await k.s.flush(t);
-            Time now = k.s.sim().now();
+            co_await sys::flush(k, t);
+            Time now = sys::now(k);
             if (now >= p.warmup && now <= p.end) {
                 ++c.transactions;
                 ++t.opsDone;
@@ -126,8 +128,9 @@ namespace {
     public:
         void setup(WorkloadContext& ctx) override
         {
-            m_sim = &ctx.k.s.sim();
+            m_sim = &ctx.sim;
             const auto& j = ctx.params;
+            m_p.user = ctx.user;
             m_p.threads = j.at("threads").get<int>();
             m_p.queries = j.at("queries").get<int>();
             m_p.txCpuNs = j.at("tx_cpu_us").get<double>() * 1000.0;
@@ -143,12 +146,17 @@ namespace {
             m_p.warmup = ms(j.at("warmup_s").get<double>() * 1000.0);
             m_p.end = m_p.warmup + ms(j.at("duration_s").get<double>() * 1000.0);
             m_window = m_p.end - m_p.warmup;
-            MmStruct& mm = ctx.k.mm_alloc(); // mysqld
+            m_appLock = std::make_unique<UserMutex>(ctx.k);
+            Task* mysqld = nullptr; // the process; its connection threads share its address space
             for (int i = 0; i < m_p.threads; ++i) {
-                Task& t = ctx.k.s.spawn("mysqld-" + std::to_string(i), i % ctx.k.s.cpuCount(), false, &mm,
-                    Rng::mix(ctx.seed, static_cast<std::uint64_t>(i)));
+                std::string name = "mysqld-" + std::to_string(i);
+                int cpu = i % sys::nr_cpus(ctx.k);
+                std::uint64_t seed = Rng::mix(ctx.seed, static_cast<std::uint64_t>(i));
+                Task& t = mysqld ? sys::spawn_thread(ctx.k, *mysqld, name, cpu, seed)
+                                 : sys::spawn_process(ctx.k, name, cpu, seed);
+                mysqld = mysqld ? mysqld : &t;
                 m_tasks.push_back(&t);
-                ctx.k.s.start(t, connectionThread(ctx.k, t, m_p, m_counters, m_appLock));
+                sys::start(ctx.k, t, connectionThread(ctx.k, t, m_p, m_counters, *m_appLock));
             }
         }
         void finish(WorkloadContext& ctx, Metrics& out) override
@@ -164,8 +172,8 @@ namespace {
             out["heap_grow_syscalls"] = static_cast<double>(m_counters.growSyscalls);
             out["user_s"] = toSec(user);
             out["sys_s"] = toSec(sys);
-            out["elapsed_s"] = toSec(ctx.k.s.sim().now());
-            out["idle_s"] = toSec(ctx.k.s.idleTotal());
+            out["elapsed_s"] = toSec(sys::now(ctx.k));
+            out["idle_s"] = toSec(sys::idle_time(ctx.k));
         }
 
         // Simulated time against the end of the run (the threads run for a fixed simulated time).
@@ -178,7 +186,7 @@ namespace {
         const Simulator* m_sim = nullptr;
         Params m_p;
         Counters m_counters;
-        UserMutex m_appLock;
+        std::unique_ptr<UserMutex> m_appLock;
         Time m_window = 1;
         std::vector<Task*> m_tasks;
     };

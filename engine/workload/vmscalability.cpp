@@ -6,7 +6,6 @@
 //
 // Metrics: throughput_mbps, the average over the dd processes of what each prints (bytes / its elapsed time, MB =
 // 1e6 bytes, as dd reports); elapsed_s, when the last dd finished; and lru_lock figures that show the saturation.
-#include "mm/kernel.h"
 #include "workload/vmscalability.h"
 
 namespace mms {
@@ -19,34 +18,28 @@ namespace {
     };
 
     // dd's loop: read(fd, buf, 4096) from the file, write(1, buf, 4096) to /dev/null, until EOF or the timeout.
-    Co<> dd(Kernel& k, Task& t, AddressSpace& m, DdSpec spec)
+    Co<> dd(Kernel& k, Task& t, sys::File f, DdSpec spec)
     {
-        const Time syscall = ns(k.cost.faultEntryNs); // converted once: the loop charges it twice per page
         for (std::uint64_t index = 0;; ++index) {
-            // The pages before the next cond_resched() have no event between them: while they are cached, one
-            // plain call reads them as this loop would (the time check, both syscalls' charges and the read each).
+            // The pages before the next preemption point have no event between them: while they are cached, one
+            // plain call reads them as this loop would (the time check, both syscalls and the read each).
             constexpr auto perResched = static_cast<std::uint64_t>(kPagesPerResched);
             std::uint64_t plain = perResched - 1 - index % perResched;
-            std::uint64_t read = generic_file_read_cached_run(k, t, m, index, plain, 2 * syscall, spec.end);
+            std::uint64_t read = sys::pread_cached_run(k, t, f, index, plain, true, spec.end);
             t.opsDone += read;
             index += read;
-            if (spec.end > 0 && k.s.sim().now() + t.debt >= spec.end)
+            if (spec.end > 0 && sys::clock(k, t) >= spec.end)
                 break;
-            Sched::burnTime(t, syscall); // read(): syscall entry/exit, vfs_read -> xfs_file_read_iter
-            // A cached page is read by a plain call; the rest (readahead, waits) awaits the whole read path.
-            bool ok = generic_file_read_cached(k, t, m, index);
-            if (!ok)
-                ok = co_await generic_file_buffered_read(k, t, m, index);
-            if (!ok)
+            if (!co_await sys::pread(k, t, f, index))
                 break;
-            Sched::burnTime(t, syscall); // write() to /dev/null: entry/exit, write_null returns at once
+            sys::write_null(k, t);
             ++t.opsDone;
             if ((index + 1) % kPagesPerResched == 0) {
-                // cond_resched(): its flush here, and the coroutine only when it will yield (it flushes again,
-                // with nothing left to flush, and finds need_resched() as it was).
-                co_await k.s.flush(t);
-                if (k.s.need_resched(t))
-                    co_await k.s.cond_resched(t);
+                // The preemption point: its flush here, and the coroutine only when it will yield (it flushes
+                // again, with nothing left to flush, and finds need_resched() as it was).
+                co_await sys::flush(k, t);
+                if (sys::need_resched(k, t))
+                    co_await sys::preempt(k, t);
             }
         }
         // dd's last pagevecs stay per-CPU (lru_add_drain happens on the next reclaim or drain), like the kernel's.
@@ -54,20 +47,19 @@ namespace {
 
     // usemem -f sparse-file --readonly SIZE: mmap the file and read every page; a page not mapped yet faults
     // (do_read_fault: fault-around, filemap_fault with read-around). Then exit, which unmaps the file.
-    Co<> usemem_readonly(Kernel& k, Task& t, MmStruct& mm, std::uint32_t start, std::uint32_t pages, DdSpec spec)
+    Co<> usemem_readonly(Kernel& k, Task& t, std::uint32_t start, std::uint32_t pages, DdSpec spec)
     {
+        const double readPage = sys::machine_costs(k).userMemsetPageNs; // usemem's loop over the page's words
         for (std::uint32_t vpn = start; vpn < start + pages; ++vpn) {
-            if (spec.end > 0 && k.s.sim().now() + t.debt >= spec.end)
+            if (spec.end > 0 && sys::clock(k, t) >= spec.end)
                 break;
-            if (!pte::present(mm.pte[vpn]))
-                co_await handle_mm_fault(k, t, mm, vpn, false);
-            mm.pte[vpn] |= pte::kYoung; // the load sets the accessed bit
-            Sched::burn(t, k.cost.userMemsetPageNs); // usemem's loop over the page's words, at memory speed
+            co_await sys::touch(k, t, vpn, sys::Access::Read);
+            sys::compute(t, readPage);
             ++t.opsDone;
             if ((vpn + 1) % kPagesPerResched == 0)
-                co_await k.s.cond_resched(t);
+                co_await sys::preempt(k, t);
         }
-        co_await exit_mmap(k, t, mm);
+        co_await sys::exit(k, t);
     }
 
     class FileReaders final : public Workload {
@@ -85,33 +77,27 @@ namespace {
             auto pages = std::max<std::uint64_t>(1, p.at("size").get<std::uint64_t>() / kPageSize);
             double runtime = p.at("runtime_s").get<double>();
             Kernel& k = ctx.k;
-            k.enableLineTracking();
-            k.pageCostJitter = p.at("page_jitter").get<double>();
-            k.startKswapd(0);
             DdSpec spec;
             spec.end = runtime > 0 ? ns(runtime * 1e9) : 0;
-            m_sim = &ctx.k.s.sim();
+            m_sim = &ctx.sim;
             m_end = spec.end;
             m_plannedPages = static_cast<std::uint64_t>(files) * static_cast<std::uint64_t>(readers) * pages;
             int j = 0;
             for (int f = 0; f < files; ++f) {
-                AddressSpace& m = new_address_space(k, pages);
+                sys::File file = sys::create_sparse(k, pages);
                 for (int r = 0; r < readers; ++r, ++j) {
                     std::string name = (m_mmap ? "usemem-" : "dd-") + std::to_string(f)
                         + (readers > 1 ? "." + std::to_string(r) : "");
-                    MmStruct* mm = m_mmap ? &k.mm_alloc() : nullptr;
                     std::uint64_t seed = Rng::mix(ctx.seed, static_cast<std::uint64_t>(j));
-                    Task& t = ctx.k.s.spawn(name, j % ctx.k.s.cpuCount(), false, mm, seed);
-                    k.setTaskMemcg(t, j); // lru.lruvecs > 1: task j runs in memcg j mod N
-                    if (j == 0) // this run's placement of memory: one draw for the whole run
-                        k.memCostJitter = t.rng.jitter(p.at("run_jitter").get<double>());
+                    Task& t = sys::spawn_process(k, name, j % sys::nr_cpus(k), seed);
+                    sys::cgroup_attach(k, t, j); // with per-memcg lruvecs (lru.lruvecs > 1): memcg j mod N
                     m_tasks.push_back(&t);
                     if (m_mmap) {
                         auto n = static_cast<std::uint32_t>(pages);
-                        std::uint32_t start = k.do_mmap_file(*mm, m, 0, n);
-                        ctx.k.s.start(t, usemem_readonly(k, t, *mm, start, n, spec));
+                        std::uint32_t start = sys::mmap_file(k, t, file, 0, n);
+                        sys::start(k, t, usemem_readonly(k, t, start, n, spec));
                     } else {
-                        ctx.k.s.start(t, dd(k, t, m, spec));
+                        sys::start(k, t, dd(k, t, file, spec));
                     }
                 }
             }
@@ -134,12 +120,10 @@ namespace {
             out["pages_read"] = static_cast<double>(pagesRead);
             // Busy fraction of lru_lock (hold time over the run; with several lruvecs, the mean over their locks) and
             // its hold and wait time per page read (summed over the locks).
-            Time hold = 0, wait = 0;
-            for (const Lruvec* v : ctx.k.lruvecs) {
-                hold += v->lru_lock.stat().holdTotal;
-                wait += v->lru_lock.stat().waitTotal;
-            }
-            auto locks = static_cast<double>(ctx.k.lruvecs.size());
+            int instances = 0;
+            const LockStat lru = sys::lock_stat(ctx.k, "zone->lru_lock", &instances);
+            const Time hold = lru.holdTotal, wait = lru.waitTotal;
+            auto locks = static_cast<double>(std::max(1, instances));
             out["lru_lock_busy"] = end > 0 ? static_cast<double>(hold) / static_cast<double>(end) / locks : 0.0;
             out["lru_lock_hold_ns_per_page"] = pagesRead ? toNs(hold) / static_cast<double>(pagesRead) : 0.0;
             out["lru_lock_wait_ns_per_page"] = pagesRead ? toNs(wait) / static_cast<double>(pagesRead) : 0.0;
@@ -172,9 +156,6 @@ namespace {
             { "size", ParamKind::Size, size, true, "size of each sparse file", 4096, 1e14 },
             { "runtime_s", ParamKind::Double, runtime, true,
                 "stop every dd after this many simulated seconds (the scripts' timeout); 0 = read to EOF", 0, 3600 },
-            { "run_jitter", ParamKind::Double, 0.01, false,
-                "run-to-run spread of the memory-bound page costs (zero, copy): one uniform factor 1 +- x per run", 0, 0.5 },
-            { "page_jitter", ParamKind::Double, 0.05, false, "per-page spread of the same costs: 1 +- x", 0, 0.5 },
         };
     }
 

@@ -1,0 +1,136 @@
+// Set-up fast-forward of an anonymous fill that swaps (kernel/syscalls.h, fast_forward_touch_swapping): the state N
+// processes leave after writing every page of their mapping once in a random order, interleaved, on a machine whose
+// reclaim swaps out the page touched longest ago. Simulating the fill itself (16 x 6 GiB through reclaim at full
+// size) would cost far more host time than the exit that usemem measures after it.
+//
+// Once RAM is full, the page touched longest ago is swapped out by the CPU of the process that needs a page, taking
+// a slot from that CPU's swap slots cache (refilled 64 at a time from the devices in turn), exactly as
+// get_swap_page() would hand them out. What exit then frees -- the order of swap entries along each address space
+// and so how often consecutive entries change device -- comes from that mechanism, not from a constant.
+#include "kernel/syscalls.h"
+
+#include "mm/kernel.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace mms {
+
+namespace {
+    // The state after the fill (see fast_forward_touch_swapping() in kernel/syscalls.h).
+    //
+    // Host-side shortcuts (the state built is the same): a touch does not write its PTE, since every touched
+    // page's PTE is rewritten later anyway, by its eviction (the swap entry) or by the pass that gives the
+    // resident pages their frames. When the fill completes every page has been touched, so a PTE still none
+    // after it is a resident page.
+    void prefault(Kernel& k, const std::vector<MmStruct*>& mms, const std::vector<int>& cpus,
+        const std::vector<std::vector<std::uint32_t>>& order, std::uint64_t budget, Rng rng)
+    {
+        std::vector<std::uint64_t> ring(static_cast<std::size_t>(budget) + 1); // resident pages, oldest first
+        std::size_t head = 0, tail = 0, resident = 0;
+        auto next = [n = ring.size()](std::size_t r) { return r + 1 < n ? r + 1 : 0; }; // no division per step
+        // Host-side only: the PTEs are evicted in random order, each a host cache miss; start loading the ones
+        // a few steps ahead (a ring slot not filled yet holds 0, a valid process and page). The prefetch is
+        // written out where it is used: GCC 12 at -O2 deleted the call of a lambda holding only the prefetch
+        // (its mod-ref analysis finds no side effect), so the prefetch never ran.
+        constexpr std::size_t kPrefetchAhead = 32;
+        // Direct reclaim: the CPU that needs a page swaps out the oldest one, whoever owns it, taking the slot
+        // from its own slots cache.
+        auto evictOldest = [&](int reclaimCpu) {
+            std::uint32_t entry = swap_slots_alloc_prefault(k, reclaimCpu);
+            if (entry == kNoSwapEntry)
+                return false;
+            std::uint64_t v = ring[head];
+            head = next(head);
+            std::size_t ahead = head + kPrefetchAhead;
+            std::uint64_t w = ring[ahead < ring.size() ? ahead : ahead % ring.size()];
+            __builtin_prefetch(mms[w >> 32]->pte.data() + static_cast<std::uint32_t>(w), 1);
+            --resident;
+            std::size_t i = v >> 32;
+            auto vpn = static_cast<std::uint32_t>(v);
+            MmStruct& mm = *mms[i];
+            ++k.swap[pte::swpType(entry)]->slot[pte::swpOffset(entry)].swapMap;
+            mm.pte[vpn] = pte::mkSwap(entry);
+            --mm.rss;
+            ++mm.swapents;
+            k.vm.inc(Vm::PswpOut);
+            return true;
+        };
+        // The processes run side by side at slightly different speeds: each next touch is by a random one of
+        // those still filling (a strict round-robin would lock the slot-cache refills into a fixed device
+        // pattern per CPU that no real run has).
+        std::vector<std::size_t> active(order.size()), done(order.size(), 0);
+        std::iota(active.begin(), active.end(), std::size_t { 0 });
+        while (!active.empty()) {
+            std::size_t a = static_cast<std::size_t>(rng.below(active.size()));
+            std::size_t i = active[a];
+            if (resident >= budget && !evictOldest(cpus[i])) {
+                // Swap is full: the rest stays untouched, and the pages still resident keep the PTE their
+                // touch made, with no frame behind it.
+                for (std::size_t r = head; r != tail; r = next(r))
+                    mms[ring[r] >> 32]->pte[static_cast<std::uint32_t>(ring[r])] = pte::mkPresent(0, true, true);
+                return;
+            }
+            std::uint32_t vpn = order[i][done[i]];
+            if (++done[i] == order[i].size()) {
+                active[a] = active.back();
+                active.pop_back();
+            }
+            ++mms[i]->rss; // the PTE is written later (see above)
+            k.vm.inc(Vm::PgFault);
+            k.vm.inc(Vm::PgAlloc);
+            ring[tail] = (static_cast<std::uint64_t>(i) << 32) | vpn;
+            tail = next(tail);
+            ++resident;
+        }
+        // The pages still resident get their frames now, in address order: which frame holds which page
+        // changes no simulated cost, and the host walks memory in order at exit. They sit on the LRU (written
+        // once: inactive anon after aging).
+        for (MmStruct* mm : mms)
+            for (std::uint32_t vpn = mm->vmas[0].start; vpn < mm->vmas[0].start + mm->vmas[0].pages; ++vpn) {
+                if (!pte::none(mm->pte[vpn]))
+                    continue; // swapped out
+                Pfn p = alloc_page_setup(k);
+                k.pages.setFlags(p, PG_anon | PG_swapbacked);
+                k.pages.setOwner(p, static_cast<std::uint16_t>(mm->id + 1));
+                k.pages.setIndex(p, vpn);
+                k.pages.setMapcount(p, 1);
+                mm->pte[vpn] = pte::mkPresent(p, true, true);
+                k.add_page_to_lru_list(p, LRU_INACTIVE_ANON);
+            }
+    }
+
+} // namespace
+
+namespace sys {
+
+    MemInfo meminfo(const Kernel& k)
+    {
+        MemInfo m;
+        m.memFree = k.zone.nrFree();
+        m.memAvailable = m.memFree;
+        for (const auto& si : k.swap)
+            m.swapTotal += si->nrSlots() - 1;
+        return m;
+    }
+
+    std::uint64_t vm_rss_swap(const Task& t) { return t.mm ? t.mm->rss + t.mm->swapents : 0; }
+
+    void fast_forward_touch_swapping(
+        Kernel& k, const std::vector<Task*>& tasks, const std::vector<std::vector<std::uint32_t>>& order, std::uint64_t seed)
+    {
+        // Resident limit: reclaim keeps the free pages above the high watermark (plus the per-cpu lists' slack).
+        std::uint64_t free = k.zone.nrFree();
+        std::uint64_t budget = std::max<std::uint64_t>(
+            1, free - std::min(free, k.zone.watermarkHigh + static_cast<std::uint64_t>(PCP_HIGH)));
+        std::vector<MmStruct*> mms;
+        std::vector<int> cpus;
+        for (Task* t : tasks) {
+            mms.push_back(t->mm);
+            cpus.push_back(t->cpu);
+        }
+        prefault(k, mms, cpus, order, budget, Rng(seed));
+    }
+
+} // namespace sys
+} // namespace mms
