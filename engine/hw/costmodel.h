@@ -51,6 +51,11 @@ struct CostModel {
     double bioSubmitNs = 1500.0; // build and submit one bio (GUESS: generic_make_request + driver, ~4k cycles)
     double ioCompleteNs = 800.0; // end_page_writeback / end_swap_bio_read per page, softirq (GUESS)
 
+    // --- run-to-run noise of memory-bound costs (the only noise; drawn from the seeded PRNG) ---
+    double memRunSpread = 0.01; // per boot: where the page cache and buffers land in DRAM (channel, bank, row
+                                // locality) moves a streaming kernel's time by about +-1 % run to run (GUESS)
+    double memPageSpread = 0.05; // per page: row-buffer hits and misses, prefetcher luck, +-5 % (GUESS)
+
     std::string describe() const;
 };
 

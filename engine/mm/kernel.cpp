@@ -93,6 +93,16 @@ std::uint32_t Kernel::do_mmap_file(MmStruct& mm, AddressSpace& m, std::uint64_t 
     return start;
 }
 
+void Kernel::boot(std::uint64_t seed)
+{
+    startKswapd(0);
+    s.setWakeIdleSibling(true);
+    enableLineTracking();
+    Rng rng(Rng::mix(seed, 0xb007u));
+    memCostJitter = rng.jitter(cost.memRunSpread);
+    pageCostJitter = cost.memPageSpread;
+}
+
 void Kernel::startKswapd(int cpu)
 {
     if (m_kswapd)

@@ -277,15 +277,20 @@ public:
     VmStat vm;
     std::size_t swapRotor = 0; // next equal-priority swap device to allocate from
     std::vector<std::unique_ptr<AddressSpace>> mappings; // page-cache files (mm/filemap.h)
-    // Run-to-run noise on the memory-bound page costs (zeroing, copying): a factor drawn once per run from the seeded
-    // PRNG (where this run's page cache and buffers landed in DRAM), and a per-page multiplicative spread.
+    // The kernel's start, for a run (tests may use a bare kernel): kswapd0 on CPU 0, the scheduler's wake placement
+    // (select_idle_sibling), cache-line ownership tracking, and this boot's draw of the memory noise. `seed` is the
+    // boot's: the variants of one repetition boot the same machine, so they see the same draw.
+    void boot(std::uint64_t seed);
+
+    // Run-to-run noise on the memory-bound page costs (zeroing, copying): a factor drawn once per boot from the
+    // seeded PRNG (where this boot's page cache and buffers landed in DRAM: CostModel::memRunSpread), and a per-page
+    // multiplicative spread (CostModel::memPageSpread). 1 and 0 on a bare kernel.
     double memCostJitter = 1.0;
     double pageCostJitter = 0.0;
 
     // Cache-line ownership of struct pages and LRU list heads (index: Pfn; the list heads follow the pages): the
-    // CPU that wrote each line last. Off (empty) unless a workload calls enableLineTracking(); then writing a line
-    // that another CPU wrote last costs a line transfer, which is what stretches lru_lock hold times when many CPUs
-    // share one LRU (seed 002). The older scenarios leave it off, so their calibrated numbers do not move.
+    // CPU that wrote each line last. Writing a line that another CPU wrote last costs a line transfer, which is what
+    // stretches lru_lock hold times when many CPUs share one LRU. On from boot(); empty (off) on a bare kernel.
     std::vector<std::int16_t> lineOwner;
     void enableLineTracking() { lineOwner.assign(pages.size() + PageArray::kListHeads, -1); }
     void touchLine(Task& t, Pfn line)

@@ -264,7 +264,7 @@ Co<Pfn> alloc_page_slowpath(Kernel& k, Task& t, unsigned gfp)
 {
     FnScope fn(t, "__alloc_pages_nodemask");
     PerCpuState& pc = k.pcpu[static_cast<std::size_t>(t.cpu)];
-    bool noProgress = false; // the last round of direct reclaim freed nothing
+    bool reclaimed = false; // a round of direct reclaim has run
     for (;;) {
         std::uint64_t free = k.zone.nrFree();
         if (free < k.zone.watermarkLow)
@@ -280,11 +280,10 @@ Co<Pfn> alloc_page_slowpath(Kernel& k, Task& t, unsigned gfp)
                 co_return take_pcp_page(k, t, pc);
         }
         // __alloc_pages_slowpath()'s ways out: a victim that found even the reserves empty ("Avoid allocations
-        // with no watermarks from looping endlessly"), and __GFP_NORETRY after a round of reclaim that freed
-        // nothing. (The kernel gives up on __GFP_NORETRY also when reclaim freed pages that others took before its
-        // retry; the model retries then, as it always did, which keeps the page-cache scenarios' results as they
-        // were calibrated: their readahead reclaims with progress.)
-        if (memdie || ((gfp & GFP_NORETRY) && noProgress)) {
+        // with no watermarks from looping endlessly"), and __GFP_NORETRY once a round of direct reclaim and the
+        // attempt after it have failed ("Do not loop if specifically requested"), whether or not that round freed
+        // pages: others may have taken them first.
+        if (memdie || ((gfp & GFP_NORETRY) && reclaimed)) {
             ++k.nrAllocFail;
             co_return kNoPage;
         }
@@ -292,9 +291,9 @@ Co<Pfn> alloc_page_slowpath(Kernel& k, Task& t, unsigned gfp)
         // OOM killer (never for __GFP_NORETRY, which fails instead).
         k.vm.inc(Vm::AllocStall);
         std::uint64_t got = co_await try_to_free_pages(k, t);
-        noProgress = got == 0;
-        if (noProgress && (gfp & GFP_NORETRY))
-            continue;
+        reclaimed = true;
+        if (gfp & GFP_NORETRY)
+            continue; // one attempt after the reclaim, then give up (never the OOM killer)
         if (may_oom(k, t, got)) {
             out_of_memory(k, t);
             continue;

@@ -18,6 +18,11 @@ std::uint64_t runSeed(std::uint64_t scenarioSeed, const std::string& variant, co
     return Rng::mix(s, static_cast<std::uint64_t>(rep));
 }
 
+std::uint64_t bootSeed(std::uint64_t scenarioSeed, const OJson& point, int rep)
+{
+    return Rng::mix(Rng::mix(scenarioSeed, Rng::hash(point.dump())), static_cast<std::uint64_t>(rep));
+}
+
 RunMemory estimateRunMemory(const RunSetup& setup, const RecordingOptions& recording)
 {
     // Measured from the class rather than written down, so the estimate follows any change to the page layout.
@@ -92,7 +97,7 @@ RunResult executeRun(const RunSpec& spec, Interrupter* interrupter)
     Simulator sim;
     Sched sched(sim, setup.machine);
     Kernel kernel(sched, setup.toggles);
-    kernel.startKswapd(0); // the kernel's boot: kswapd0 sleeps until an allocation finds free memory low
+    kernel.boot(spec.bootSeed);
     WorkloadContext ctx { kernel, sim, setup.params, spec.seed, { setup.toggles.advice, setup.toggles.glibcTrim } };
     std::unique_ptr<Workload> workload = setup.workload->make();
     workload->setup(ctx);

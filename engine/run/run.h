@@ -19,7 +19,8 @@ struct RunSpec {
     OJson point = OJson::object();
     int rep = 0;
     double scale = 1.0;
-    std::uint64_t seed = 1;
+    std::uint64_t seed = 1; // the run's: the workload's PRNG streams (runSeed)
+    std::uint64_t bootSeed = 1; // the kernel's boot draws (bootSeed): shared by the variants of one point and rep
     RecordingOptions recording;
     bool checkInvariants = false; // verify the kernel's invariants at the end (tests)
 };
@@ -42,5 +43,6 @@ RunMemory estimateRunMemory(const RunSetup& setup, const RecordingOptions& recor
 
 // The per-run seed: (scenario seed, variant, point, repetition) mixed; host-independent.
 std::uint64_t runSeed(std::uint64_t scenarioSeed, const std::string& variant, const OJson& point, int rep);
+std::uint64_t bootSeed(std::uint64_t scenarioSeed, const OJson& point, int rep);
 
 } // namespace mms

@@ -256,6 +256,7 @@ std::vector<ScenarioOutcome> runScenarios(const std::vector<const Scenario*>& sc
         spec.rep = run.plan.rep;
         spec.scale = opts.scale;
         spec.seed = runSeed(sc.seed(), spec.variant, spec.point, spec.rep);
+        spec.bootSeed = bootSeed(sc.seed(), spec.point, spec.rep);
         spec.checkInvariants = opts.checkInvariants;
         spec.recording = opts.recording;
         RunSlot slot(opts.interrupter, tracker, k);

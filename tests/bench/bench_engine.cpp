@@ -76,6 +76,7 @@ int main(int argc, char** argv)
             spec.point = sc.points().front();
             spec.scale = scale;
             spec.seed = runSeed(sc.seed(), v, spec.point, 0);
+            spec.bootSeed = bootSeed(sc.seed(), spec.point, 0);
             std::vector<double> secs;
             std::uint64_t nev = 0;
             for (int rep = 0; rep < reps; ++rep) {
@@ -143,6 +144,7 @@ int main(int argc, char** argv)
         spec.point = sc.points().front();
         spec.scale = scale;
         spec.seed = runSeed(sc.seed(), spec.variant, spec.point, 0);
+        spec.bootSeed = bootSeed(sc.seed(), spec.point, 0);
         spec.recording.enabled = true;
         RunResult r = executeRun(spec);
         if (r.recording && r.recording->frameCount() > 0)

@@ -194,6 +194,7 @@ private Q_SLOTS:
         spec.variant = "mainline";
         spec.scale = 0.02;
         spec.seed = runSeed(sc.seed(), spec.variant, spec.point, 0);
+        spec.bootSeed = bootSeed(sc.seed(), spec.point, 0);
         spec.recording.enabled = true;
         auto rec = executeRun(spec).recording;
         const auto& names = rec->lockNames();
