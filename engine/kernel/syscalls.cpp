@@ -122,6 +122,7 @@ Time clock(const Kernel& k, const Task& t) { return k.s.sim().now() + t.debt; }
 Sched::Flush flush(Kernel& k, Task& t) { return k.s.flush(t); }
 bool need_resched(const Kernel& k, const Task& t) { return k.s.need_resched(t); }
 Co<> preempt(Kernel& k, Task& t) { co_await k.s.cond_resched(t); }
+Co<> sched_yield(Kernel& k, Task& t) { co_await k.s.yield(t); }
 Co<> nanosleep(Kernel& k, Task& t, Time d) { co_await k.s.sleepFor(t, d); }
 
 std::uint64_t vmstat(const Kernel& k, std::string_view name)

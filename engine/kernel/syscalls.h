@@ -156,6 +156,8 @@ namespace sys {
     // Preemption at a point in user code: the timer tick finds the slice used up and others waiting on this CPU.
     bool need_resched(const Kernel& k, const Task& t);
     Co<> preempt(Kernel& k, Task& t);
+    // sched_yield(): the caller goes behind the tasks waiting on its CPU, if any.
+    Co<> sched_yield(Kernel& k, Task& t);
     // Blocks for `d` without using the CPU (nanosleep, a recv() that waits a fixed round trip).
     Co<> nanosleep(Kernel& k, Task& t, Time d);
 

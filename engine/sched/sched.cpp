@@ -179,8 +179,16 @@ int Sched::selectIdleSibling(int target) const
 Co<> Sched::cond_resched(Task& t)
 {
     co_await flush(t);
+    if (cpu(t.cpu).runq.empty() || m_sim.now() - t.sliceStart < ns(cost().timeSliceNs))
+        co_return;
+    co_await yield(t);
+}
+
+Co<> Sched::yield(Task& t)
+{
+    co_await flush(t);
     Cpu& c = cpu(t.cpu);
-    if (c.runq.empty() || m_sim.now() - t.sliceStart < ns(cost().timeSliceNs))
+    if (c.runq.empty())
         co_return;
     struct Yield {
         Sched& s;

@@ -124,6 +124,8 @@ public:
 
     // cond_resched(): flush and, if the slice is used up and others wait on this CPU, let them run.
     Co<> cond_resched(Task& t);
+    // sched_yield(): flush and, if others wait on this CPU, go behind them.
+    Co<> yield(Task& t);
     // Sleep for a fixed time (congestion_wait, usleep) without holding the CPU.
     Co<> sleepFor(Task& t, Time d);
     // The timeline of a sleep that has just ended (IoWait, LockSleep): the task was off `cpu`, the CPU it slept on,
