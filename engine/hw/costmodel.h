@@ -1,22 +1,34 @@
 #pragma once
-// Costs of the machine's primitive operations. Every number has a unit (ns unless stated) and a source; "calibrated"
-// marks a value chosen inside the documented range so that a post's baseline column comes out right; the variants'
-// differences are then left to the modelled mechanisms. Cost numbers belong to a machine preset (machine.cpp),
-// never to a scenario.
+// Costs of the machine's primitive operations. Every number has a unit (ns unless stated) and a source that is not
+// one of the posts' own results (docs/presets.md has the table per preset). A preset (machine.cpp) fills them from
+// its processor (CpuSpec): hardware costs from datasheets and published measurements, kernel code paths as cycle
+// counts at the preset's clock, so that they follow the hardware. Cost numbers never belong to a scenario.
 
 #include <string>
 
 namespace mms {
 
+// The processor of a preset: what costModelFor() derives the cost model from.
+struct CpuSpec {
+    std::string model; // e.g. "Intel Xeon E5-2620 v3 (Haswell-EP)"
+    double clockGHz = 2.5; // base clock (datasheet)
+    double lockedRmwCycles = 20; // lock add/xadd/cmpxchg on an L1-resident line (Agner Fog, uops.info)
+    double lineSameSocketNs = 40; // a modified line moving between two cores of one socket
+    double lineCrossSocketNs = 120; // ... between sockets
+    double storeGBps = 10; // one core streaming stores to DRAM (clear_page, memset of cold pages), 1e9 B/s
+};
+
 struct CostModel {
     double clockGHz = 2.5; // core clock of the preset, for converting cycle counts
 
     // --- atomics, cache lines, barriers ---
-    double lockedRmwNs = 8.0; // ~20 cycles at 2.5 GHz: lock add/xadd/cmpxchg/bts, L1 hit (Agner Fog tables, uops.info)
-    double lineSameSocketNs = 40.0; // cache-line transfer between cores of one socket, 100 cycles (David et al., SOSP'13)
-    double lineCrossSocketNs = 120.0; // ... between sockets, 300 cycles (David et al., SOSP'13)
-    double smpMbNs = 12.0; // x86-64 >= 4.15: `lock addl $0,-4(%rsp)`, about one locked op (barrier.h, 5.6)
-    double functionCallNs = 3.0; // out-of-line call + prologue/epilogue, ~8 cycles (GUESS in kernel-mm.md, seed 002)
+    double lockedRmwNs = 8.0; // lock add/xadd/cmpxchg/bts, L1 hit: CpuSpec::lockedRmwCycles at the clock
+    double lineSameSocketNs = 40.0; // cache-line transfer between cores of one socket
+    double lineCrossSocketNs = 120.0; // ... between sockets
+    // smp_mb(): `lock addl $0,-4(%rsp)` since 4.15 (barrier.h), one locked op. The only full barrier the model
+    // times is 5.6's in __pagevec_lru_add_fn, so the pre-4.15 mfence form is not needed.
+    double smpMbNs = 8.0;
+    double functionCallNs = 4.0; // out-of-line call + prologue/epilogue: kernel cycles x clock (costModelFor)
 
     // --- TLB and IPIs ---
     double tlbFlushLocalNs = 100.0; // INVLPG ~100 ns (Dave Hansen, a5102476a24b comment)
@@ -27,26 +39,24 @@ struct CostModel {
     // --- faults, pages, scheduling ---
     double faultEntryNs = 200.0; // exception entry/exit (kernel-mm.md: 0.1-0.3 us)
     double vmaAdjustNs = 800.0; // split_vma/vma_merge/vma_adjust: vm_area_struct slab alloc or free, rb-tree and
-                                // anon_vma/prio-tree relinks, ~2k cycles (GUESS; kernel-mm.md has no figure)
-    double zeroPageNs = 1000.0; // clear a 4 KiB page, 2000-4000 cycles (Rik van Riel, linux-mm 2005)
-    double copyPageNs = 1400.0; // copy a 4 KiB page, ~1.4x zeroing (GUESS, kernel-mm.md)
-    double userMemsetPageNs = 780.0; // user-space memset of 4 KiB at ~5.2 GB/s (calibrated: seed 000 user time 6.1 s / 7.9M pages)
+                                // anon_vma/prio-tree relinks (GUESS; kernel-mm.md has no figure)
+    double zeroPageNs = 410.0; // clear a cold 4 KiB page: 4096 B at CpuSpec::storeGBps
+    double copyPageNs = 820.0; // copy a cold 4 KiB page: 8 KiB of memory traffic at the same rate
+    double userMemsetPageNs = 410.0; // user-space memset of a cold 4 KiB page: the same store stream as zeroPageNs
     double contextSwitchNs = 3000.0; // switch + cache refill (kernel-mm.md: 2-5 us)
     double wakeupNs = 1000.0; // try_to_wake_up + IPI-less enqueue (GUESS)
-    double timeSliceNs = 3.0e6; // CFS sched_min_granularity-like slice, 3 ms (kernel default scaled to 12 CPUs)
+    double timeSliceNs = 3.0e6; // CFS sched_min_granularity-like slice, 3 ms (a scheduler setting, not hardware)
 
     // --- kernel bookkeeping, per page (small steps between the modelled locks) ---
     double pteOpNs = 4.0; // read/modify/write one PTE in cache (GUESS, ~10 cycles)
-    double rmapOpNs = 10.0; // page_add_*_rmap / page_remove_rmap: one atomic on _mapcount (~= lockedRmwNs)
+    double rmapOpNs = 10.0; // page_add_*_rmap / page_remove_rmap: one atomic on _mapcount plus its test
     double pageAllocNs = 60.0; // buffered_rmqueue from the per-cpu list, no zone->lock (GUESS)
     double pageFreeNs = 50.0; // free_hot_cold_page into the per-cpu list (GUESS)
     double listOpNs = 6.0; // list_add/list_del + counter update on an LRU list (GUESS)
-    double reclaimPerPageNs = 600.0; // shrink_page_list bookkeeping per page: trylock, mapping checks, putback
-                                     // (calibrated: seed 000 DONTNEED sys time; kernel-mm.md gives no direct figure)
+    double reclaimPerPageNs = 600.0; // shrink_page_list bookkeeping per page: trylock, mapping checks, putback (GUESS)
     double swapScanPerSlotNs = 2.0; // scan_swap_map: one swap_map byte (GUESS)
-    double swapAllocNs = 250.0; // get_swap_page/scan_swap_map fixed cost under si->lock (calibrated, seed 000)
-    double swapFreeNs = 120.0; // swap_entry_free under si->lock (calibrated from seed 003: ~1.7 us per entry sorted,
-                               // most of it lock traffic)
+    double swapAllocNs = 250.0; // get_swap_page/scan_swap_map fixed cost under si->lock (GUESS)
+    double swapFreeNs = 120.0; // swap_entry_free under si->lock: swap_map, cluster count, counters (GUESS)
     double swapCacheOpNs = 150.0; // radix-tree insert/delete under the swapper space tree_lock (GUESS)
     double bioSubmitNs = 1500.0; // build and submit one bio (GUESS: generic_make_request + driver, ~4k cycles)
     double ioCompleteNs = 800.0; // end_page_writeback / end_swap_bio_read per page, softirq (GUESS)
@@ -58,5 +68,9 @@ struct CostModel {
 
     std::string describe() const;
 };
+
+// The cost model of a machine with this processor: hardware figures from the CpuSpec, kernel code paths as cycle
+// counts (the same on every preset) at its clock.
+CostModel costModelFor(const CpuSpec& cpu);
 
 } // namespace mms

@@ -10,17 +10,57 @@ namespace {
     std::vector<DeviceSpec> devices()
     {
         std::vector<DeviceSpec> d;
-        // SATA SSD of 2015 (e.g. Samsung 850-class): ~90 us 4 KiB random read, ~480 MB/s sequential write
-        // on paper; 250 MB/s sustained for mixed 4-128 KiB swap I/O. Latencies from typical datasheets (kernel-mm.md
-        // cost table: 80-120 us read). Bandwidth calibrated to seed 000's DONTNEED elapsed time.
-        d.push_back({ "ssd-2015", 90'000, 40'000, 250, 8'000, 128 });
-        // 7200 rpm disk: random 4 KiB ~8 ms, sequential ~100 MB/s (kernel-mm.md: 5-10 ms random).
-        d.push_back({ "hdd-2007", 8'000'000, 8'000'000, 100, 50'000, 128 });
-        // RAM-simulated persistent memory (seed 003's swap): ~1-3 us per 4 KiB (kernel-mm.md).
-        d.push_back({ "pmem-ram", 1'000, 1'000, 8'000, 300, 1024 });
-        // NVMe of 2020: 10-20 us read (kernel-mm.md).
-        d.push_back({ "nvme-2020", 15'000, 15'000, 2'500, 1'000, 1024 });
+        // SATA SSD of 2014-2015, Samsung 850 PRO datasheet: 550/520 MB/s sequential read/write, 4 KiB random
+        // read 10k IOPS at QD1 (100 us, so ~90 us after the 8 us transfer) and 100k IOPS at QD32 (10 us per request
+        // in the transfer stage: 8 us transfer + 2 us command overhead); random write 36k IOPS at QD1 (28 us, ~20 us
+        // after the transfer). The transfer stage runs at the write figure, swap being mostly written.
+        d.push_back({ "ssd-2015", 90'000, 20'000, 520, 2'000, 128 });
+        // 7200 rpm desktop disk of 2006-2007: ~8.9 ms average read seek (typical desktop datasheets of the time, e.g.
+        // WD Caviar SE16) plus 4.2 ms average rotational latency (half a turn at 7200 rpm) per random request,
+        // ~75 MB/s sustained transfer.
+        d.push_back({ "hdd-2007", 13'100'000, 13'100'000, 75, 50'000, 128 });
+        // RAM-simulated persistent memory on the Xeon E5 v3 box (seed 003's swap): pmem_do_bvec copies 4 KiB with
+        // the CPU, ~0.4 us at one core's ~10 GB/s, plus the block layer: ~1 us per request (kernel-mm.md: 1-3 us).
+        // The transfer stage is one socket's memory: 4 channels of DDR4-1866, 59.7 GB/s peak (Intel ARK), of which
+        // a STREAM-like ~75% is reachable, ~45 GB/s.
+        d.push_back({ "pmem-ram", 1'000, 1'000, 45'000, 300, 1024 });
+        // Data-centre NVMe of 2018-2020, Intel SSD DC P4510 datasheet: 3200/2000 MB/s sequential read/write,
+        // typical latency 77 us read, 18 us write (QD1, 4 KiB).
+        d.push_back({ "nvme-2020", 77'000, 18'000, 2'000, 1'000, 1024 });
         return d;
+    }
+
+    // Processors of the presets. Locked RMW latencies are uops.info / Agner Fog instruction-table figures for the
+    // microarchitecture (LOCK ADD/XADD/CMPXCHG on an L1-resident line); line transfers are published core-to-core
+    // measurements, given in cycles where the measurement is for a related Intel ring/QPI part (David, Guerraoui,
+    // Trigonakis, SOSP'13, Westmere-EX: ~100 cycles within a socket, ~300 across) and converted at the preset's
+    // clock; store bandwidth is one core's STREAM-like rate for that memory generation. docs/presets.md lists each.
+    CpuSpec core2Quad()
+    {
+        CpuSpec c;
+        c.model = "Intel Core 2 Quad Q6600 (Kentsfield, 65 nm, two dual-core dies, FSB 1066)";
+        c.clockGHz = 2.4; // Intel ARK
+        c.lockedRmwCycles = 24; // Agner Fog, Merom/Conroe: locked RMW ~20-25 clocks
+        // Two of the three peers share an L2 only across the FSB: a snoop hit costs close to a memory access; the
+        // third shares the die's L2 (~15 cycles). No published figure for this part; GUESS between the two.
+        c.lineSameSocketNs = 50;
+        c.lineCrossSocketNs = 120; // one socket: unused
+        // FSB 1066 x 8 B = 8.5 GB/s peak; one Core 2 core streams ~4 GB/s of stores: 4 KiB in ~1 us, i.e. 2460
+        // cycles at 2.4 GHz, inside Rik van Riel's 2000-4000 cycles for clearing a page (linux-mm, 2005).
+        c.storeGBps = 4.0;
+        return c;
+    }
+
+    CpuSpec haswellEp(const std::string& model, double ghz)
+    {
+        CpuSpec c;
+        c.model = model;
+        c.clockGHz = ghz;
+        c.lockedRmwCycles = 19; // uops.info, Haswell: LOCK CMPXCHG/ADD m64 latency ~19 cycles
+        c.lineSameSocketNs = 100 / ghz; // ~100 cycles (David et al., SOSP'13)
+        c.lineCrossSocketNs = 300 / ghz; // ~300 cycles, one QPI hop (same)
+        c.storeGBps = 10.0; // one Haswell-EP core, DDR4: ~10 GB/s single-thread STREAM-like stores
+        return c;
     }
 
     std::vector<MachineSpec> presets()
@@ -29,36 +69,26 @@ namespace {
         {
             MachineSpec m;
             m.preset = "generic-12cpu-2015";
-            m.description = "Minchan Kim's test box of seed 000: 12 CPUs, 3 GB RAM, 8 GB swap (2015)";
+            m.description = "one Haswell-EP socket of 2015, 6 cores / 12 threads at 2.4 GHz (Xeon E5-2620 v3 class), "
+                            "3 GiB DDR4, 8 GiB swap on a SATA SSD (the machine of seed 000's post, which states only "
+                            "12 CPUs, 3 GB RAM and 8 GB swap)";
             m.sockets = 1;
             m.cpus = 12;
             m.memoryBytes = 3 * GiB;
             m.swap.push_back({ 8 * GiB, *devicePreset("ssd-2015") });
-            m.cost.clockGHz = 2.5;
-            // 4.0 swap allocation: get_swap_page() takes swap_avail_lock and si->lock, scan_swap_map() walks
-            // swap_map and the cluster list with cold cache lines (calibrated to seed 000's DONTNEED sys time,
-            // within the 1-2 us per entry that seed 003 implies for swap_info lock round-trips).
-            m.cost.swapAllocNs = 2000.0;
-            m.cost.swapFreeNs = 800.0; // swap_entry_free + mem_cgroup_uncharge_swap + frontswap (calibrated, same source)
-            m.cost.swapCacheOpNs = 300.0; // radix tree insert/delete with cold nodes (GUESS: ~6 cache misses)
-            m.cost.reclaimPerPageNs = 1500.0; // shrink_page_list per page with cold struct page, anon_vma, mapping
-            m.cost.listOpNs = 60.0; // LRU list_del/list_add touching two cold neighbour struct pages (GUESS)
+            m.cost = costModelFor(haswellEp("Intel Xeon E5-2620 v3 (Haswell-EP)", 2.4));
             p.push_back(m);
         }
         {
             MachineSpec m;
             m.preset = "quad-core-2007";
-            m.description = "Rik van Riel's quad-core of seed 001 (Core 2 era, 2007, one socket)";
+            m.description = "Core 2 Quad Q6600 of 2007 (Kentsfield, 4 cores at 2.4 GHz, one socket), 4 GiB DDR2, "
+                            "4 GiB swap on a 7200 rpm disk (the quad-core of seed 001's post)";
             m.sockets = 1;
             m.cpus = 4;
             m.memoryBytes = 4 * GiB;
             m.swap.push_back({ 4 * GiB, *devicePreset("hdd-2007") });
-            m.cost.clockGHz = 2.4;
-            m.cost.lockedRmwNs = 10.0; // Core 2: ~25 cycles locked op (Agner Fog)
-            m.cost.lineSameSocketNs = 50.0; // shared L2 / FSB snoop (GUESS)
-            m.cost.smpMbNs = 14.0; // mfence ~33 cycles (kernel-mm.md, <=4.14 kernels)
-            m.cost.contextSwitchNs = 4000.0; // O(1)-scheduler switch + cache refill (kernel-mm.md: 2-5 us)
-            // zeroPageNs stays 1000: clear_page of 4 KiB, 2400 cycles at 2.4 GHz (Rik van Riel: 2000-4000 cycles)
+            m.cost = costModelFor(core2Quad());
             // 2.6.20 x86-64 flush_tlb_others(): take the sender's tlbstate_lock, write the xAPIC ICR, and spin until
             // every target's invalidate_interrupt has cleared its bit in flush_cpumask. kernel-mm.md (b): 1.5-3 us for
             // one target, +0.3-1 us per further target, from microbenchmarks run in KVM guests, where an IPI costs
@@ -71,52 +101,120 @@ namespace {
         {
             MachineSpec m;
             m.preset = "xeon-32cpu-2020";
-            m.description = "Yang Shi's bench of seed 002: 32 CPUs, 256 GB, NUMA off (one lru_lock), 2020";
+            m.description = "Cascade Lake-SP Xeon of 2020 at 2.5 GHz (Platinum 8269CY class), 32 CPUs, 256 GiB "
+                            "DDR4 in one NUMA node (one lru_lock), 64 GiB swap on a data-centre NVMe (the bench of "
+                            "seed 002's post: 32c-256g, NUMA off; its swap is not stated)";
             m.sockets = 1;
             m.cpus = 32;
             m.memoryBytes = 256 * GiB;
-            m.cost.clockGHz = 2.5;
-            // Out-of-line call: call/ret, push/pop prologue and epilogue, the caller's spills around it: ~25 cycles
-            // (calibrated: seed 002 saw ~20 ns per page saved by inlining page_evictable plus dropping smp_mb,
-            // i.e. ~10 ns for the call once the barrier's ~10 ns is taken out; kernel-mm.md's 5-15 (+5) cycles
-            // GUESS is for a bare call).
-            m.cost.functionCallNs = 10.0;
-            m.cost.smpMbNs = 10.0; // 5.6 smp_mb(): lock addl $0,-4(%rsp), ~one locked op, 25 cycles (barrier.h)
-            // Buffered read of a hole (calibrated to seed 002's single dd, 56.64 s / 100 GiB = 2.16 us per page,
-            // inside kernel-mm.md's ranges): clear_page_erms of a cold page 2000 cycles (Rik van Riel's 2000-4000);
-            // copy_page_to_iter from the just-zeroed, cache-hot page into dd's L1-hot buffer, ~0.6x zeroing (GUESS).
-            m.cost.zeroPageNs = 800.0;
-            m.cost.copyPageNs = 500.0;
-            // shrink_page_list for a clean unmapped page-cache page: trylock, page_check_references,
-            // mapping checks, mem_cgroup_uncharge (GUESS: half the 4.0 anon figure, no rmap walk, no swap).
-            m.cost.reclaimPerPageNs = 300.0;
+            m.swap.push_back({ 64 * GiB, *devicePreset("nvme-2020") });
+            CpuSpec c;
+            c.model = "Intel Xeon Platinum 8269CY (Cascade Lake-SP)";
+            c.clockGHz = 2.5;
+            c.lockedRmwCycles = 18; // uops.info, Skylake-X/Cascade Lake: LOCK ADD/CMPXCHG m64 ~18 cycles
+            c.lineSameSocketNs = 100 / c.clockGHz; // ~100 cycles over the mesh (David et al. order, SOSP'13)
+            c.lineCrossSocketNs = 300 / c.clockGHz; // one socket: unused
+            c.storeGBps = 11.0; // one Skylake-SP core: ~11 GB/s single-thread STREAM-like (mesh-limited)
+            m.cost = costModelFor(c);
             p.push_back(m);
         }
         {
             MachineSpec m;
             m.preset = "xeon-e5v3-144cpu-2017";
-            m.description = "Huang Ying's Xeon E5 v3 of seed 003: 144 CPUs in 4 sockets, 32 GB RAM, RAM-simulated PMEM swap";
+            m.description = "four Xeon E5-4669 v3 (Haswell-EP, 18 cores / 36 threads at 2.1 GHz each): 144 CPUs, "
+                            "32 GiB, swap on two 48 GiB RAM-simulated PMEM devices (the Xeon E5 v3 of seed 003's post)";
             m.sockets = 4;
             m.cpus = 144;
             m.memoryBytes = 32 * GiB;
             for (int i = 0; i < 2; ++i)
                 m.swap.push_back({ 48 * GiB, *devicePreset("pmem-ram") });
-            m.cost.clockGHz = 2.5;
+            m.cost = costModelFor(haswellEp("Intel Xeon E5-4669 v3 (Haswell-EP, 4-socket)", 2.1));
             p.push_back(m);
         }
         {
             MachineSpec m;
             m.preset = "ivybridge-ex-60core-2014";
-            m.description = "Davidlohr Bueso's 4-socket 60-core / 120-thread IvyBridge-EX of seed 004, 130 GB";
+            m.description = "four Xeon E7-4890 v2 (IvyBridge-EX, 15 cores / 30 threads at 2.8 GHz each): 120 CPUs, "
+                            "130 GB, 32 GiB swap on a SATA SSD (Davidlohr Bueso's box of seed 004's post; its swap is "
+                            "not stated)";
             m.sockets = 4;
             m.cpus = 120;
             m.memoryBytes = 130 * GiB;
-            m.cost.clockGHz = 2.8;
+            m.swap.push_back({ 32 * GiB, *devicePreset("ssd-2015") });
+            CpuSpec c;
+            c.model = "Intel Xeon E7-4890 v2 (IvyBridge-EX)";
+            c.clockGHz = 2.8;
+            c.lockedRmwCycles = 20; // uops.info, Ivy Bridge: LOCK ADD/CMPXCHG m64 ~20 cycles
+            c.lineSameSocketNs = 100 / c.clockGHz; // ~100 cycles (David et al., SOSP'13, on its Westmere-EX forerunner)
+            c.lineCrossSocketNs = 300 / c.clockGHz; // ~300 cycles, one QPI hop (same)
+            // DDR3 behind the E7 v2's memory buffers: one core streams ~8 GB/s (single-thread STREAM-like)
+            c.storeGBps = 8.0;
+            m.cost = costModelFor(c);
+            p.push_back(m);
+        }
+        {
+            MachineSpec m;
+            m.preset = "epyc-rome-64core-2020";
+            m.description = "two AMD EPYC 7452 (Zen 2 Rome, 32 cores at 2.35 GHz each, SMT off): 64 CPUs, "
+                            "256 GiB DDR4-3200, 64 GiB swap on a data-centre NVMe (serves no post)";
+            m.sockets = 2;
+            m.cpus = 64;
+            m.memoryBytes = 256 * GiB;
+            m.swap.push_back({ 64 * GiB, *devicePreset("nvme-2020") });
+            CpuSpec c;
+            c.model = "AMD EPYC 7452 (Zen 2, Rome)";
+            c.clockGHz = 2.35; // AMD product page
+            c.lockedRmwCycles = 8; // uops.info / Agner Fog, Zen 2: LOCK ADD/CMPXCHG m64 ~8 cycles
+            // Core-to-core latency on Rome (AnandTech's EPYC 7742 review, 2019): ~30 ns inside a 4-core CCX,
+            // ~100 ns between CCXs of a socket (28 of a core's 31 peers), ~200 ns between sockets.
+            c.lineSameSocketNs = 100;
+            c.lineCrossSocketNs = 200;
+            c.storeGBps = 16.0; // one Zen 2 core: ~16 GB/s single-thread STREAM-like stores (DDR4-3200)
+            m.cost = costModelFor(c);
             p.push_back(m);
         }
         return p;
     }
 } // namespace
+
+CostModel costModelFor(const CpuSpec& cpu)
+{
+    // Kernel code paths as cycle counts: the same instructions on every preset, so their time follows the clock.
+    // GUESS marks a count with no measurement behind it (kernel-mm.md's cost table, converted at 2.5 GHz where it
+    // gives nanoseconds); none is derived from a post's result.
+    const double ghz = cpu.clockGHz;
+    auto cycles = [ghz](double n) { return n / ghz; };
+    CostModel c;
+    c.clockGHz = ghz;
+    c.lockedRmwNs = cycles(cpu.lockedRmwCycles);
+    c.lineSameSocketNs = cpu.lineSameSocketNs;
+    c.lineCrossSocketNs = cpu.lineCrossSocketNs;
+    c.smpMbNs = c.lockedRmwNs; // `lock addl $0,-4(%rsp)` (barrier.h, 4.15+)
+    // call + ret with a predicted return, push/pop of the callee-saved registers, the caller's spills: ~10 cycles
+    // (kernel-mm.md: 5-15 cycles, GUESS; Agner Fog's microarchitecture guide for call/ret and push/pop throughput)
+    c.functionCallNs = cycles(10);
+    c.faultEntryNs = cycles(500); // exception entry/exit, 0.1-0.3 us at 2.5 GHz (kernel-mm.md)
+    c.vmaAdjustNs = cycles(2000); // GUESS
+    // Page-sized memory streams: 4 KiB of stores for a clear, 4 KiB read + 4 KiB written for a copy.
+    c.zeroPageNs = 4096.0 / cpu.storeGBps;
+    c.copyPageNs = 2 * 4096.0 / cpu.storeGBps;
+    c.userMemsetPageNs = c.zeroPageNs;
+    c.contextSwitchNs = cycles(7500); // switch + cache refill, 2-5 us at 2.5 GHz (kernel-mm.md)
+    c.wakeupNs = cycles(2500); // GUESS
+    c.pteOpNs = cycles(10); // GUESS
+    c.rmapOpNs = c.lockedRmwNs + cycles(5); // one atomic on _mapcount plus its test
+    c.pageAllocNs = cycles(150); // GUESS
+    c.pageFreeNs = cycles(125); // GUESS
+    c.listOpNs = cycles(15); // GUESS
+    c.reclaimPerPageNs = cycles(1500); // GUESS
+    c.swapScanPerSlotNs = cycles(5); // GUESS
+    c.swapAllocNs = cycles(625); // GUESS
+    c.swapFreeNs = cycles(300); // GUESS
+    c.swapCacheOpNs = cycles(375); // GUESS
+    c.bioSubmitNs = cycles(3750); // GUESS
+    c.ioCompleteNs = cycles(2000); // GUESS
+    return c;
+}
 
 std::optional<DeviceSpec> devicePreset(const std::string& kind)
 {

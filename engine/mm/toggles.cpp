@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <map>
+#include <regex>
 
 namespace mms {
 
@@ -104,6 +105,64 @@ namespace {
         return m;
     }
 } // namespace
+
+std::optional<KernelVersion> KernelVersion::parse(const std::string& text)
+{
+    static const std::regex re("([0-9]{1,3})\\.([0-9]{1,3})(?:\\.([0-9]{1,3}))?");
+    std::smatch m;
+    if (!std::regex_match(text, m, re))
+        return std::nullopt;
+    KernelVersion v;
+    v.major = std::stoi(m[1]);
+    v.minor = std::stoi(m[2]);
+    v.patch = m[3].matched ? std::stoi(m[3]) : 0;
+    return v;
+}
+
+std::string KernelVersion::str() const
+{
+    return std::to_string(major) + "." + std::to_string(minor) + (patch ? "." + std::to_string(patch) : "");
+}
+
+// The era table: what each kernel version does by default, one rule per toggle, each with the change that moved it
+// (docs/presets.md lists the scenarios' kernels). Kernels later than the last rule keep it: the swap-free rework of
+// 6.14/6.15 (si->lock off the free path, no slots cache) and per-VMA locks are not modelled.
+Toggles Toggles::forKernel(const KernelVersion& v)
+{
+    auto before = [&v](int major, int minor, int patch = 0) { return v < KernelVersion { major, minor, patch }; };
+    Toggles t;
+    // x86-64 used the generic spinlock rwsem (RWSEM_GENERIC_SPINLOCK=y) until bafaecd11df1 "x86-64: support native
+    // xadd rwsem" (2.6.34).
+    t.rwsemImpl = before(2, 6, 34) ? RwsemImplToggle::Spinlock : RwsemImplToggle::Xadd;
+    // sys_madvise took mmap_sem for write for every advice until Nick Piggin's "mm: madvise avoid exclusive
+    // mmap_sem" (madvise_need_mmap_write, 2.6.22).
+    t.madviseMmapSem = before(2, 6, 22) ? MmapSemMode::Write : MmapSemMode::Read;
+    // MADV_FREE: mainline has it from 854e9ed09ded (4.5), freeing swap entries included. Earlier kernels have it
+    // only as a patch: on 2.6 Rik van Riel's v1 (PG_lazyfree, a TLB flush per dirty or young PTE; the batched
+    // flush came as a follow-up), from 3.x Minchan Kim's series that 4.5 merged (mmotm).
+    t.madviseEra = before(3, 0) ? "2007" : "4.5";
+    t.tlbBatch = !before(3, 0);
+    t.freeSwapEntries = !before(4, 5);
+    // PAGEVEC_SIZE 14 until Mel Gorman's pagevec rework (4.15), then 15; the folio batch grew to 31 in 6.9.
+    t.pagevecSize = before(4, 15) ? 14 : before(6, 9) ? 15 : 31;
+    // __pagevec_lru_add_fn: page_evictable() moved under lru_lock behind SetPageLRU + smp_mb() with 9c4e6b1a7027
+    // "mm, mlock, vmscan: no more skipping pagevecs" (5.6); 5.7 inlined page_evictable() and relaxed the barrier
+    // to smp_mb__after_atomic() (Yang Shi).
+    t.pageEvictable = before(5, 6) ? EvictableCall::None : before(5, 7) ? EvictableCall::OutOfLine : EvictableCall::Inline;
+    t.lruBarrier = before(5, 6) ? LruBarrier::None : before(5, 7) ? LruBarrier::SmpMb : LruBarrier::AfterAtomic;
+    // Per-CPU swap slots caches: 67afa38e012e "mm/swap: add cache for swap slots allocation" (4.11); sorting a
+    // batch by device before freeing it: Huang Ying's "mm, swap: sort swap entries before free" (4.13).
+    t.slotsCache = before(4, 11) ? SlotsCache::Off : SlotsCache::PerCpu;
+    t.sortBeforeFree = !before(4, 13);
+    // i_mmap: a mutex (a spinlock before 3.0, which the model does not distinguish) until c8c06efa8b55 made it
+    // i_mmap_rwsem (3.19); in the same release 2ebba6b7e1d9 let migration skip the rmap walks of unmapped pages.
+    t.immapLock = before(3, 19) ? IMmapLock::Mutex : IMmapLock::Rwsem;
+    t.skipUnmapped = !before(3, 19);
+    // THP faults stopped compacting synchronously after a failed async attempt with David Rientjes's "mm, thp:
+    // avoid excessive compaction latency during fault" (3.16).
+    t.thpSyncCompaction = before(3, 16);
+    return t;
+}
 
 std::string Toggles::set(const std::string& name, const nlohmann::json& value)
 {

@@ -1,9 +1,11 @@
 #pragma once
-// The named toggles a variant sets (DESIGN.md "Variants"): the posts' patches and what came later. Every toggle has
-// a default (the kernel of the scenario's era) and is set by name from a scenario's variant or from --set.
+// The named toggles a variant sets (DESIGN.md "Variants"): the posts' patches and what came later. A scenario's
+// kernel version sets every toggle's default (Toggles::forKernel); a variant's toggles and --set override them.
 
 #include <nlohmann/json_fwd.hpp>
 
+#include <compare>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,6 +19,18 @@ enum class EvictableCall : std::uint8_t { None, OutOfLine, Inline };
 enum class LruBarrier : std::uint8_t { None, SmpMb, AfterAtomic };
 enum class SlotsCache : std::uint8_t { Off, PerCpu, PerCpuPerDevice };
 enum class IMmapLock : std::uint8_t { Mutex, Rwsem };
+
+// A kernel version "X.Y" or "X.Y.Z" (2.6.20, 3.12, 4.11, 5.6, ...).
+struct KernelVersion {
+    int major = 0, minor = 0, patch = 0;
+    auto operator<=>(const KernelVersion&) const = default;
+    // Parses "X.Y" or "X.Y.Z" (decimal numbers); nullopt for anything else.
+    static std::optional<KernelVersion> parse(const std::string& text);
+    std::string str() const;
+};
+
+// The kernel of a scenario that names none: the one whose toggles are the member defaults below.
+inline constexpr const char* kDefaultKernel = "3.12";
 
 struct Toggles {
     // madvise (seeds 000, 001)
@@ -42,6 +56,9 @@ struct Toggles {
     // thp.fault_compaction: after a failed, uncontended async compaction a THP fault reclaims and compacts again
     // synchronously (sync, 3.x before 3.16) or falls back at once (async, Rientjes's 3.16 change)
     bool thpSyncCompaction = true;
+
+    // The defaults of a kernel version: each era rule (toggles.cpp) with the commit or release it comes from.
+    static Toggles forKernel(const KernelVersion& v);
 
     // Sets one toggle by its dotted name. Returns an empty string on success, else what was expected.
     std::string set(const std::string& name, const nlohmann::json& value);

@@ -35,8 +35,18 @@ namespace {
         throw ScenarioError(msg);
     }
 
-    const std::set<std::string> kTopKeys = { "id", "title", "description", "source", "machine", "workload", "variants", "sweep", "metrics", "table", "reps", "seed", "published" };
+    const std::set<std::string> kTopKeys = { "id", "title", "description", "source", "kernel", "machine", "workload", "variants", "sweep", "metrics", "table", "reps", "seed", "published" };
     const std::set<std::string> kMachineKeys = { "preset", "sockets", "cpus", "memory", "swap" };
+
+    KernelVersion kernelOf(const OJson& v, const std::string& origin)
+    {
+        std::optional<KernelVersion> k;
+        if (v.is_string())
+            k = KernelVersion::parse(v.get<std::string>());
+        if (!k || *k < KernelVersion { 2, 6, 0 })
+            fail(origin, "kernel", "a kernel version \"X.Y\" or \"X.Y.Z\" from 2.6 on, such as \"2.6.20\" or \"4.11\"", &v);
+        return *k;
+    }
 
     std::uint64_t sizeOf(const OJson& v, const std::string& origin, const std::string& path)
     {
@@ -88,6 +98,8 @@ namespace {
             std::string key = name.substr(8);
             if (!kMachineKeys.count(key))
                 return false;
+            if (key == "preset") // another machine: its sockets, cpus, memory and swap, filled in by normalise()
+                doc["machine"] = OJson::object();
             doc["machine"][key] = value;
             return true;
         }
@@ -145,7 +157,7 @@ void Scenario::normalise()
         fail(o, "(top level)", "a JSON object", &d);
     for (auto& [k, v] : d.items())
         if (!kTopKeys.count(k))
-            fail(o, k, "one of the fields id, title, description, source, machine, workload, variants, sweep, metrics, table, reps, seed, published (unknown field)");
+            fail(o, k, "one of the fields id, title, description, source, kernel, machine, workload, variants, sweep, metrics, table, reps, seed, published (unknown field)");
 
     if (!d.contains("id") || !d["id"].is_string() || !std::regex_match(d["id"].get<std::string>(), std::regex("[a-z0-9][a-z0-9.-]*")))
         fail(o, "id", "a lower-case identifier such as \"madv-free-swapin\"", d.contains("id") ? &d["id"] : nullptr);
@@ -165,6 +177,11 @@ void Scenario::normalise()
         if (!d["source"][k].is_string())
             fail(o, std::string("source.") + k, "a string", &d["source"][k]);
     }
+
+    // kernel: sets the defaults of its era's toggles (Toggles::forKernel)
+    if (!d.contains("kernel"))
+        d["kernel"] = kDefaultKernel;
+    const KernelVersion kernel = kernelOf(d["kernel"], o);
 
     // machine
     if (!d.contains("machine") || !d["machine"].is_object())
@@ -280,7 +297,7 @@ void Scenario::normalise()
             fail(o, p, "a variant name of letters, digits and . _ + -");
         if (!toggles.is_object())
             fail(o, p, "an object {toggle: value}", &toggles);
-        Toggles t;
+        Toggles t = Toggles::forKernel(kernel);
         for (auto& [k, v] : toggles.items()) {
             if (!Toggles::isToggle(k)) {
                 std::string names;
@@ -393,14 +410,25 @@ void Scenario::set(const std::string& path, const std::string& value)
     }
     OJson v = parseValue(value);
     OJson doc = m_doc;
+    bool machineField = false;
     if (doc["sweep"].contains(path)) {
         doc["sweep"][path] = OJson::array({ v });
+    } else if (path == "kernel") {
+        doc[path] = value; // a string even where it reads as a number: "4.10" is not 4.1
     } else if (path == "reps" || path == "seed" || path == "title" || path == "id") {
         doc[path] = v;
     } else {
         try {
             if (!applyField(doc, path, v))
-                throw ScenarioError(origin + ": expected a scenario field (machine.cpus, workload.size, reps, seed), a toggle (e.g. i_mmap.lock) or a sweep axis of this scenario");
+                throw ScenarioError(origin + ": expected a scenario field (machine.cpus, workload.size, kernel, reps, seed), a toggle (e.g. i_mmap.lock) or a sweep axis of this scenario");
+            machineField = path.rfind("machine.", 0) == 0 || path == "swap.devices";
+            // Another preset brings its own sockets, cpus, memory and swap; what --set gave the machine before
+            // still holds on the new one.
+            if (path == "machine.preset") {
+                doc = Scenario::fromJson(doc, origin).m_doc;
+                for (auto& [p, pv] : m_machineSets)
+                    applyField(doc, p, pv);
+            }
         } catch (const ScenarioError& e) {
             if (std::string(e.what()).rfind("--set", 0) == 0)
                 throw;
@@ -408,6 +436,8 @@ void Scenario::set(const std::string& path, const std::string& value)
         }
     }
     m_doc = Scenario::fromJson(doc, origin).m_doc;
+    if (machineField && path != "machine.preset")
+        m_machineSets.emplace_back(path, v);
 }
 
 void Scenario::setReps(int reps) { set("reps", std::to_string(reps)); }
@@ -435,6 +465,14 @@ RunSetup Scenario::resolve(const std::string& variant, const OJson& point, doubl
     OJson doc = m_doc;
     for (auto& [axis, value] : point.items())
         applyField(doc, axis, value);
+    if (!point.empty()) { // a machine.preset axis leaves the new machine's fields to fill in
+        Scenario probe;
+        probe.m_doc = doc;
+        probe.m_doc["sweep"] = OJson::object();
+        probe.m_origin = m_origin;
+        probe.normalise();
+        doc = probe.m_doc;
+    }
     RunSetup r;
     const OJson& m = doc["machine"];
     r.machine = *machinePreset(m["preset"]);
@@ -461,6 +499,7 @@ RunSetup Scenario::resolve(const std::string& variant, const OJson& point, doubl
     }
     if (!doc["variants"].contains(variant))
         throw ScenarioError(m_origin + ": no variant named " + variant);
+    r.toggles = Toggles::forKernel(*KernelVersion::parse(doc["kernel"].get<std::string>()));
     for (auto& [k, v] : doc["variants"][variant].items())
         r.toggles.set(k, nlohmann::json::parse(v.dump()));
     const OJson& w = doc["workload"];

@@ -51,8 +51,10 @@ public:
     std::vector<std::string> axes() const;
     const OJson& published() const { return m_doc["published"]; }
 
-    // --set PATH=VALUE: a scenario field (machine.cpus), a toggle (held for every variant) or a sweep axis
-    // (narrowed to that one value). VALUE is JSON if it parses as JSON, else a string.
+    // --set PATH=VALUE: a scenario field (machine.cpus, kernel), a toggle (held for every variant) or a sweep axis
+    // (narrowed to that one value). VALUE is JSON if it parses as JSON, else a string. machine.preset=NAME puts
+    // the scenario on that machine (its sockets, cpus, memory and swap); machine fields set before or after it
+    // hold on the new machine.
     void set(const std::string& path, const std::string& value);
     void setReps(int reps);
     void setSeed(std::uint64_t seed);
@@ -65,6 +67,7 @@ private:
     void normalise();
     OJson m_doc;
     std::string m_origin;
+    std::vector<std::pair<std::string, OJson>> m_machineSets; // --set machine.FIELD / swap.devices, in order
 };
 
 // The scenarios built into the binaries (resources/scenarios, embedded at build time).

@@ -204,7 +204,7 @@ private Q_SLOTS:
         double expectedSys = expectedWait + cpus * (perHold + m.cost.contextSwitchNs);
         QVERIFY2(std::fabs(toNs(sys) - expectedSys) < 1.0 + 0.01 * expectedWait,
             qPrintable(QString("sys %1 ns, expected %2 ns").arg(toNs(sys)).arg(expectedSys)));
-        QCOMPARE(toNs(st.holdMax), perHold);
+        QVERIFY(std::fabs(toNs(st.holdMax) - perHold) <= 0.001); // costs are kept to the picosecond
     }
 
     void spinIsContendedOnlyWithAWaiter()

@@ -384,14 +384,15 @@ private Q_SLOTS:
     void idleFractionCountsTheMeasuredWindowOnly()
     {
         // idle_fraction is the CPUs' idle time between the window's two ends (0.01 and 0.04 s). 61 users on 120
-        // CPUs: the 59 CPUs without a user idle throughout. 121 users: every CPU has one, and with the patch the last
+        // CPUs: the 59 CPUs without a user idle throughout, but for kswapd's reclaim when the users' allocations wake
+        // it (one kernel thread, a few ms of the window here). 121 users: every CPU has one, and with the patch the last
         // tests run long past the window (sync compactions queueing on the lru_lock), a tail in which the other CPUs
         // idle -- the whole run's idle time made that 41 % idle.
         Scenario sc = loadScenario("migration-unmapped");
         sc.set("users", "61");
         for (const RunResult& r : run(sc, 1.0, 2).results) {
             const double idle = r.metrics.at("idle_fraction");
-            QVERIFY2(idle >= 59.0 / 120 - 1e-9 && idle < 59.0 / 120 + 0.02, qPrintable(QString::number(idle)));
+            QVERIFY2(idle >= 59.0 / 120 - 0.005 && idle < 59.0 / 120 + 0.02, qPrintable(QString::number(idle)));
         }
         sc.set("users", "121");
         sc.selectVariants({ "skip-unmapped" });

@@ -76,6 +76,7 @@ private Q_SLOTS:
         Scenario s = Scenario::fromJson(minimal(), "test.json");
         QCOMPARE(s.json()["machine"]["cpus"].get<int>(), 12);
         QCOMPARE(s.json()["machine"]["swap"][0]["device"].get<std::string>(), std::string("ssd-2015"));
+        QCOMPARE(s.json()["kernel"].get<std::string>(), std::string(kDefaultKernel));
         QCOMPARE(s.reps(), 1);
         QCOMPARE(s.seed(), std::uint64_t(1));
         QCOMPARE(s.points().size(), std::size_t(1));
@@ -103,6 +104,9 @@ private Q_SLOTS:
         QTest::addRow("bad sweep value") << "/sweep" << R"({"processes": [2, 0]})" << "sweep.processes: the value 0 is not valid";
         QTest::addRow("reps") << "/reps" << "0" << "reps: expected an integer in [1, 1000]";
         QTest::addRow("bad id") << "/id" << R"("Not An Id")" << "id: expected a lower-case identifier";
+        QTest::addRow("bad kernel") << "/kernel" << R"("linux-4")" << "test.json: kernel: expected a kernel version \"X.Y\" or \"X.Y.Z\"";
+        QTest::addRow("kernel as number") << "/kernel" << "4.11" << "kernel: expected a kernel version";
+        QTest::addRow("kernel too old") << "/kernel" << R"("2.4.37")" << "kernel: expected a kernel version \"X.Y\" or \"X.Y.Z\" from 2.6 on";
     }
     void badInputNamesFileFieldAndExpectation()
     {

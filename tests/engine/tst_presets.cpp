@@ -1,0 +1,166 @@
+// Presets describe hardware and kernels set toggles (DESIGN.md "One kernel"): every built-in scenario runs on every
+// machine preset, and a scenario's kernel version sets its era's toggle defaults.
+#include "hw/machine.h"
+#include "mm/toggles.h"
+#include "run/runner.h"
+#include "scenario/scenario.h"
+
+#include <QtTest>
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+
+using namespace mms;
+
+class TestPresets : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    // Each scenario at a small scale, its first variant and sweep point, on each preset's whole machine (sockets,
+    // cpus, memory, swap): the run ends and its figures are physically sensible.
+    void everyScenarioRunsOnEveryPreset_data()
+    {
+        QTest::addColumn<QString>("scenario");
+        QTest::addColumn<QString>("preset");
+        for (auto& info : builtinScenarios())
+            for (auto& preset : machinePresetNames())
+                QTest::addRow("%s@%s", info.id.c_str(), preset.c_str())
+                    << QString::fromStdString(info.id) << QString::fromStdString(preset);
+    }
+    void everyScenarioRunsOnEveryPreset()
+    {
+        QFETCH(QString, scenario);
+        QFETCH(QString, preset);
+        Scenario s = loadScenario(scenario.toStdString());
+        s.set("machine.preset", preset.toStdString());
+        QCOMPARE(s.json()["machine"]["cpus"].get<int>(), machinePreset(preset.toStdString())->cpus);
+        s.selectVariants({ s.variantNames().front() });
+        for (auto& axis : s.axes())
+            s.set(axis, s.json()["sweep"][axis][0].dump());
+        s.setReps(1);
+        RunnerOptions o;
+        o.scale = 0.01;
+        o.threads = 1;
+        o.checkInvariants = true;
+        ResultSet rs = runScenario(s, o);
+        QCOMPARE(rs.results.size(), std::size_t(1));
+        const Metrics& m = rs.results[0].metrics;
+        for (auto& [name, value] : m)
+            QVERIFY2(std::isfinite(value), name.c_str());
+        // the headline figures of a run that did work: time passed, work got done
+        for (const char* positive : { "elapsed_s", "throughput", "throughput_mbps", "records_per_s", "jobs_per_min" })
+            if (m.count(positive))
+                QVERIFY2(m.at(positive) > 0, positive);
+        QVERIFY(rs.results[0].events > 0);
+    }
+
+    // A preset switch brings the preset's machine; machine fields given by --set hold on it, in either order.
+    void presetSwitchKeepsSetFields()
+    {
+        Scenario s = loadScenario("madv-free-swapin");
+        s.set("machine.memory", "1GiB");
+        s.set("machine.preset", "quad-core-2007");
+        QCOMPARE(s.json()["machine"]["cpus"].get<int>(), 4);
+        QCOMPARE(s.json()["machine"]["memory"].get<std::string>(), std::string("1GiB"));
+        QCOMPARE(s.json()["machine"]["swap"][0]["device"].get<std::string>(), std::string("hdd-2007"));
+        s.set("machine.cpus", "2");
+        QCOMPARE(s.json()["machine"]["cpus"].get<int>(), 2);
+        RunSetup r = s.resolve("dontneed", OJson::object(), 0.1);
+        QCOMPARE(r.machine.cost.clockGHz, 2.4);
+        QCOMPARE(r.machine.cpus, 2);
+    }
+
+    // Costs follow the hardware: kernel code paths are cycle counts, so a faster clock runs them faster, and no
+    // preset carries a cost the others lack.
+    void kernelCostsFollowTheClock()
+    {
+        for (auto& name : machinePresetNames()) {
+            const MachineSpec m = *machinePreset(name);
+            const CostModel& c = m.cost;
+            QVERIFY2(c.clockGHz > 1 && c.clockGHz < 5, name.c_str());
+            QCOMPARE(c.reclaimPerPageNs * c.clockGHz, 1500.0);
+            QCOMPARE(c.functionCallNs * c.clockGHz, 10.0);
+            QCOMPARE(c.smpMbNs, c.lockedRmwNs);
+            QVERIFY2(c.copyPageNs > c.zeroPageNs, name.c_str());
+            QVERIFY2(!m.description.empty(), name.c_str());
+        }
+    }
+
+    void kernelVersions_data()
+    {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<bool>("valid");
+        QTest::addRow("X.Y") << "4.11" << true;
+        QTest::addRow("X.Y.Z") << "2.6.20" << true;
+        QTest::addRow("two-digit minor") << "4.10" << true;
+        QTest::addRow("rc suffix") << "5.6-rc4" << false;
+        QTest::addRow("one number") << "5" << false;
+        QTest::addRow("empty") << "" << false;
+        QTest::addRow("letters") << "linux" << false;
+    }
+    void kernelVersions()
+    {
+        QFETCH(QString, text);
+        QFETCH(bool, valid);
+        auto v = KernelVersion::parse(text.toStdString());
+        QCOMPARE(v.has_value(), valid);
+        if (valid)
+            QCOMPARE(QString::fromStdString(v->str()), text);
+    }
+
+    // The era table (toggles.cpp): each rule on both sides of its release.
+    void eraDefaults()
+    {
+        auto at = [](const char* v, const char* toggle) {
+            nlohmann::json j = Toggles::forKernel(*KernelVersion::parse(v)).toJson()[toggle];
+            return QString::fromStdString(j.is_string() ? j.get<std::string>() : j.dump());
+        };
+        QCOMPARE(at("2.6.20", "rwsem.impl"), QString("spinlock"));
+        QCOMPARE(at("2.6.34", "rwsem.impl"), QString("xadd"));
+        QCOMPARE(at("2.6.21", "madvise.mmap_sem"), QString("write"));
+        QCOMPARE(at("2.6.22", "madvise.mmap_sem"), QString("read"));
+        QCOMPARE(at("2.6.20", "madvise.era"), QString("2007"));
+        QCOMPARE(at("4.0", "madvise.era"), QString("4.5"));
+        QCOMPARE(at("4.4", "madvise.free_swap_entries"), QString("false"));
+        QCOMPARE(at("4.5", "madvise.free_swap_entries"), QString("true"));
+        QCOMPARE(at("4.14", "lru.pagevec_size"), QString("14"));
+        QCOMPARE(at("4.15", "lru.pagevec_size"), QString("15"));
+        QCOMPARE(at("5.5", "lru.barrier"), QString("none"));
+        QCOMPARE(at("5.6", "lru.barrier"), QString("smp_mb"));
+        QCOMPARE(at("5.6", "lru.page_evictable"), QString("outofline"));
+        QCOMPARE(at("5.7", "lru.barrier"), QString("after_atomic"));
+        QCOMPARE(at("5.7", "lru.page_evictable"), QString("inline"));
+        QCOMPARE(at("4.10", "swap.slots_cache"), QString("off"));
+        QCOMPARE(at("4.11", "swap.slots_cache"), QString("per_cpu"));
+        QCOMPARE(at("4.12", "swap.sort_before_free"), QString("false"));
+        QCOMPARE(at("4.13", "swap.sort_before_free"), QString("true"));
+        QCOMPARE(at("3.18", "i_mmap.lock"), QString("mutex"));
+        QCOMPARE(at("3.19", "i_mmap.lock"), QString("rwsem"));
+        QCOMPARE(at("3.18", "migrate.skip_unmapped"), QString("false"));
+        QCOMPARE(at("3.19", "migrate.skip_unmapped"), QString("true"));
+        QCOMPARE(at("3.15", "thp.fault_compaction"), QString("sync"));
+        QCOMPARE(at("3.16", "thp.fault_compaction"), QString("async"));
+        // a scenario that names no kernel runs kDefaultKernel, whose toggles are the members' defaults
+        QCOMPARE(Toggles::forKernel(*KernelVersion::parse(kDefaultKernel)).toJson().dump(), Toggles {}.toJson().dump());
+    }
+
+    // The scenario's kernel sets the defaults; a variant's toggles and --set override them.
+    void kernelSetsDefaultsVariantsOverride()
+    {
+        Scenario s = loadScenario("madv-free-tlb-batch");
+        QCOMPARE(s.json()["kernel"].get<std::string>(), std::string("2.6.20"));
+        RunSetup r = s.resolve("glibc-mmapsem", s.points()[0], 0.01);
+        QVERIFY(r.toggles.madviseMmapSem == MmapSemMode::Read); // the variant: Nick Piggin's patch
+        QVERIFY(r.toggles.immapLock == IMmapLock::Mutex); // the era
+        s.set("kernel", "4.10");
+        QCOMPARE(s.json()["kernel"].get<std::string>(), std::string("4.10"));
+        r = s.resolve("glibc-mmapsem", s.points()[0], 0.01);
+        QVERIFY(r.toggles.immapLock == IMmapLock::Rwsem);
+        s.set("i_mmap.lock", "mutex");
+        r = s.resolve("glibc-mmapsem", s.points()[0], 0.01);
+        QVERIFY(r.toggles.immapLock == IMmapLock::Mutex);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestPresets)
+#include "tst_presets.moc"
