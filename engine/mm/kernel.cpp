@@ -397,6 +397,14 @@ const char* vmName(Vm v)
     case Vm::CompactIsolated: return "compact_isolated";
     case Vm::PgMigrateSuccess: return "pgmigrate_success";
     case Vm::PgMigrateFail: return "pgmigrate_fail";
+    case Vm::ThpFaultAlloc: return "thp_fault_alloc";
+    case Vm::ThpFaultFallback: return "thp_fault_fallback";
+    case Vm::CompactAbortResched: return "compact_abort_resched";
+    case Vm::CompactAbortZoneLock: return "compact_abort_zone_lock";
+    case Vm::CompactAbortLruLock: return "compact_abort_lru_lock";
+    case Vm::CompactSyncStall: return "compact_sync_stall";
+    case Vm::MigrateUnmappedRmapWalks: return "migrate_unmapped_rmap_walks";
+    case Vm::MigrateUnmappedRmapNs: return "migrate_unmapped_rmap_ns";
     case Vm::Count: break;
     }
     return "?";

@@ -77,14 +77,6 @@ struct Zone {
     Pfn compactCachedFreePfn = 0;
     unsigned compactConsidered = 0, compactDeferShift = 0;
     int compactOrderFailed = MAX_ORDER;
-    // Why direct compactions gave up (cc->contended, counted once per compaction by its first cause): need_resched(),
-    // zone->lock or the lru_lock contended (compact_checklock_irqsave). Diagnostics only; nothing reads them back.
-    std::uint64_t compactAbortResched = 0, compactAbortZoneLock = 0, compactAbortLruLock = 0;
-    std::uint64_t compactSync = 0; // of compact_stall, the MIGRATE_SYNC_LIGHT ones (after a round of reclaim)
-    // What 2ebba6b7e1d9 takes away: the time migration spent in try_to_unmap() and remove_migration_ptes() of pages
-    // no one mapped (the i_mmap lock round-trips, waits included), and their number. Zero with migrate.skip_unmapped.
-    Time unmappedRmapTime = 0;
-    std::uint64_t unmappedRmapWalks = 0;
 
     void init(PageArray& pages, Pfn first, Pfn end);
     // __rmqueue_smallest(): the first block of at least `order`, split down (expand()); kNoPage if none.

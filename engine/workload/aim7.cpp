@@ -222,21 +222,19 @@ namespace {
                 / static_cast<double>(std::max<std::uint64_t>(1, m_forks));
             // Why the direct compactions gave up, per compaction (compact_stall): async compaction abandons the zone
             // at the first contended zone->lock or lru_lock (3.7-3.16) -- what keeps THP faults from being served.
-            const Zone& z = ctx.k.zone;
             double stalls = static_cast<double>(std::max<std::uint64_t>(1, ctx.k.vm.get(Vm::CompactStall)));
-            out["compact_abort_zone_lock_per_stall"] = static_cast<double>(z.compactAbortZoneLock) / stalls;
-            out["compact_abort_lru_lock_per_stall"] = static_cast<double>(z.compactAbortLruLock) / stalls;
-            out["compact_abort_resched_per_stall"] = static_cast<double>(z.compactAbortResched) / stalls;
-            out["compact_sync_per_stall"] = static_cast<double>(z.compactSync) / stalls; // never give up
+            out["compact_abort_zone_lock_per_stall"] = static_cast<double>(ctx.k.vm.get(Vm::CompactAbortZoneLock)) / stalls;
+            out["compact_abort_lru_lock_per_stall"] = static_cast<double>(ctx.k.vm.get(Vm::CompactAbortLruLock)) / stalls;
+            out["compact_abort_resched_per_stall"] = static_cast<double>(ctx.k.vm.get(Vm::CompactAbortResched)) / stalls;
+            out["compact_sync_per_stall"] = static_cast<double>(ctx.k.vm.get(Vm::CompactSyncStall)) / stalls; // never give up
             out["migrated_per_stall"] = static_cast<double>(ctx.k.vm.get(Vm::PgMigrateSuccess)) / stalls;
             // The most 2ebba6b7e1d9 can give back: migration's i_mmap round-trips for pages no one maps (waits
             // included), per test and as a share of the machine's time (CPUs x run time). Zero with the patch.
             const Time now = ctx.k.s.sim().now();
-            out["unmapped_rmap_us_per_test"] = toUs(z.unmappedRmapTime) / tests;
-            out["unmapped_rmap_walks_per_test"] = static_cast<double>(z.unmappedRmapWalks) / tests;
-            out["unmapped_rmap_share"] = now > 0
-                ? toSec(z.unmappedRmapTime) / (toSec(now) * static_cast<double>(ctx.k.s.cpuCount()))
-                : 0.0;
+            const double rmapNs = static_cast<double>(ctx.k.vm.get(Vm::MigrateUnmappedRmapNs));
+            out["unmapped_rmap_us_per_test"] = rmapNs / 1000.0 / tests;
+            out["unmapped_rmap_walks_per_test"] = static_cast<double>(ctx.k.vm.get(Vm::MigrateUnmappedRmapWalks)) / tests;
+            out["unmapped_rmap_share"] = now > 0 ? rmapNs * 1e-9 / (toSec(now) * static_cast<double>(ctx.k.s.cpuCount())) : 0.0;
             // Idle CPU time in the measured window (up to the run's end if it ended inside the window).
             const Time idleNow = ctx.k.s.idleTotal();
             Time from = m_idleTaken[0] ? m_p.warmup : now, to = m_idleTaken[1] ? m_p.end : now;
