@@ -1,4 +1,5 @@
 #include "mm/kernel.h"
+#include "kernel/process.h"
 #include "mm/rmap.h"
 
 #include <algorithm>
@@ -57,18 +58,39 @@ Kernel::Kernel(Sched& sched, const Toggles& toggles, std::uint64_t reservedPages
         for (auto& c : swapSlots)
             c.slotsRetDev.resize(swap.size());
     }
+    if (tg.thpEnabled)
+        set_recommended_min_free_kbytes(*this); // hugepage_init()
 }
 
 Kernel::~Kernel() = default;
 
 MmStruct& Kernel::mm_alloc()
 {
+    if (!m_freeMms.empty()) {
+        MmStruct& mm = *m_freeMms.back();
+        m_freeMms.pop_back();
+        return mm;
+    }
     auto mm = std::make_unique<MmStruct>();
     mm->id = static_cast<std::uint16_t>(mms.size());
     mm->cpuVmMask.assign(static_cast<std::size_t>(s.cpuCount()), 0);
     mm->mmap_sem.setImpl(tg.rwsemImpl == RwsemImplToggle::Spinlock ? RwsemImpl::Spinlock : RwsemImpl::Xadd);
     mms.push_back(std::move(mm));
     return *mms.back();
+}
+
+void Kernel::mmdrop(MmStruct& mm)
+{
+    // What the next mm_alloc() gets: a new mm but for its id and its locks (which keep their lock statistics).
+    mm.pte.clear();
+    mm.vmas.clear();
+    std::fill(mm.cpuVmMask.begin(), mm.cpuVmMask.end(), 0);
+    mm.rss = mm.fileRss = mm.swapents = 0;
+    mm.pgtables.clear();
+    mm.brkPages = 0;
+    mm.heap.clear();
+    mm.heapHuge.clear();
+    m_freeMms.push_back(&mm);
 }
 
 std::uint32_t Kernel::do_mmap(MmStruct& mm, std::uint32_t nrPages)

@@ -100,6 +100,8 @@ namespace {
             { "migrate.skip_unmapped", boolean(&Toggles::skipUnmapped) },
             { "i_mmap.lock", choice(&Toggles::immapLock, { { "mutex", IMmapLock::Mutex }, { "rwsem", IMmapLock::Rwsem } }) },
             { "thp.fault_compaction", choice(&Toggles::thpSyncCompaction, { { "sync", true }, { "async", false } }) },
+            { "thp.enabled", choice(&Toggles::thpEnabled, { { "always", true }, { "never", false } }) },
+            { "fork.stack_order", integer(&Toggles::forkStackOrder, 0, 4) },
         };
         return m;
     }
@@ -144,6 +146,8 @@ nlohmann::json Toggles::toJson() const
         { "migrate.skip_unmapped", skipUnmapped },
         { "i_mmap.lock", pick(immapLock, { "mutex", "rwsem" }) },
         { "thp.fault_compaction", thpSyncCompaction ? "sync" : "async" },
+        { "thp.enabled", thpEnabled ? "always" : "never" },
+        { "fork.stack_order", forkStackOrder },
     };
 }
 
