@@ -1,7 +1,9 @@
 // The system-call entry points (kernel/syscalls.h): each enters the kernel function it names.
 #include "kernel/syscalls.h"
 
+#include "kernel/process.h"
 #include "mm/kernel.h"
+#include "mm/rmap.h"
 
 #include <algorithm>
 #include <stdexcept>
@@ -22,7 +24,10 @@ void start(Kernel& k, Task& t, Co<> body) { k.s.start(t, std::move(body)); }
 
 void cgroup_attach(Kernel& k, Task& t, int memcg) { k.setTaskMemcg(t, memcg); }
 
-Co<> exit(Kernel& k, Task& t) { co_await exit_mmap(k, t, *t.mm); }
+Co<> fork(Kernel& k, Task& t) { co_await do_fork(k, t); }
+Co<> execve(Kernel& k, Task& t, const ExecImage& image) { co_await do_execve(k, t, image); }
+Co<> exit(Kernel& k, Task& t) { co_await do_exit(k, t); }
+Co<bool> wait(Kernel& k, Task& t) { co_return co_await do_wait(k, t); }
 
 bool killed(const Kernel& k, const Task& t) { return k.fatal_signal_pending(t); }
 
@@ -68,6 +73,9 @@ MaybeCo touch(Kernel& k, Task& t, std::uint32_t vpn, Access access)
     return {};
 }
 
+Co<> brk(Kernel& k, Task& t, std::uint32_t pages) { co_await sys_brk(k, t, *t.mm, pages); }
+Co<> touch_heap(Kernel& k, Task& t) { co_await heap_touch(k, t, *t.mm); }
+
 File create_sparse(Kernel& k, std::uint64_t pages) { return File(&new_address_space(k, pages)); }
 
 std::uint32_t mmap_file(Kernel& k, Task& t, File f, std::uint64_t pgoff, std::uint32_t pages)
@@ -88,6 +96,37 @@ std::uint64_t pread_cached_run(
 {
     const Time syscall = ns(k.cost.faultEntryNs);
     return generic_file_read_cached_run(k, t, *f.mapping(), index, nr, thenWriteNull ? 2 * syscall : syscall, end);
+}
+
+void fill_page_cache(Kernel& k, const std::vector<File>& files, std::uint64_t oldFilePages, double freeFraction,
+    bool contiguous, std::uint64_t seed)
+{
+    std::vector<AddressSpace*> m;
+    for (const File& f : files)
+        m.push_back(f.mapping());
+    mms::fill_page_cache(k, m, oldFilePages, freeFraction, contiguous, seed);
+}
+
+Co<std::uint64_t> pread(Kernel& k, Task& t, File f, std::uint64_t index, std::uint64_t pages)
+{
+    Sched::burn(t, k.cost.faultEntryNs); // syscall entry/exit, vfs_read
+    std::uint64_t n = 0;
+    for (; n < pages; ++n)
+        if (!co_await generic_file_buffered_read(k, t, *f.mapping(), index + n))
+            break;
+    co_return n;
+}
+
+Co<> pwrite(Kernel& k, Task& t, File f, std::uint64_t index, std::uint64_t pages)
+{
+    Sched::burn(t, k.cost.faultEntryNs); // syscall entry/exit, vfs_write
+    co_await generic_perform_write(k, t, *f.mapping(), index, pages);
+}
+
+Co<> punch_hole(Kernel& k, Task& t, File f, std::uint64_t index, std::uint64_t pages)
+{
+    Sched::burn(t, k.cost.faultEntryNs); // syscall entry/exit, vfs_fallocate
+    co_await truncate_inode_pages_range(k, t, *f.mapping(), index, index + pages);
 }
 
 void write_null(Kernel& k, Task& t) { Sched::burn(t, k.cost.faultEntryNs); }
@@ -157,6 +196,12 @@ LockStat lock_stat(const Kernel& k, std::string_view name, int* instances)
         sum.waitMax = std::max(sum.waitMax, l->waitMax);
     }
     return sum;
+}
+
+LockStat i_mmap_lock_stat(const Kernel&, File f)
+{
+    const AddressSpace& m = *f.mapping();
+    return m.i_mmap_kind == IMmapLock::Mutex ? m.i_mmap_mutex.stat() : m.i_mmap_rwsem.stat();
 }
 
 Time idle_time(const Kernel& k) { return k.s.idleTotal(); }

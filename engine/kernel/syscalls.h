@@ -43,9 +43,6 @@ namespace sys {
     // Set-up: put the task in memory cgroup `memcg` (echo PID > cgroup.procs); 0 is the root.
     void cgroup_attach(Kernel& k, Task& t, int memcg);
 
-    // exit_mm() -> mmput() -> exit_mmap(): the process's memory goes back (do_exit's memory part). The thread ends
-    // when its body returns.
-    Co<> exit(Kernel& k, Task& t);
     // The process has a fatal signal pending (the OOM killer chose it): it must stop at its next step and exit.
     bool killed(const Kernel& k, const Task& t);
 
@@ -65,6 +62,16 @@ namespace sys {
     // accessed bit, and with a store its dirty bit, from the CPU (a lazily freed page is then in use again).
     enum class Access : std::uint8_t { Read, Write };
     MaybeCo touch(Kernel& k, Task& t, std::uint32_t vpn, Access access);
+
+    // brk(): the process's heap becomes `pages` long. Growing it maps nothing (the pages fault on first touch);
+    // shrinking it (glibc's trim of the heap top) zaps the pages above the new break: a huge page there is split
+    // first (split_huge_page), and every page goes back through this CPU's per-cpu free list. exit() frees the rest.
+    Co<> brk(Kernel& k, Task& t, std::uint32_t pages);
+    // A store to every page of the heap, first to last: each page not yet faulted in faults. With thp.enabled a
+    // 2 MiB-aligned range inside the heap faults in one huge page (do_huge_pmd_anonymous_page: an order-9
+    // allocation, direct compaction when no block is free, clear_huge_page); when none can be had, the range faults
+    // 4 KiB at a time (thp_fault_fallback).
+    Co<> touch_heap(Kernel& k, Task& t);
 
     // /proc/meminfo, in pages.
     struct MemInfo {
@@ -104,6 +111,13 @@ namespace sys {
     File create_sparse(Kernel& k, std::uint64_t pages);
     // Set-up: mmap(MAP_SHARED) of `pages` of `f` from page `pgoff`; the first page of the mapping.
     std::uint32_t mmap_file(Kernel& k, Task& t, File f, std::uint64_t pgoff, std::uint32_t pages);
+    // Set-up: the machine has been running a while (kswapd0 is up) and memory is full of page cache: every page of
+    // `files` cached, in random frames (read in over the machine's life); the rest the cache of older files of
+    // `oldFilePages` pages each, but for a `freeFraction` of the frames, left free where reclaim freed them.
+    // `contiguous`: an older file's pages lie in consecutive frames (written in one go), else in random frames.
+    // `seed` draws where. Throws std::length_error if the older files would be more than 65535.
+    void fill_page_cache(Kernel& k, const std::vector<File>& files, std::uint64_t oldFilePages, double freeFraction,
+        bool contiguous, std::uint64_t seed);
 
     // pread() of one page at `index` into a user buffer: the syscall's entry and exit, then the buffered read path
     // (generic_file_buffered_read: readahead, page-cache lookup, copy_page_to_iter). false past EOF.
@@ -114,8 +128,59 @@ namespace sys {
     // Returns the pages read; the one it stopped at is untouched, for pread() to read.
     std::uint64_t pread_cached_run(
         Kernel& k, Task& t, File f, std::uint64_t index, std::uint64_t nr, bool thenWriteNull, Time end);
+    // pread() of `pages` pages from `index` in one call: the syscall's entry and exit, then the buffered read of each
+    // page. Returns the pages read (fewer at EOF).
+    Co<std::uint64_t> pread(Kernel& k, Task& t, File f, std::uint64_t index, std::uint64_t pages);
+    // pwrite() of `pages` pages at `index`: the syscall's entry and exit, then generic_perform_write: each page not
+    // cached is allocated and added to the page cache (__GFP_NORETRY: short of memory, fewer), then each is copied
+    // from the user buffer.
+    Co<> pwrite(Kernel& k, Task& t, File f, std::uint64_t index, std::uint64_t pages);
+    // fallocate(FALLOC_FL_PUNCH_HOLE) of `pages` pages at `index`: truncate_inode_pages_range() takes them out of the
+    // page cache and frees them; a page someone else holds (isolated by reclaim or compaction, in a pagevec,
+    // locked, referenced) stays cached, for reclaim to take later.
+    Co<> punch_hole(Kernel& k, Task& t, File f, std::uint64_t index, std::uint64_t pages);
     // write() to /dev/null: entry and exit, write_null returns at once.
     void write_null(Kernel& k, Task& t);
+
+    // --- fork, exec, exit, wait -----------------------------------------------------------------------------------
+    //
+    // A forked child runs in its parent's task: fork() returns in the child, which runs on the parent's CPU while the
+    // parent sleeps in wait4() (a driver that forks and waits, like re-aim's or a shell's), and the child's exit()
+    // returns in the parent, which then reaps it with wait(). Children may fork in turn.
+
+    // An executable and what its loader maps: the binary, the interpreter and the libraries (each mapping a File's
+    // pages from `pgoff`), and where the program's first text faults land in them, each reading `readaround` pages
+    // there into the page cache (filemap_fault's readaround; the pages need not be inside a mapping).
+    struct ExecImage {
+        struct Mapping {
+            File file;
+            std::uint64_t pgoff = 0;
+            std::uint32_t pages = 0;
+        };
+        struct TextFault {
+            File file;
+            std::uint64_t index = 0;
+        };
+        std::vector<Mapping> mappings;
+        std::vector<TextFault> faults;
+        int readaround = 0;
+    };
+
+    // fork(): do_fork -> copy_process: the kernel stack (order fork.stack_order), now and then a new slab for the
+    // task's slab objects (SLUB's order 3 with __GFP_NORETRY, then order 1), dup_mm (a pgd; dup_mmap under the
+    // parent's mmap_sem: each VMA copied, each file VMA linked into its file's i_mmap tree under the i_mmap lock
+    // for write). Returns in the child.
+    Co<> fork(Kernel& k, Task& t);
+    // execve(): a new mm and its pgd; exec_mmap drops the old one (exit_mmap: its file VMAs unlinked, each under its
+    // file's i_mmap lock); each of the image's mappings linked (mmap_sem and i_mmap lock for write); the first text
+    // faults (their page tables, fault-around) and their readaround.
+    Co<> execve(Kernel& k, Task& t, const ExecImage& image);
+    // exit(): do_exit -> exit_mm -> mmput -> exit_mmap (the heap and every VMA zapped, file VMAs unlinked under their
+    // i_mmap locks), free_pgtables. In a forked child it returns in the parent, back from wait4; in a process started
+    // at set-up the thread ends when its body returns.
+    Co<> exit(Kernel& k, Task& t);
+    // wait4(): reaps the child exit() ended (release_task: its kernel stack and slab freed). false if there is none.
+    Co<bool> wait(Kernel& k, Task& t);
 
     // --- user-space synchronisation and time ------------------------------------------------------------------------
 
@@ -168,6 +233,8 @@ namespace sys {
     // /proc/lock_stat: the summed row of every lock instance with this class name (empty row if none), and how many
     // instances there are in `instances` when given.
     LockStat lock_stat(const Kernel& k, std::string_view name, int* instances = nullptr);
+    // /proc/lock_stat's row of one file's i_mmap lock (the kind i_mmap.lock names).
+    LockStat i_mmap_lock_stat(const Kernel& k, File f);
     // /proc/stat: the CPUs' idle time so far, summed.
     Time idle_time(const Kernel& k);
 

@@ -176,13 +176,13 @@ namespace {
         case CompactControl::Abort::None:
             break;
         case CompactControl::Abort::Resched:
-            ++k.zone.compactAbortResched;
+            k.vm.inc(Vm::CompactAbortResched);
             break;
         case CompactControl::Abort::ZoneLock:
-            ++k.zone.compactAbortZoneLock;
+            k.vm.inc(Vm::CompactAbortZoneLock);
             break;
         case CompactControl::Abort::LruLock:
-            ++k.zone.compactAbortLruLock;
+            k.vm.inc(Vm::CompactAbortLruLock);
             break;
         }
     }
@@ -292,7 +292,7 @@ Co<CompactResult> try_to_compact_pages(Kernel& k, Task& t, int order, bool sync,
         co_return CompactResult::Deferred;
     FnScope fn(t, "try_to_compact_pages");
     k.vm.inc(Vm::CompactStall);
-    k.zone.compactSync += sync;
+    k.vm.inc(Vm::CompactSyncStall, sync ? 1 : 0);
     CompactControl cc;
     cc.order = order;
     cc.sync = sync;

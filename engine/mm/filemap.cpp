@@ -726,3 +726,16 @@ Co<> do_read_fault(Kernel& k, Task& t, MmStruct& mm, Vma v, std::uint32_t vpn)
 }
 
 } // namespace mms
+
+namespace mms {
+
+Co<> generic_perform_write(Kernel& k, Task& t, AddressSpace& m, std::uint64_t index, std::uint64_t nr)
+{
+    FnScope fn(t, "generic_perform_write");
+    // New pages: allocated and added to the page cache as the read path adds them (a hole zero-filled), then
+    // written over.
+    co_await do_page_cache_readahead(k, t, m, index, static_cast<int>(nr), ~0ull);
+    Sched::burn(t, static_cast<double>(nr) * k.cost.copyPageNs); // copy_from_user
+}
+
+} // namespace mms

@@ -111,5 +111,19 @@ void unlock_page(Kernel& k, Task& t, AddressSpace& m, Pfn p);
 // it out of the mapping unless someone else holds a reference. Returns true if the page may be freed. Unlocks the
 // page (and wakes its waiters) either way.
 Co<bool> remove_mapping(Kernel& k, Task& t, Pfn p);
+// generic_perform_write() of `nr` pages from `index`: each page not cached is allocated and added to the page cache
+// (grab_cache_page_write_begin; __GFP_NORETRY like readahead, so short of memory fewer are added), then each is
+// copied from the user buffer (copy_from_user).
+Co<> generic_perform_write(Kernel& k, Task& t, AddressSpace& m, std::uint64_t index, std::uint64_t nr);
+// truncate.cpp: truncate_inode_pages_range() of pages [start, end): off the LRU, out of the page cache, freed. A page
+// someone else holds (isolated by reclaim or compaction, in a pagevec, locked, referenced) stays cached.
+Co<> truncate_inode_pages_range(Kernel& k, Task& t, AddressSpace& m, std::uint64_t start, std::uint64_t end);
+// prefill.cpp, set-up (no simulated time): a machine that has been running a while. kswapd0 runs; every page of
+// `files` is cached, in random frames; the rest of memory is the page cache of older files of `oldFilePages` pages
+// each, but for `freeFraction` of the frames, left free where reclaim freed them. `contiguous`: an older file's pages
+// lie in consecutive frames (written in one go), else in random frames. Throws std::length_error when the older files
+// would need more ids than a page's 16-bit owner holds.
+void fill_page_cache(Kernel& k, const std::vector<AddressSpace*>& files, std::uint64_t oldFilePages,
+    double freeFraction, bool contiguous, std::uint64_t seed);
 
 } // namespace mms

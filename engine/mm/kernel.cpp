@@ -1,4 +1,5 @@
 #include "mm/kernel.h"
+#include "kernel/process.h"
 #include "mm/rmap.h"
 
 #include <algorithm>
@@ -57,18 +58,39 @@ Kernel::Kernel(Sched& sched, const Toggles& toggles, std::uint64_t reservedPages
         for (auto& c : swapSlots)
             c.slotsRetDev.resize(swap.size());
     }
+    if (tg.thpEnabled)
+        set_recommended_min_free_kbytes(*this); // hugepage_init()
 }
 
 Kernel::~Kernel() = default;
 
 MmStruct& Kernel::mm_alloc()
 {
+    if (!m_freeMms.empty()) {
+        MmStruct& mm = *m_freeMms.back();
+        m_freeMms.pop_back();
+        return mm;
+    }
     auto mm = std::make_unique<MmStruct>();
     mm->id = static_cast<std::uint16_t>(mms.size());
     mm->cpuVmMask.assign(static_cast<std::size_t>(s.cpuCount()), 0);
     mm->mmap_sem.setImpl(tg.rwsemImpl == RwsemImplToggle::Spinlock ? RwsemImpl::Spinlock : RwsemImpl::Xadd);
     mms.push_back(std::move(mm));
     return *mms.back();
+}
+
+void Kernel::mmdrop(MmStruct& mm)
+{
+    // What the next mm_alloc() gets: a new mm but for its id and its locks (which keep their lock statistics).
+    mm.pte.clear();
+    mm.vmas.clear();
+    std::fill(mm.cpuVmMask.begin(), mm.cpuVmMask.end(), 0);
+    mm.rss = mm.fileRss = mm.swapents = 0;
+    mm.pgtables.clear();
+    mm.brkPages = 0;
+    mm.heap.clear();
+    mm.heapHuge.clear();
+    m_freeMms.push_back(&mm);
 }
 
 std::uint32_t Kernel::do_mmap(MmStruct& mm, std::uint32_t nrPages)
@@ -410,6 +432,14 @@ const char* vmName(Vm v)
     case Vm::CompactIsolated: return "compact_isolated";
     case Vm::PgMigrateSuccess: return "pgmigrate_success";
     case Vm::PgMigrateFail: return "pgmigrate_fail";
+    case Vm::ThpFaultAlloc: return "thp_fault_alloc";
+    case Vm::ThpFaultFallback: return "thp_fault_fallback";
+    case Vm::CompactAbortResched: return "compact_abort_resched";
+    case Vm::CompactAbortZoneLock: return "compact_abort_zone_lock";
+    case Vm::CompactAbortLruLock: return "compact_abort_lru_lock";
+    case Vm::CompactSyncStall: return "compact_sync_stall";
+    case Vm::MigrateUnmappedRmapWalks: return "migrate_unmapped_rmap_walks";
+    case Vm::MigrateUnmappedRmapNs: return "migrate_unmapped_rmap_ns";
     case Vm::Count: break;
     }
     return "?";

@@ -77,14 +77,6 @@ struct Zone {
     Pfn compactCachedFreePfn = 0;
     unsigned compactConsidered = 0, compactDeferShift = 0;
     int compactOrderFailed = MAX_ORDER;
-    // Why direct compactions gave up (cc->contended, counted once per compaction by its first cause): need_resched(),
-    // zone->lock or the lru_lock contended (compact_checklock_irqsave). Diagnostics only; nothing reads them back.
-    std::uint64_t compactAbortResched = 0, compactAbortZoneLock = 0, compactAbortLruLock = 0;
-    std::uint64_t compactSync = 0; // of compact_stall, the MIGRATE_SYNC_LIGHT ones (after a round of reclaim)
-    // What 2ebba6b7e1d9 takes away: the time migration spent in try_to_unmap() and remove_migration_ptes() of pages
-    // no one mapped (the i_mmap lock round-trips, waits included), and their number. Zero with migrate.skip_unmapped.
-    Time unmappedRmapTime = 0;
-    std::uint64_t unmappedRmapWalks = 0;
 
     void init(PageArray& pages, Pfn first, Pfn end);
     // __rmqueue_smallest(): the first block of at least `order`, split down (expand()); kNoPage if none.
@@ -160,6 +152,16 @@ struct MmStruct {
     std::uint64_t rss = 0; // MM_ANONPAGES
     std::uint64_t fileRss = 0; // MM_FILEPAGES: present PTEs of file mappings
     std::uint64_t swapents = 0; // MM_SWAPENTS
+    // Page-table pages allocated in simulated time (pgd_alloc at mm_init, the first faults' pud/pmd/pte pages),
+    // freed by mmput (free_pgtables, pgd_free). The PTEs themselves live in `pte`; these pages are what the
+    // allocator sees.
+    std::vector<Pfn> pgtables;
+    // The brk heap (mm->brk, mm/mmap.cpp), kept apart from `pte` and `vmas`: its pages in fault order, on no LRU list
+    // and mapped by no PTE the model tracks, so that reclaim and compaction leave them alone as they leave a THP on a
+    // machine without swap. `heapHuge`: the index in `heap` of each huge page's first subpage.
+    std::uint32_t brkPages = 0;
+    std::vector<Pfn> heap;
+    std::vector<std::uint32_t> heapHuge;
 
     SpinLock& ptlFor(std::uint32_t vpn) { return *ptl[vpn / PTRS_PER_PTE]; }
     // The file VMA holding `vpn`, or nullptr (anonymous memory or a hole).
@@ -224,6 +226,8 @@ struct SwapInfo {
     // lock_cluster_or_swap_info(): the cluster's lock where clusters exist (SSD, pmem), else si->lock.
     SpinLock& clusterLockFor(std::uint32_t off) { return clusterLocks.empty() ? lock : clusterLocks[off / SWAPFILE_CLUSTER]; }
 };
+
+struct Process; // kernel/process.h
 
 class Kernel {
 public:
@@ -345,7 +349,13 @@ public:
     bool fatal_signal_pending(const Task& t) const;
     void exit_oom_victim(const Task& t);
 
+    // mm_alloc() takes an mm from mm_struct's slab cache: one mmdrop() gave back (id, page-table locks and their lock
+    // statistics kept, everything else as new), else a new one. A fork storm thus reuses the same few mms instead of
+    // growing the kernel's tables (and page owner ids) without bound.
     MmStruct& mm_alloc();
+    void mmdrop(MmStruct& mm);
+    // The processes forked, exec'd and exited through kernel/process.h, by task id (null for a task that never did).
+    std::vector<std::unique_ptr<Process>> procs;
     // mmap of anonymous memory: returns the first vpn of the new VMA.
     std::uint32_t do_mmap(MmStruct& mm, std::uint32_t nrPages);
     // mmap of `nrPages` of file `m` from page `pgoff` (MAP_SHARED or a read-only MAP_PRIVATE: no COW here); the VMA
@@ -406,6 +416,7 @@ public:
 
 private:
     std::vector<std::unique_ptr<Lruvec>> m_memcgLruvecs;
+    std::vector<MmStruct*> m_freeMms; // mm_struct's slab cache (mmdrop -> mm_alloc)
     void endIo(BlockDevice& dev, IoRequest& r);
     Task* m_kswapd = nullptr;
     std::uint32_t m_kswapdGen = 0;
@@ -569,6 +580,23 @@ Co<> do_anonymous_page(Kernel& k, Task& t, MmStruct& mm, std::uint32_t vpn);
 Co<> do_swap_page(Kernel& k, Task& t, MmStruct& mm, std::uint32_t vpn, Pte orig);
 Co<> zap_page_range(Kernel& k, Task& t, MmStruct& mm, std::uint32_t start, std::uint32_t pages);
 Co<> exit_mmap(Kernel& k, Task& t, MmStruct& mm);
+// __pte_alloc() and friends, pgd_alloc(): one zeroed page-table page for `mm` (mm->pgtables). False when none could be
+// had (an OOM victim with the reserves gone: it exits next).
+Co<bool> pte_alloc_one(Kernel& k, Task& t, MmStruct& mm);
+// mmap.cpp: the brk heap (MmStruct::heap)
+// sys_brk(): the heap becomes `pages` long. Growing maps nothing; shrinking zaps the pages above the new break, a
+// huge page among them split first (split_huge_page), each page freed through this CPU's per-cpu list.
+Co<> sys_brk(Kernel& k, Task& t, MmStruct& mm, std::uint32_t pages);
+// A store to each heap page, in order: every one not yet faulted in faults (handle_mm_fault), a 2 MiB-aligned range
+// inside the heap through do_huge_pmd_anonymous_page when thp.enabled.
+Co<> heap_touch(Kernel& k, Task& t, MmStruct& mm);
+// huge_memory.cpp
+// do_huge_pmd_anonymous_page(): alloc_hugepage() and clear_huge_page(); the 512 subpages appended to mm.heap. False
+// (thp_fault_fallback) when no huge page could be had: the caller faults the range 4 KiB at a time.
+Co<bool> do_huge_pmd_anonymous_page(Kernel& k, Task& t, MmStruct& mm);
+// split_huge_page() of the huge page at mm.heap[first]: its PMD becomes a page table of 512 PTEs, each page then freed
+// on its own.
+void split_huge_page(Kernel& k, Task& t, MmStruct& mm, std::uint32_t first);
 // filemap.cpp: a read fault on a file VMA (fault-around, filemap_fault, finish_fault)
 Co<> do_read_fault(Kernel& k, Task& t, MmStruct& mm, Vma v, std::uint32_t vpn);
 // mprotect.cpp (seed 001: glibc's per-thread heap shrink and regrow: mmap(PROT_NONE, MAP_FIXED) and mprotect)

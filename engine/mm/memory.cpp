@@ -228,6 +228,16 @@ Co<> zap_page_range(Kernel& k, Task& t, MmStruct& mm, std::uint32_t start, std::
     co_await tlb_finish_mmu(k, t, tlb);
 }
 
+Co<bool> pte_alloc_one(Kernel& k, Task& t, MmStruct& mm)
+{
+    Pfn p = co_await alloc_page(k, t);
+    if (p == kNoPage)
+        co_return false;
+    Sched::burn(t, k.cost.zeroPageNs); // a page table starts empty
+    mm.pgtables.push_back(p);
+    co_return true;
+}
+
 Co<> exit_mmap(Kernel& k, Task& t, MmStruct& mm)
 {
     FnScope fn(t, "exit_mmap");

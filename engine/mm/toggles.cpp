@@ -101,6 +101,8 @@ namespace {
             { "migrate.skip_unmapped", boolean(&Toggles::skipUnmapped) },
             { "i_mmap.lock", choice(&Toggles::immapLock, { { "mutex", IMmapLock::Mutex }, { "rwsem", IMmapLock::Rwsem } }) },
             { "thp.fault_compaction", choice(&Toggles::thpSyncCompaction, { { "sync", true }, { "async", false } }) },
+            { "thp.enabled", choice(&Toggles::thpEnabled, { { "always", true }, { "never", false } }) },
+            { "fork.stack_order", integer(&Toggles::forkStackOrder, 0, 4) },
         };
         return m;
     }
@@ -161,6 +163,8 @@ Toggles Toggles::forKernel(const KernelVersion& v)
     // THP faults stopped compacting synchronously after a failed async attempt with David Rientjes's "mm, thp:
     // avoid excessive compaction latency during fault" (3.16).
     t.thpSyncCompaction = before(3, 16);
+    // x86-64's THREAD_SIZE_ORDER: 1 (8 KiB stacks) until 6538b8ea886e "x86_64: expand kernel stack to 16K" (3.15).
+    t.forkStackOrder = before(3, 15) ? 1 : 2;
     return t;
 }
 
@@ -203,6 +207,8 @@ nlohmann::json Toggles::toJson() const
         { "migrate.skip_unmapped", skipUnmapped },
         { "i_mmap.lock", pick(immapLock, { "mutex", "rwsem" }) },
         { "thp.fault_compaction", thpSyncCompaction ? "sync" : "async" },
+        { "thp.enabled", thpEnabled ? "always" : "never" },
+        { "fork.stack_order", forkStackOrder },
     };
 }
 

@@ -56,6 +56,15 @@ struct Toggles {
     // thp.fault_compaction: after a failed, uncontended async compaction a THP fault reclaims and compacts again
     // synchronously (sync, 3.x before 3.16) or falls back at once (async, Rientjes's 3.16 change)
     bool thpSyncCompaction = true;
+    // thp.enabled: /sys/kernel/mm/transparent_hugepage/enabled, always|never (madvise is not modelled). With always,
+    // an anonymous fault of a 2 MiB-aligned range tries a huge page first (do_huge_pmd_anonymous_page), and
+    // hugepage_init() raises min_free_kbytes at boot (set_recommended_min_free_kbytes). Default never: the other
+    // posts' workloads fault 4 KiB pages and their watermarks are the plain ones; the SLE kernels of seed 004 say
+    // always.
+    bool thpEnabled = false;
+    // fork.stack_order: THREAD_SIZE_ORDER, the order of the kernel stack fork allocates (x86-64: 1, 8 KiB, before
+    // 3.15; 2, 16 KiB, since 6538b8ea886e).
+    int forkStackOrder = 2;
 
     // The defaults of a kernel version: each era rule (toggles.cpp) with the commit or release it comes from.
     static Toggles forKernel(const KernelVersion& v);

@@ -37,6 +37,19 @@ enum class Vm : std::uint8_t {
     CompactIsolated, // pages isolated by the migrate scanner (compact_isolated, migrate side)
     PgMigrateSuccess,
     PgMigrateFail,
+    ThpFaultAlloc, // THP faults that got a huge page (thp_fault_alloc)
+    ThpFaultFallback, // ... that fell back to 4 KiB pages (thp_fault_fallback)
+    // Model tracepoints, not /proc/vmstat fields: what the kernel's trace events would show, read by name like the
+    // rest. Why direct compactions gave up (cc->contended, the first cause of each compaction: need_resched(), a
+    // contended zone->lock or lru_lock in compact_checklock_irqsave), and how many ran MIGRATE_SYNC_LIGHT.
+    CompactAbortResched,
+    CompactAbortZoneLock,
+    CompactAbortLruLock,
+    CompactSyncStall, // of compact_stall, the MIGRATE_SYNC_LIGHT ones (after a round of reclaim)
+    // What 2ebba6b7e1d9 takes away: migration's try_to_unmap() and remove_migration_ptes() of pages no one maps (the
+    // i_mmap lock round-trips, waits included), their number and their time in ns. Zero with migrate.skip_unmapped.
+    MigrateUnmappedRmapWalks,
+    MigrateUnmappedRmapNs,
     Count
 };
 

@@ -101,7 +101,7 @@ public:
     void wake(Task& t);
     // select_idle_sibling(): a woken task whose CPU is busy goes to an idle CPU (same socket first) instead of
     // queueing behind the running task. Off by default (tasks stay on their CPU, which the calibrated scenarios
-    // assume); the AIM7 workload, with hundreds of tasks on 120 CPUs handing a sleeping mutex around, turns it on.
+    // assume). Wake placement is the kernel's behaviour: no workload sets it.
     void setWakeIdleSibling(bool on) { m_wakeIdleSibling = on; }
     // Wakes t only if it still sleeps the sleep that `gen` names (see Task::sleepGen).
     void wakeIf(Task& t, std::uint32_t gen)

@@ -1,0 +1,56 @@
+// kernel/exit.c (3.x): do_exit -> exit_mm -> mmput -> exit_mmap (unmap_vmas, free_pgtables: unlink_file_vma of each
+// file VMA under its file's i_mmap lock), pgd_free; wait4 -> release_task -> put_task_struct -> free_task (the kernel
+// stack, free_thread_info, after the child's last context switch; the slab objects).
+#include "kernel/process.h"
+#include "mm/kernel.h"
+
+namespace mms {
+
+Co<> mmput(Kernel& k, Task& t, MmStruct& mm)
+{
+    FnScope fn(t, "mmput");
+    co_await sys_brk(k, t, mm, 0); // exit_mmap zaps the heap with the rest
+    co_await exit_mmap(k, t, mm);
+    for (Pfn p : mm.pgtables) // free_pgtables, pgd_free
+        co_await free_pages(k, t, p, 0);
+    mm.pgtables.clear();
+    k.mmdrop(mm);
+}
+
+Co<> do_exit(Kernel& k, Task& t)
+{
+    Process& proc = current_process(k, t);
+    if (!proc.parent) {
+        // A process started at set-up: its memory goes back (exit_mm); the thread ends when its body returns.
+        co_await exit_mmap(k, t, *t.mm);
+        co_return;
+    }
+    FnScope fn(t, "do_exit");
+    MmStruct* mm = proc.mm;
+    proc.mm = nullptr;
+    if (mm)
+        co_await mmput(k, t, *mm);
+    k.exit_oom_victim(t); // a child the OOM killer chose has given its memory back
+    // The child is a zombie until its parent, current again, reaps it.
+    std::unique_ptr<Process> parent = std::move(proc.parent);
+    parent->zombie = std::move(k.procs[t.id]);
+    k.procs[t.id] = std::move(parent);
+    t.mm = k.procs[t.id]->mm;
+}
+
+Co<bool> do_wait(Kernel& k, Task& t)
+{
+    FnScope fn(t, "do_wait");
+    Process& proc = current_process(k, t);
+    std::unique_ptr<Process> child = std::move(proc.zombie);
+    if (child) { // release_task -> free_task
+        if (child->slab != kNoPage)
+            co_await free_pages(k, t, child->slab, child->slabOrder);
+        if (child->stack != kNoPage)
+            co_await free_pages(k, t, child->stack, child->stackOrder);
+    }
+    Sched::burn(t, k.cost.faultEntryNs + 20 * k.cost.lockedRmwNs); // the syscall, release_task's bookkeeping
+    co_return child != nullptr;
+}
+
+} // namespace mms

@@ -1,0 +1,41 @@
+// mm/truncate.c: truncate_inode_pages_range(), what unlink, ftruncate and a punched hole do to the page cache.
+#include "mm/filemap.h"
+#include "mm/kernel.h"
+
+namespace mms {
+
+Co<> truncate_inode_pages_range(Kernel& k, Task& t, AddressSpace& m, std::uint64_t start, std::uint64_t end)
+{
+    FnScope fn(t, "truncate_inode_pages_range");
+    co_await lru_add_drain(k, t);
+    std::vector<Pfn> pages;
+    co_await spin_lock(k.s, t, k.lruvec.lru_lock);
+    for (std::uint64_t i = start; i < end; ++i) {
+        Pfn p = m.lookup(i);
+        Sched::burn(t, k.cost.pteOpNs);
+        // Held by someone else: isolated by reclaim or compaction, in another CPU's pagevec, locked, referenced.
+        if (p == kNoPage || !k.pages.test(p, PG_lru) || k.pages.test(p, PG_locked | PG_isolated) || k.isPinned(p))
+            continue;
+        k.del_page_from_lru_list(p); // via __page_cache_release when the last reference goes
+        Sched::burn(t, k.cost.listOpNs);
+        pages.push_back(p);
+    }
+    spin_unlock(k.s, t, k.lruvec.lru_lock);
+    co_await spin_lock(k.s, t, m.i_pages);
+    for (Pfn p : pages) { // __delete_from_page_cache
+        std::uint64_t i = k.pages.index(p);
+        m.pages[i] = kNoPage;
+        if (i < m.readahead.size())
+            m.readahead[i] = 0;
+        --m.nrpages;
+        Sched::burn(t, k.cost.swapCacheOpNs * 0.5);
+    }
+    spin_unlock(k.s, t, m.i_pages);
+    for (Pfn p : pages) {
+        k.pages.setFlags(p, 0);
+        k.pages.setOwner(p, 0);
+        co_await free_hot_cold_page(k, t, p);
+    }
+}
+
+} // namespace mms

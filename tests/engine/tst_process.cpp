@@ -1,0 +1,328 @@
+// The process lifecycle's lock traffic and memory in closed form: fork links each file VMA into its file's i_mmap
+// tree once (one i_mmap lock acquisition per VMA), exec unlinks the old ones and links the image's, exit unlinks what
+// is left; whatever fork and exec allocated (kernel stack, slab, page tables) is free again once the parent has
+// reaped the child; the heap's THP fault takes an order-9 block when one is free and falls back to 512 small pages
+// when none can be had.
+#include "kernel/process.h"
+#include "kernel/syscalls.h"
+#include "mm/kernel.h"
+#include "testutil.h"
+
+#include <QtTest>
+#include <nlohmann/json.hpp>
+
+using namespace mms;
+
+namespace {
+
+// A bare machine whose kernel has `tg`'s toggles.
+struct Machine {
+    explicit Machine(std::uint64_t bytes, Toggles tg = {})
+        : m(test::Box::spec(bytes))
+        , s(sim, m)
+        , k(s, tg)
+    {
+    }
+    // Free pages: the buddy lists and every CPU's per-cpu list.
+    std::uint64_t nrFree() const
+    {
+        std::uint64_t n = k.zone.nrFree();
+        for (const auto& c : k.pcpu)
+            n += c.pcp.size();
+        return n;
+    }
+    // A process whose mm maps `vmas` VMAs of `pages` pages of `file` each, as a program started at set-up.
+    Task& process(AddressSpace& file, int vmas, std::uint32_t pages = 16)
+    {
+        ++m_processes;
+        Task& t = sys::spawn_process(k, "p" + std::to_string(m_processes), 0, m_processes);
+        for (int v = 0; v < vmas; ++v)
+            sys::mmap_file(k, t, sys::File(&file), static_cast<std::uint64_t>(v) * pages, pages);
+        return t;
+    }
+    std::uint64_t acquisitions(const AddressSpace& m) const { return m.i_mmap_mutex.stat().acquisitions; }
+
+    Simulator sim;
+    MachineSpec m;
+    Sched s;
+    Kernel k;
+    int m_processes = 0;
+};
+
+// What a test body records between the steps of a process's life.
+struct Marks {
+    std::vector<std::uint64_t> acq; // acquisitions of the watched file's i_mmap lock after each step
+    std::vector<std::size_t> tree; // VMAs on its i_mmap tree after each step
+    std::vector<std::uint64_t> free; // free pages after each step
+};
+
+} // namespace
+
+class TestProcess : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void forkLinksEachFileVmaAndExitUnlinksIt_data()
+    {
+        QTest::addColumn<int>("vmas");
+        QTest::addRow("1 VMA") << 1;
+        QTest::addRow("3 VMAs") << 3;
+        QTest::addRow("8 VMAs") << 8;
+    }
+    void forkLinksEachFileVmaAndExitUnlinksIt()
+    {
+        QFETCH(int, vmas);
+        Machine b(64ull << 20);
+        AddressSpace& file = new_address_space(b.k, 1024);
+        Task& t = b.process(file, vmas);
+        const std::uint64_t free0 = b.nrFree();
+        Marks mk;
+        bool reaped = false;
+        auto mark = [&] {
+            mk.acq.push_back(b.acquisitions(file));
+            mk.tree.push_back(file.i_mmap.size());
+            mk.free.push_back(b.nrFree());
+        };
+        auto body = [&]() -> Co<> {
+            mark();
+            co_await sys::fork(b.k, t);
+            mark();
+            co_await sys::exit(b.k, t);
+            mark();
+            reaped = co_await sys::wait(b.k, t);
+            mark();
+        };
+        sys::start(b.k, t, body());
+        QVERIFY(b.sim.run());
+        const auto v = static_cast<std::uint64_t>(vmas);
+        QCOMPARE(mk.acq[0], std::uint64_t(0)); // set-up's mmap links without simulated locking
+        QCOMPARE(mk.acq[1] - mk.acq[0], v); // dup_mmap: one vma_link per file VMA
+        QCOMPARE(mk.acq[2] - mk.acq[1], v); // exit_mmap: one unlink_file_vma per file VMA
+        QCOMPARE(mk.acq[3], mk.acq[2]); // wait takes none
+        QCOMPARE(mk.tree[0], std::size_t(v)); // the parent's
+        QCOMPARE(mk.tree[1], std::size_t(2 * v)); // the parent's and the child's
+        QCOMPARE(mk.tree[2], std::size_t(v));
+        QVERIFY(reaped);
+        // fork took the stack, maybe a slab, the pgd; exit gave back the pgd, wait the rest.
+        QVERIFY(mk.free[1] < free0);
+        QCOMPARE(mk.free[3], free0);
+        QVERIFY(b.k.procs[t.id] && !b.k.procs[t.id]->parent && !b.k.procs[t.id]->zombie);
+        QCOMPARE(t.mm, b.k.procs[t.id]->mm); // the parent's mm again
+        QVERIFY2(b.k.checkInvariants().empty(), b.k.checkInvariants().c_str());
+    }
+
+    void forkAllocatesTheStackOfItsEra_data()
+    {
+        QTest::addColumn<int>("order");
+        QTest::addRow("THREAD_SIZE 8 KiB (before 3.15)") << 1;
+        QTest::addRow("THREAD_SIZE 16 KiB") << 2;
+    }
+    void forkAllocatesTheStackOfItsEra()
+    {
+        QFETCH(int, order);
+        Toggles tg;
+        QVERIFY(tg.set("fork.stack_order", order).empty());
+        Machine b(64ull << 20, tg);
+        AddressSpace& file = new_address_space(b.k, 1024);
+        Task& t = b.process(file, 2);
+        const std::uint64_t free0 = b.nrFree();
+        struct Fork {
+            int stackOrder, slabOrder;
+            bool slab;
+            std::uint64_t used, freeAfterWait;
+        };
+        std::vector<Fork> forks;
+        auto body = [&]() -> Co<> {
+            // Enough forks that some need a new slab (one in kForkNewSlabEvery, drawn from the task's stream).
+            for (int i = 0; i < 32; ++i) {
+                co_await sys::fork(b.k, t);
+                const Process& child = current_process(b.k, t);
+                Fork f { child.stackOrder, child.slabOrder, child.slab != kNoPage, free0 - b.nrFree(), 0 };
+                co_await sys::exit(b.k, t);
+                co_await sys::wait(b.k, t);
+                f.freeAfterWait = b.nrFree();
+                forks.push_back(f);
+            }
+        };
+        sys::start(b.k, t, body());
+        QVERIFY(b.sim.run());
+        QCOMPARE(forks.size(), std::size_t(32));
+        int slabs = 0;
+        for (const Fork& f : forks) {
+            QCOMPARE(f.stackOrder, order);
+            std::uint64_t used = (1u << order) + 1; // the stack and the pgd
+            if (f.slab) {
+                ++slabs;
+                QCOMPARE(f.slabOrder, kSlabOrder); // plenty of free order-3 blocks: the first try serves
+                used += 1u << kSlabOrder;
+            }
+            QCOMPARE(f.used, used);
+            QCOMPARE(f.freeAfterWait, free0);
+        }
+        QVERIFY2(slabs > 0 && slabs < 32, qPrintable(QString::number(slabs)));
+        QVERIFY2(b.k.checkInvariants().empty(), b.k.checkInvariants().c_str());
+    }
+
+    void execUnlinksTheOldAndLinksTheNew()
+    {
+        // The child inherits V VMAs of `lib`; its new image maps W of `bin`. exec unlinks the V (exec_mmap drops the
+        // old mm) and links the W; exit unlinks the W.
+        constexpr int V = 3, W = 2;
+        Machine b(64ull << 20);
+        AddressSpace& lib = new_address_space(b.k, 1024);
+        AddressSpace& bin = new_address_space(b.k, 1024);
+        Task& t = b.process(lib, V);
+        sys::ExecImage image;
+        for (int w = 0; w < W; ++w)
+            image.mappings.push_back({ sys::File(&bin), static_cast<std::uint64_t>(w) * 16, 16 });
+        image.faults.push_back({ sys::File(&bin), 100 });
+        image.readaround = 8;
+        const std::uint64_t free0 = b.nrFree();
+        std::vector<std::uint64_t> libAcq, binAcq;
+        std::vector<std::size_t> libTree, binTree;
+        std::size_t pgtables = 0;
+        auto mark = [&] {
+            libAcq.push_back(b.acquisitions(lib));
+            binAcq.push_back(b.acquisitions(bin));
+            libTree.push_back(lib.i_mmap.size());
+            binTree.push_back(bin.i_mmap.size());
+        };
+        auto body = [&]() -> Co<> {
+            co_await sys::fork(b.k, t);
+            mark();
+            co_await sys::execve(b.k, t, image);
+            pgtables = t.mm->pgtables.size();
+            mark();
+            co_await sys::exit(b.k, t);
+            co_await sys::wait(b.k, t);
+            mark();
+        };
+        sys::start(b.k, t, body());
+        QVERIFY(b.sim.run());
+        QCOMPARE(libAcq[0], std::uint64_t(V));
+        QCOMPARE(libAcq[1] - libAcq[0], std::uint64_t(V)); // the inherited VMAs unlinked
+        QCOMPARE(binAcq[1] - binAcq[0], std::uint64_t(W)); // the image's linked
+        QCOMPARE(libAcq[2], libAcq[1]); // exit: nothing of lib is left to unlink
+        QCOMPARE(binAcq[2] - binAcq[1], std::uint64_t(W));
+        QCOMPARE(libTree, (std::vector<std::size_t> { 2 * V, V, V }));
+        QCOMPARE(binTree, (std::vector<std::size_t> { 0, W, 0 }));
+        QCOMPARE(pgtables, std::size_t(1 + kExecPageTables)); // the pgd and the text faults' tables
+        // The readaround brought bin's pages into the page cache (the read path's readahead window: 8 pages or
+        // more); everything else is free again.
+        QVERIFY(bin.nrpages >= 8);
+        QCOMPARE(b.nrFree() + bin.nrpages, free0);
+        QVERIFY2(b.k.checkInvariants().empty(), b.k.checkInvariants().c_str());
+    }
+
+    void aSecondProcessSharesTheTree()
+    {
+        // Two processes map the same file: its tree holds both; a fork of one adds the child's, exit takes it away.
+        Machine b(64ull << 20);
+        AddressSpace& file = new_address_space(b.k, 1024);
+        Task& a = b.process(file, 2);
+        b.process(file, 2);
+        std::vector<std::size_t> tree { file.i_mmap.size() };
+        std::vector<std::size_t> mms;
+        auto body = [&]() -> Co<> {
+            co_await sys::fork(b.k, a);
+            tree.push_back(file.i_mmap.size());
+            for (const FileVma& v : file.i_mmap)
+                if (std::find(mms.begin(), mms.end(), v.mm->id) == mms.end())
+                    mms.push_back(v.mm->id);
+            co_await sys::exit(b.k, a);
+            co_await sys::wait(b.k, a);
+            tree.push_back(file.i_mmap.size());
+        };
+        sys::start(b.k, a, body());
+        QVERIFY(b.sim.run());
+        QCOMPARE(tree, (std::vector<std::size_t> { 4, 6, 4 }));
+        QCOMPARE(mms.size(), std::size_t(3));
+    }
+
+    void thpFaultTakesAnOrder9BlockOrFallsBack_data()
+    {
+        QTest::addColumn<bool>("thp");
+        QTest::addColumn<bool>("fragmented");
+        QTest::addColumn<int>("alloc");
+        QTest::addColumn<int>("fallback");
+        QTest::addRow("thp, a block free") << true << false << 1 << 0;
+        QTest::addRow("thp, fragmented") << true << true << 0 << 1;
+        QTest::addRow("no thp") << false << false << 0 << 0;
+    }
+    void thpFaultTakesAnOrder9BlockOrFallsBack()
+    {
+        QFETCH(bool, thp);
+        QFETCH(bool, fragmented);
+        QFETCH(int, alloc);
+        QFETCH(int, fallback);
+        Toggles tg;
+        QVERIFY(tg.set("thp.enabled", thp ? "always" : "never").empty());
+        Machine b(64ull << 20, tg);
+        // Fragmented: every other page taken (no block above order 0 anywhere, nothing on an LRU to reclaim or
+        // migrate), so no order-9 block can be had.
+        std::vector<Pfn> held;
+        if (fragmented) {
+            for (Pfn p; (p = b.k.zone.rmqueueSmallest(b.k.pages, 0)) != kNoPage;)
+                held.push_back(p);
+            std::erase_if(held, [&](Pfn p) {
+                if (p % 2)
+                    return false;
+                b.k.zone.freeOnePage(b.k.pages, p, 0);
+                return true;
+            });
+        }
+        AddressSpace& file = new_address_space(b.k, 64);
+        Task& t = b.process(file, 1);
+        const std::uint64_t free0 = b.nrFree();
+        std::vector<Pfn> heap;
+        std::uint64_t freeAfterTrim = 0;
+        auto body = [&]() -> Co<> {
+            co_await sys::brk(b.k, t, pageblock_nr_pages);
+            co_await sys::touch_heap(b.k, t);
+            heap = t.mm->heap;
+            co_await sys::brk(b.k, t, 0);
+            freeAfterTrim = b.nrFree();
+        };
+        sys::start(b.k, t, body());
+        QVERIFY(b.sim.run());
+        QCOMPARE(b.k.vm.get(Vm::ThpFaultAlloc), std::uint64_t(alloc));
+        QCOMPARE(b.k.vm.get(Vm::ThpFaultFallback), std::uint64_t(fallback));
+        QCOMPARE(heap.size(), std::size_t(pageblock_nr_pages));
+        const bool huge
+            = heap.back() == heap.front() + pageblock_nr_pages - 1 && heap.front() % pageblock_nr_pages == 0;
+        QCOMPARE(huge, alloc == 1);
+        if (fragmented)
+            for (Pfn p : heap)
+                QVERIFY(p % 2 == 0); // 4 KiB pages from the scattered free ones
+        QCOMPARE(freeAfterTrim, free0); // the trim gave every page back (the huge one split)
+        QVERIFY2(b.k.checkInvariants().empty(), b.k.checkInvariants().c_str());
+    }
+
+    void exitFreesTheHeapWithTheMm()
+    {
+        // A child that exits with its heap still faulted in gives it back with its mm.
+        Toggles tg;
+        QVERIFY(tg.set("thp.enabled", "always").empty());
+        Machine b(64ull << 20, tg);
+        AddressSpace& file = new_address_space(b.k, 64);
+        Task& t = b.process(file, 1);
+        const std::uint64_t free0 = b.nrFree();
+        std::uint64_t inUse = 0;
+        auto body = [&]() -> Co<> {
+            co_await sys::fork(b.k, t);
+            co_await sys::brk(b.k, t, 2 * pageblock_nr_pages + 10);
+            co_await sys::touch_heap(b.k, t);
+            inUse = free0 - b.nrFree();
+            co_await sys::exit(b.k, t);
+            co_await sys::wait(b.k, t);
+        };
+        sys::start(b.k, t, body());
+        QVERIFY(b.sim.run());
+        QCOMPARE(b.k.vm.get(Vm::ThpFaultAlloc), std::uint64_t(2)); // two aligned 2 MiB ranges, then 10 small pages
+        QVERIFY(inUse >= 2 * pageblock_nr_pages + 10);
+        QCOMPARE(b.nrFree(), free0);
+        QVERIFY2(b.k.checkInvariants().empty(), b.k.checkInvariants().c_str());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestProcess)
+#include "tst_process.moc"
