@@ -64,7 +64,7 @@ struct Toggles {
     bool thpEnabled = false;
     // fork.stack_order: THREAD_SIZE_ORDER, the order of the kernel stack fork allocates (x86-64: 1, 8 KiB, before
     // 3.15; 2, 16 KiB, since 6538b8ea886e).
-    int forkStackOrder = 2;
+    int forkStackOrder = 1;
 
     // The defaults of a kernel version: each era rule (toggles.cpp) with the commit or release it comes from.
     static Toggles forKernel(const KernelVersion& v);

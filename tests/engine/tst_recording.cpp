@@ -170,7 +170,9 @@ private Q_SLOTS:
     void longRunCoarserFrames()
     {
         auto r = record(256u << 20);
-        checkFramesCoverTheRun(*r);
+        // The interval doubles on an estimate of the run's length from the workload's progress, which runs ahead of
+        // time in madv-free's later, swapping loops: the run may end at well under half the estimate.
+        checkFramesCoverTheRun(*r, Recording::kMaxFrames / 8);
         QVERIFY(r->interval() > Recording::kFirstInterval);
         auto small = record(r->memoryBytes() / 3);
         QVERIFY(small->decimations() > 0);
