@@ -4,6 +4,7 @@
 // the scenario's metrics.
 
 #include "mm/kernel.h"
+#include "workload/kind.h"
 
 #include <nlohmann/json.hpp>
 
@@ -14,20 +15,6 @@
 #include <vector>
 
 namespace mms {
-
-enum class ParamKind : std::uint8_t { Size, Int, Double, String, Bool };
-
-struct ParamSpec {
-    std::string name;
-    ParamKind kind;
-    nlohmann::json defaultValue;
-    bool scaled = false; // multiplied by --scale (amounts of memory and work)
-    std::string help;
-    double min = 0; // for Int, Double and Size
-    double max = 1e18;
-};
-
-using Metrics = std::map<std::string, double>;
 
 struct WorkloadContext {
     Kernel& k;
@@ -53,18 +40,5 @@ inline double timeProgress(const Simulator* sim, Time end)
 {
     return sim && end > 0 ? std::min(1.0, static_cast<double>(sim->now()) / static_cast<double>(end)) : -1.0;
 }
-
-struct WorkloadKind {
-    std::string kind;
-    std::string description;
-    std::vector<ParamSpec> params;
-    std::unique_ptr<Workload> (*make)();
-};
-
-const std::vector<WorkloadKind>& workloadKinds();
-const WorkloadKind* findWorkload(const std::string& kind);
-
-// Metrics every run reports, from the kernel's counters and the tasks' /usr/bin/time accounting.
-void addCommonMetrics(const Kernel& k, const Sched& s, Metrics& out);
 
 } // namespace mms
