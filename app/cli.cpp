@@ -1,7 +1,9 @@
 #include "cli.h"
 
 #include "run/format.h"
+#include "run/reproduce.h"
 #include "run/runner.h"
+#include "run/shard.h"
 #include "scenario/scenario.h"
 
 #ifdef MMSCOPE_HAVE_UI
@@ -311,16 +313,6 @@ namespace {
             writeFile(r.out, text);
     }
 
-    // A shard's JSON is the run's JSON plus what `merge` needs to check and rebuild the whole: which slice it is,
-    // and the scenario as run (after --set, --reps, --seed, --variant), so the merged tables need no other input.
-    std::string shardJson(const ResultSet& rs, const Scenario& sc, const RunArgs& r)
-    {
-        OJson j = resultsToJson(rs);
-        j["shard"] = OJson { { "index", r.shardIndex + 1 }, { "count", r.shardCount }, { "runs", planRuns(sc).size() } };
-        j["scenario_doc"] = sc.json();
-        return j.dump(2) + "\n";
-    }
-
     int cmdRun(const std::vector<std::string>& args, bool report, std::ostream& out, std::ostream& err)
     {
         RunArgs r = parseRunArgs(args, 1, report);
@@ -337,7 +329,7 @@ namespace {
             throw BadInput("report: this build has no desktop UI library (configure with -DMMSCOPE_BUILD_UI=ON)");
 #endif
         }
-        emit(r, r.shardCount ? shardJson(rs, sc, r) : formatResults(rs, sc, r.format), out);
+        emit(r, r.shardCount ? shardJson(rs, sc, r.shardIndex, r.shardCount) : formatResults(rs, sc, r.format), out);
         return 0;
     }
 
@@ -362,14 +354,7 @@ namespace {
             else
                 throw BadInput("reproduce: " + s + ": unknown option; expected --scale F, --threads N or --out FILE");
         }
-        struct Row {
-            std::string id;
-            std::size_t runs = 0;
-            double wall = 0;
-            PostDistance d;
-            std::string failed;
-        };
-        std::vector<Row> rows;
+        std::vector<ReproduceRow> rows;
         std::ostringstream all;
         auto print = [&](const std::string& text) {
             all << text;
@@ -385,7 +370,7 @@ namespace {
         std::vector<const Scenario*> pooled;
         std::vector<std::size_t> rowOfPooled;
         for (const ScenarioInfo& info : builtinScenarios()) {
-            Row row;
+            ReproduceRow row;
             row.id = info.id;
             try {
                 auto sc = std::make_unique<Scenario>(loadScenario(info.id));
@@ -407,7 +392,7 @@ namespace {
         std::mutex m;
         std::size_t printed = 0; // rows[0, printed) are out
         std::vector<bool> finished(rows.size(), false);
-        auto report = [&](Row& row, const Scenario* sc, const ScenarioOutcome* o) {
+        auto report = [&](ReproduceRow& row, const Scenario* sc, const ScenarioOutcome* o) {
             if (o && o->error) {
                 try {
                     std::rethrow_exception(o->error);
@@ -417,24 +402,13 @@ namespace {
             }
             if (!row.failed.empty()) {
                 err << "mmscope-cli: reproduce: " << row.failed << "\n";
-                print(row.id + ": not run: " + row.failed + "\n\n");
+                print(formatNotRun(row));
                 return;
             }
             const ResultSet& rs = o->results;
             row.wall = rs.wallSeconds;
             row.d = distanceToPost(rs, *sc);
-            std::ostringstream text;
-            text << formatTable(rs, *sc);
-            char buf[160];
-            if (row.d.cells)
-                std::snprintf(buf, sizeof buf, "distance to the post: %d cells, mean |%.1f%%|, largest %.1f%% (%s)\n",
-                    row.d.cells, row.d.meanAbsPercent, row.d.maxAbsPercent, row.d.worst.c_str());
-            else
-                std::snprintf(buf, sizeof buf, "distance to the post: no published figure to compare\n");
-            text << buf;
-            std::snprintf(buf, sizeof buf, "wall time: %.2f s (%zu runs, %d threads)\n\n", rs.wallSeconds, row.runs, rs.threads);
-            text << buf;
-            print(text.str());
+            print(formatReproduced(row, rs, *sc));
         };
         std::vector<const ScenarioOutcome*> outcomeOfRow(rows.size(), nullptr);
         std::vector<const Scenario*> scenarioOfRow(rows.size(), nullptr);
@@ -475,47 +449,14 @@ namespace {
             flushRows();
         }
         double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        std::ostringstream o;
-        char buf[200];
-        std::snprintf(buf, sizeof buf, "summary (scale %g)\n%-24s %6s %10s %7s %12s %12s\n", r.scale, "scenario", "runs", "wall s",
-            "cells", "mean |vs|", "max |vs|");
-        o << buf;
-        int failed = 0;
-        for (const Row& row : rows) {
-            if (!row.failed.empty()) {
-                ++failed;
-                std::snprintf(buf, sizeof buf, "%-24s %6zu %10s\n", row.id.c_str(), row.runs, "failed");
-            } else if (row.d.cells)
-                std::snprintf(buf, sizeof buf, "%-24s %6zu %10.2f %7d %11.1f%% %11.1f%%\n", row.id.c_str(), row.runs, row.wall,
-                    row.d.cells, row.d.meanAbsPercent, row.d.maxAbsPercent);
-            else
-                std::snprintf(buf, sizeof buf, "%-24s %6zu %10.2f %7d %12s %12s\n", row.id.c_str(), row.runs, row.wall, 0, "-", "-");
-            o << buf;
-        }
-        std::snprintf(buf, sizeof buf, "total wall time: %.2f s for %zu scenarios%s\n", total, rows.size(),
-            failed ? (", " + std::to_string(failed) + " failed").c_str() : "");
-        o << buf;
-        print(o.str());
+        print(formatReproduceSummary(rows, r.scale, total));
         if (!r.out.empty())
             writeFile(r.out, all.str());
-        return failed ? 2 : 0;
+        return std::any_of(rows.begin(), rows.end(), [](const ReproduceRow& row) { return !row.failed.empty(); }) ? 2 : 0;
     }
 
-    std::string readFile(const std::string& path)
-    {
-        std::ifstream in(path, std::ios::binary);
-        if (!in)
-            throw BadInput(path + ": cannot read (" + std::string(std::strerror(errno)) + ")");
-        std::stringstream ss;
-        ss << in.rdbuf();
-        if (in.bad())
-            throw BadInput(path + ": read failed (" + std::string(std::strerror(errno)) + ")");
-        return ss.str();
-    }
-
-    // merge: shards written by `run --shard K/N --format json` back into the result of one unsharded run. Every
-    // shard must come from the same scenario document (so the same seed, variants and overrides), scale and engine
-    // version; together they must hold each planned run exactly once.
+    // merge: shards written by `run --shard K/N --format json` back into the result of one unsharded run
+    // (mergeShards() checks that they belong together).
     int cmdMerge(const std::vector<std::string>& a, std::ostream& out)
     {
         RunArgs r;
@@ -537,102 +478,8 @@ namespace {
             else
                 files.push_back(s);
         }
-        if (files.empty())
-            throw BadInput("merge: expected the shard files (written by mmscope-cli run SCENARIO --shard K/N --out FILE)");
-
-        struct Shard {
-            std::string file;
-            OJson doc;
-            ResultSet rs;
-            std::size_t index = 0, count = 0, runs = 0;
-        };
-        std::vector<Shard> shards;
-        for (const std::string& f : files) {
-            Shard sh;
-            sh.file = f;
-            try {
-                sh.doc = OJson::parse(readFile(f));
-            } catch (const nlohmann::json::parse_error& e) {
-                throw BadInput(f + ": not valid JSON: " + e.what());
-            }
-            const OJson* s = sh.doc.is_object() && sh.doc.contains("shard") ? &sh.doc["shard"] : nullptr;
-            auto positive = [&](const char* k) { return s && s->is_object() && s->contains(k) && (*s)[k].is_number_unsigned() && (*s)[k].get<std::uint64_t>() > 0; };
-            if (!positive("index") || !positive("count") || !positive("runs"))
-                throw BadInput(f + ": shard: expected {\"index\": K, \"count\": N, \"runs\": R} with 1 <= K <= N (a file written by mmscope-cli run --shard K/N)");
-            sh.index = (*s)["index"];
-            sh.count = (*s)["count"];
-            sh.runs = (*s)["runs"];
-            if (sh.index > sh.count)
-                throw BadInput(f + ": shard: index " + std::to_string(sh.index) + " is past count " + std::to_string(sh.count));
-            if (!sh.doc.contains("scenario_doc") || !sh.doc["scenario_doc"].is_object())
-                throw BadInput(f + ": scenario_doc: expected the scenario object the shard ran");
-            if (sh.doc.value("cancelled", false))
-                throw BadInput(f + ": cancelled: the shard was interrupted; run it again");
-            sh.rs = resultsFromJson(sh.doc, f);
-            shards.push_back(std::move(sh));
-        }
-
-        const Shard& first = shards.front();
-        for (const Shard& sh : shards) {
-            auto differs = [&](const std::string& what, const std::string& mine, const std::string& theirs) {
-                if (mine != theirs)
-                    throw BadInput(sh.file + ": " + what + " " + mine + ", expected " + theirs + " as in " + first.file + " (shards of one run only)");
-            };
-            differs("scenario", sh.rs.scenario, first.rs.scenario);
-            differs("engine_version", sh.rs.engineVersion, first.rs.engineVersion);
-            differs("seed", std::to_string(sh.rs.seed), std::to_string(first.rs.seed));
-            differs("scale", OJson(sh.rs.scale).dump(), OJson(first.rs.scale).dump());
-            differs("shard count", std::to_string(sh.count), std::to_string(first.count));
-            if (sh.doc["scenario_doc"] != first.doc["scenario_doc"])
-                throw BadInput(sh.file + ": scenario_doc: differs from " + first.file + " (different --set, --reps, --variant or scenario file)");
-        }
-        Scenario sc = Scenario::fromJson(first.doc["scenario_doc"], first.file + ": scenario_doc");
-        std::vector<PlannedRun> plan = planRuns(sc);
-        if (plan.size() != first.runs)
-            throw BadInput(first.file + ": shard.runs: " + std::to_string(first.runs) + ", but its scenario plans " + std::to_string(plan.size()) + " runs");
-
-        // Each planned run must come from the shard it belongs to, exactly once.
-        std::vector<const Shard*> byIndex(first.count, nullptr);
-        for (const Shard& sh : shards) {
-            if (byIndex[sh.index - 1])
-                throw BadInput(sh.file + ": shard " + std::to_string(sh.index) + "/" + std::to_string(sh.count) + " is also given as " + byIndex[sh.index - 1]->file);
-            byIndex[sh.index - 1] = &sh;
-        }
-        std::string missing;
-        for (std::size_t k = 0; k < byIndex.size(); ++k)
-            if (!byIndex[k])
-                missing += (missing.empty() ? "" : ", ") + std::to_string(k + 1);
-        if (!missing.empty())
-            throw BadInput("merge: missing shard " + missing + " of " + std::to_string(first.count));
-
-        ResultSet merged;
-        merged.scenario = first.rs.scenario;
-        merged.engineVersion = first.rs.engineVersion;
-        merged.seed = first.rs.seed;
-        merged.scale = first.rs.scale;
-        std::vector<std::size_t> next(first.count, 0);
-        for (std::size_t i = 0; i < plan.size(); ++i) {
-            std::size_t k = i % first.count;
-            const Shard& sh = *byIndex[k];
-            auto label = [&] { return plan[i].variant + " " + plan[i].point.dump() + " rep " + std::to_string(plan[i].rep); };
-            if (next[k] >= sh.rs.results.size())
-                throw BadInput(sh.file + ": results: expected run " + label() + ", but the shard ends early");
-            const RunResult& got = sh.rs.results[next[k]++];
-            if (got.variant != plan[i].variant || got.point != plan[i].point || got.rep != plan[i].rep)
-                throw BadInput(sh.file + ": results[" + std::to_string(next[k] - 1) + "]: expected run " + label() + ", got " + got.variant + " "
-                    + got.point.dump() + " rep " + std::to_string(got.rep));
-            merged.results.push_back(got);
-        }
-        for (std::size_t k = 0; k < first.count; ++k)
-            if (next[k] != byIndex[k]->rs.results.size())
-                throw BadInput(byIndex[k]->file + ": results: " + std::to_string(byIndex[k]->rs.results.size() - next[k]) + " runs more than shard "
-                    + std::to_string(k + 1) + "/" + std::to_string(first.count) + " plans");
-        // host: the shards' wall times add up (the work done, wherever it ran); threads is the widest shard's.
-        for (const Shard& sh : shards) {
-            merged.wallSeconds += sh.rs.wallSeconds;
-            merged.threads = std::max(merged.threads, sh.rs.threads);
-        }
-        emit(r, formatResults(merged, sc, r.format), out);
+        MergedShards merged = mergeShards(files);
+        emit(r, formatResults(merged.results, merged.scenario, r.format), out);
         return 0;
     }
 } // namespace

@@ -16,7 +16,7 @@ namespace mms {
 
 namespace {
     constexpr uchar kNoPageIndex = 255; // image cells past the last page
-    constexpr int kStates = static_cast<int>(PageState::Count);
+    constexpr int kStates = static_cast<int>(PageMapState::Count);
 
 } // namespace
 
@@ -115,7 +115,7 @@ int PageMapView::legendHeight() const
     for (int s = 0; s < kStates; ++s) {
         if (!inLegend(s))
             continue;
-        int w = 14 + fm.horizontalAdvance(pageStateLabel(PageState(s)) + QStringLiteral(" 100.0%")) + 12;
+        int w = 14 + fm.horizontalAdvance(pageStateLabel(PageMapState(s)) + QStringLiteral(" 100.0%")) + 12;
         if (x + w > width() - 4 && x > 4) {
             ++lines;
             x = 4;
@@ -208,8 +208,8 @@ void PageMapView::paintEvent(QPaintEvent*)
         if (!inLegend(s))
             continue;
         double share = total > 0 && s < int(m_counts.size()) ? 100.0 * double(m_counts[s]) / total : 0;
-        QString label = pageStateLabel(PageState(s)) + QStringLiteral(" %1%").arg(share, 0, 'f', 1);
-        int w = 14 + fm.horizontalAdvance(pageStateLabel(PageState(s)) + QStringLiteral(" 100.0%")) + 12;
+        QString label = pageStateLabel(PageMapState(s)) + QStringLiteral(" %1%").arg(share, 0, 'f', 1);
+        int w = 14 + fm.horizontalAdvance(pageStateLabel(PageMapState(s)) + QStringLiteral(" 100.0%")) + 12;
         if (x + w > width() - 4 && x > 4) {
             x = 4;
             y += fm.height() + 4;
@@ -278,8 +278,8 @@ QString PageMapView::tooltipText(quint32 pfn) const
     return tr("pfn %1 (0x%2)\nstate: %3\nflags: %4\nowner: %5\nlist: %6")
         .arg(pfn)
         .arg(pfn, 0, 16)
-        .arg(pageStateLabel(info.state), wrapFlags(QString::fromStdString(pageFlagNames(info.flags))),
-             QString::fromStdString(m_rec->ownerName(info.owner, info.flags)), QString::fromLatin1(pageListName(info.flags)));
+        .arg(pageStateLabel(info.state), wrapFlags(QString::fromStdString(info.flagNames())),
+             QString::fromStdString(m_rec->ownerName(info.owner, info.flags)), QString::fromLatin1(info.listName()));
 }
 
 bool PageMapView::event(QEvent* e)

@@ -1,6 +1,6 @@
 #pragma once
 // The page-state map: every page frame a cell coloured by its state at the time cursor. The frame is decoded into
-// an 8-bit indexed QImage whose bytes are the PageState values and whose colour table is the state palette, so a
+// an 8-bit indexed QImage whose bytes are the PageMapState values and whose colour table is the state palette, so a
 // frame costs one memcpy per row whatever the zoom; zoom (wheel) and pan (drag) only change how it is drawn.
 
 #include "run/recording.h"
@@ -22,7 +22,7 @@ public:
     std::size_t frame() const { return m_frame; }
     // Pages per image row (chosen from the widget's aspect ratio).
     int columns() const { return m_cols; }
-    // The decoded frame: width columns(), one byte (PageState) per page.
+    // The decoded frame: width columns(), one byte (PageMapState) per page.
     const QImage& frameImage() const { return m_image; }
     // The page under a widget position, or -1.
     qint64 pfnAt(QPoint pos) const;
@@ -62,7 +62,7 @@ private:
     int m_rows = 1;
     QImage m_image;
     std::vector<std::uint64_t> m_counts;
-    std::vector<bool> m_seen; // per PageState: some page is in it at some frame
+    std::vector<bool> m_seen; // per PageMapState: some page is in it at some frame
     double m_zoom = 1.0;
     QPointF m_pan; // in widget pixels
     QPoint m_dragFrom;

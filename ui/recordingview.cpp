@@ -8,18 +8,18 @@ const QVector<QRgb>& pageStatePalette()
 {
     static const QVector<QRgb> palette = [] {
         QVector<QRgb> p(256, qRgb(255, 0, 255));
-        p[int(PageState::Free)] = qRgb(0x30, 0x34, 0x3a);
-        p[int(PageState::AnonActive)] = qRgb(0xd6, 0x27, 0x28);
-        p[int(PageState::AnonInactive)] = qRgb(0xf5, 0x8f, 0x84);
-        p[int(PageState::FileActive)] = qRgb(0x1f, 0x77, 0xb4);
-        p[int(PageState::FileInactive)] = qRgb(0x8e, 0xc1, 0xe8);
-        p[int(PageState::Lazyfree)] = qRgb(0xe6, 0xd2, 0x2e);
-        p[int(PageState::SwapCache)] = qRgb(0x94, 0x67, 0xbd);
-        p[int(PageState::UnderIo)] = qRgb(0xff, 0x7f, 0x0e);
-        p[int(PageState::Isolated)] = qRgb(0x17, 0xbe, 0xcf);
-        p[int(PageState::Pagevec)] = qRgb(0x2c, 0xa0, 0x2c);
-        p[int(PageState::Unevictable)] = qRgb(0x8c, 0x56, 0x4b);
-        p[int(PageState::Kernel)] = qRgb(0x9a, 0x9a, 0x9a);
+        p[int(PageMapState::Free)] = qRgb(0x30, 0x34, 0x3a);
+        p[int(PageMapState::AnonActive)] = qRgb(0xd6, 0x27, 0x28);
+        p[int(PageMapState::AnonInactive)] = qRgb(0xf5, 0x8f, 0x84);
+        p[int(PageMapState::FileActive)] = qRgb(0x1f, 0x77, 0xb4);
+        p[int(PageMapState::FileInactive)] = qRgb(0x8e, 0xc1, 0xe8);
+        p[int(PageMapState::Lazyfree)] = qRgb(0xe6, 0xd2, 0x2e);
+        p[int(PageMapState::SwapCache)] = qRgb(0x94, 0x67, 0xbd);
+        p[int(PageMapState::UnderIo)] = qRgb(0xff, 0x7f, 0x0e);
+        p[int(PageMapState::Isolated)] = qRgb(0x17, 0xbe, 0xcf);
+        p[int(PageMapState::Pagevec)] = qRgb(0x2c, 0xa0, 0x2c);
+        p[int(PageMapState::Unevictable)] = qRgb(0x8c, 0x56, 0x4b);
+        p[int(PageMapState::Kernel)] = qRgb(0x9a, 0x9a, 0x9a);
         return p;
     }();
     return palette;
@@ -79,7 +79,7 @@ QString wrapFlags(const QString& flags, int columns)
     return out + line;
 }
 
-QString pageStateLabel(PageState s) { return QString::fromLatin1(pageStateName(s)); }
+QString pageStateLabel(PageMapState s) { return QString::fromLatin1(pageMapStateName(s)); }
 
 QString formatTime(Time t)
 {

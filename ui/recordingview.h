@@ -33,9 +33,9 @@ inline std::size_t frameAt(const Recording& r, Time t)
 
 inline Time recordingEnd(const Recording& r) { return r.frameCount() ? r.frameTime(r.frameCount() - 1) : 0; }
 
-// One colour per PageState (index = the state's byte), as a colour table for QImage::Format_Indexed8.
+// One colour per PageMapState (index = the state's byte), as a colour table for QImage::Format_Indexed8.
 const QVector<QRgb>& pageStatePalette();
-QString pageStateLabel(PageState s);
+QString pageStateLabel(PageMapState s);
 
 // "1.234 s", "12.5 ms".
 QString formatTime(Time t);

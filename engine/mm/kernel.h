@@ -6,7 +6,7 @@
 // Era: the defaults model a 4.0-4.5 kernel (zone lru_lock, PAGEVEC_SIZE 14, no swap slots cache); toggles
 // (mm/toggles.h) switch the posts' patches and later changes on and off.
 
-#include "hw/blockdev.h"
+#include "block/blkdev.h"
 #include "mm/fastpath.h"
 #include "mm/filemap.h"
 #include "mm/page.h"

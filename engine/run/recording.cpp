@@ -1,8 +1,34 @@
 #include "run/recording.h"
 
+#include "mm/page.h"
+
 #include <algorithm>
 
 namespace mms {
+
+namespace {
+    constexpr bool same(PageMapState a, PageState b) { return static_cast<int>(a) == static_cast<int>(b); }
+    // The recorder stores PageArray::state() bytes as they are.
+    static_assert(same(PageMapState::Free, PageState::Free));
+    static_assert(same(PageMapState::AnonActive, PageState::AnonActive));
+    static_assert(same(PageMapState::AnonInactive, PageState::AnonInactive));
+    static_assert(same(PageMapState::FileActive, PageState::FileActive));
+    static_assert(same(PageMapState::FileInactive, PageState::FileInactive));
+    static_assert(same(PageMapState::Lazyfree, PageState::Lazyfree));
+    static_assert(same(PageMapState::SwapCache, PageState::SwapCache));
+    static_assert(same(PageMapState::UnderIo, PageState::UnderIo));
+    static_assert(same(PageMapState::Isolated, PageState::Isolated));
+    static_assert(same(PageMapState::Pagevec, PageState::Pagevec));
+    static_assert(same(PageMapState::Unevictable, PageState::Unevictable));
+    static_assert(same(PageMapState::Kernel, PageState::Kernel));
+    static_assert(same(PageMapState::Count, PageState::Count));
+} // namespace
+
+const char* pageMapStateName(PageMapState s) { return pageStateName(static_cast<PageState>(s)); }
+
+std::string PageInfo::flagNames() const { return pageFlagNames(flags); }
+
+const char* PageInfo::listName() const { return pageListName(flags); }
 
 std::vector<std::uint8_t> Recording::pageMap(std::size_t f) const
 {
@@ -22,14 +48,14 @@ PageInfo Recording::pageInfo(std::size_t f, std::uint32_t pfn) const
         return info;
     f = std::min(f, frameCount() - 1);
     std::size_t key = f / kKeyframeEvery;
-    info.state = static_cast<PageState>(m_keyframes[key][pfn]);
+    info.state = static_cast<PageMapState>(m_keyframes[key][pfn]);
     info.flags = m_keyFlags[key][pfn];
     info.owner = m_keyOwners[key][pfn];
     for (std::size_t i = key * kKeyframeEvery + 1; i <= f; ++i) {
         const auto& d = m_deltas[i];
         auto it = std::lower_bound(d.begin(), d.end(), pfn, [](const Delta& a, std::uint32_t p) { return a.pfn < p; });
         if (it != d.end() && it->pfn == pfn) {
-            info.state = static_cast<PageState>(it->state);
+            info.state = static_cast<PageMapState>(it->state);
             info.flags = it->flags;
             info.owner = it->owner;
         }
@@ -135,7 +161,7 @@ std::size_t Recording::memoryBytes() const
         b += w.capacity() * sizeof(Time);
     for (auto& d : m_deltas)
         b += d.capacity() * sizeof(Delta) + sizeof(d);
-    b += m_stateCounts.size() * (static_cast<std::size_t>(PageState::Count) * 8 + 24);
+    b += m_stateCounts.size() * (static_cast<std::size_t>(PageMapState::Count) * 8 + 24);
     for (auto& c : m_counters)
         b += c.capacity() * sizeof(double) + sizeof(c);
     for (auto& l : m_locks)

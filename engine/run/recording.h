@@ -1,7 +1,7 @@
 #pragma once
 // A recording of one run, for the desktop app to play: frames at a fixed simulated interval (frame f at f x
 // interval(), the last one at the run's end, when the last user task exited) with
-//  - the page-state map (one PageState byte per page), delta-encoded against the previous frame with a full
+//  - the page-state map (one PageMapState byte per page), delta-encoded against the previous frame with a full
 //    keyframe every kKeyframeEvery frames, so any frame decodes from at most that many deltas (stepping back costs
 //    what stepping forward does);
 //  - counters (vmstat, throughput) per frame;
@@ -17,7 +17,6 @@
 // bounds it too: past the budget, frames are decimated the same way (counted by decimations()), never dropped
 // silently. A merge keeps the even frames, so the frames stay at multiples of the (doubled) interval.
 
-#include "mm/page.h"
 #include "sim/simulator.h"
 
 #include <cstdint>
@@ -45,11 +44,36 @@ struct CpuBin {
     std::uint16_t sleepFn = 0; // the lock slept on longest in the bin (index into functionNames()); 0 = none
 };
 
+// What the page map shows of a page: the kernel's PageState (mm/page.h, PageArray::state()) as recorded, value for
+// value (recording.cpp checks that the two agree), so that readers of a recording need no kernel header.
+enum class PageMapState : std::uint8_t {
+    Free = 0,
+    AnonActive,
+    AnonInactive,
+    FileActive,
+    FileInactive,
+    Lazyfree,
+    SwapCache,
+    UnderIo,
+    Isolated,
+    Pagevec,
+    Unevictable,
+    Kernel, // allocated, on no list (e.g. just faulted in, or a kernel page)
+    Count
+};
+// "anon active", "swap cache": the kernel's name of the state (pageStateName).
+const char* pageMapStateName(PageMapState s);
+
 // One page at one frame, for the page map's tooltip.
 struct PageInfo {
-    PageState state = PageState::Free;
-    std::uint16_t flags = 0; // PageFlag bits
+    PageMapState state = PageMapState::Free;
+    std::uint16_t flags = 0; // PageFlag bits (mm/page.h)
     std::uint16_t owner = 0; // mm id + 1 (anon) or mapping id + 1 (file); 0 = none
+
+    // "PG_lru|PG_active|PG_swapbacked" ("none" for 0), as pageFlagNames() names them.
+    std::string flagNames() const;
+    // The list the page sits on: an LRU list's name, "buddy", "pagevec", "isolated" or "none" (pageListName()).
+    const char* listName() const;
 };
 
 struct InterestingEvent {
@@ -82,7 +106,7 @@ public:
     // "memset-3" (the first task of the mm), "file 2" or "mm 3"; "none" for owner 0. Anon pages (PG_swapbacked or
     // PG_anon) are owned by an mm, the others by a page-cache mapping.
     std::string ownerName(std::uint16_t owner, std::uint16_t flags) const;
-    // Pages per state at frame f (PageState order).
+    // Pages per state at frame f (PageMapState order).
     std::vector<std::uint64_t> stateCounts(std::size_t f) const { return m_stateCounts[f]; }
 
     const std::vector<std::string>& counterNames() const { return m_counterNames; }

@@ -2,8 +2,8 @@
 // What a run produces, and a set of runs (variant x sweep point x repetition) in a fixed order.
 
 #include "scenario/scenario.h"
-#include "sync/lockstat.h"
-#include "workload/workload.h"
+#include "sim/simulator.h"
+#include "workload/kind.h"
 
 #include <memory>
 #include <string>

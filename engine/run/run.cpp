@@ -4,6 +4,8 @@
 #include "mm/page.h"
 #include "mm/pte.h"
 #include "run/recorder.h"
+#include "scenario/runsetup.h"
+#include "workload/workload.h"
 
 #include <algorithm>
 #include <map>
@@ -39,6 +41,23 @@ RunMemory estimateRunMemory(const RunSetup& setup, const RecordingOptions& recor
 }
 
 namespace {
+    // Metrics every run reports, from the kernel's counters and the tasks' /usr/bin/time accounting.
+    void addCommonMetrics(const Kernel& k, const Sched& s, Metrics& out)
+    {
+        for (std::size_t i = 0; i < static_cast<std::size_t>(Vm::Count); ++i)
+            out[std::string("vm.") + vmName(static_cast<Vm>(i))] = static_cast<double>(k.vm.v[i]);
+        std::uint64_t ipis = 0;
+        for (int c = 0; c < s.cpuCount(); ++c)
+            ipis += s.cpu(c).ipisReceived;
+        out["ipis"] = static_cast<double>(ipis);
+        out["sim_time_s"] = toSec(s.sim().now());
+        // Only where memory ran out (page_alloc.cpp's ways out), so that other runs' results keep their keys.
+        if (k.nrOomKill)
+            out["vm.oom_kill"] = static_cast<double>(k.nrOomKill);
+        if (k.nrAllocFail)
+            out["alloc_fail"] = static_cast<double>(k.nrAllocFail);
+    }
+
     std::vector<LockSummary> summarise(const Kernel& k)
     {
         std::map<std::string, LockSummary> byName;

@@ -1,5 +1,7 @@
 #include "run/runner.h"
 
+#include "scenario/runsetup.h"
+
 #include <oneapi/tbb/global_control.h>
 #include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/task_arena.h>

@@ -1,6 +1,7 @@
 #include "scenario/scenario.h"
 
 #include "mm/pte.h"
+#include "scenario/runsetup.h"
 #include "scenario/size.h"
 
 #include <algorithm>

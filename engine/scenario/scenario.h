@@ -3,10 +3,6 @@
 // which metrics reproduce one post's table. A Scenario is always normalised: validated, with every default filled
 // in, so `mmscope-cli show` can print it and a user can save, edit and run it as a file.
 
-#include "hw/machine.h"
-#include "mm/toggles.h"
-#include "workload/workload.h"
-
 #include <nlohmann/json.hpp>
 
 #include <stdexcept>
@@ -24,13 +20,7 @@ public:
     using std::runtime_error::runtime_error;
 };
 
-// Everything one run needs, resolved from a scenario for one variant, sweep point and scale.
-struct RunSetup {
-    MachineSpec machine;
-    Toggles toggles;
-    const WorkloadKind* workload = nullptr;
-    nlohmann::json params; // workload parameters, scaled, sizes in bytes
-};
+struct RunSetup; // scenario/runsetup.h
 
 class Scenario {
 public:

@@ -1,5 +1,4 @@
 // The workload kinds. Add a new one here (one line) and in its own file.
-#include "mm/kernel.h"
 #include "workload/aim7.h"
 #include "workload/ebizzy.h"
 #include "workload/memsetmadvise.h"
@@ -34,22 +33,6 @@ const WorkloadKind* findWorkload(const std::string& kind)
         if (w.kind == kind)
             return &w;
     return nullptr;
-}
-
-void addCommonMetrics(const Kernel& k, const Sched& s, Metrics& out)
-{
-    for (std::size_t i = 0; i < static_cast<std::size_t>(Vm::Count); ++i)
-        out[std::string("vm.") + vmName(static_cast<Vm>(i))] = static_cast<double>(k.vm.v[i]);
-    std::uint64_t ipis = 0;
-    for (int c = 0; c < s.cpuCount(); ++c)
-        ipis += s.cpu(c).ipisReceived;
-    out["ipis"] = static_cast<double>(ipis);
-    out["sim_time_s"] = toSec(s.sim().now());
-    // Only where memory ran out (page_alloc.cpp's ways out), so that other runs' results keep their keys.
-    if (k.nrOomKill)
-        out["vm.oom_kill"] = static_cast<double>(k.nrOomKill);
-    if (k.nrAllocFail)
-        out["alloc_fail"] = static_cast<double>(k.nrAllocFail);
 }
 
 } // namespace mms

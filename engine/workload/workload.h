@@ -5,6 +5,7 @@
 // the same code whatever program calls it.
 
 #include "kernel/syscalls.h"
+#include "workload/kind.h"
 
 #include <nlohmann/json.hpp>
 
@@ -15,20 +16,6 @@
 #include <vector>
 
 namespace mms {
-
-enum class ParamKind : std::uint8_t { Size, Int, Double, String, Bool };
-
-struct ParamSpec {
-    std::string name;
-    ParamKind kind;
-    nlohmann::json defaultValue;
-    bool scaled = false; // multiplied by --scale (amounts of memory and work)
-    std::string help;
-    double min = 0; // for Int, Double and Size
-    double max = 1e18;
-};
-
-using Metrics = std::map<std::string, double>;
 
 // The variant's user-space choices: the advice the program passes to madvise() (madvise.advice) and the glibc it
 // runs on (glibc.trim). Everything else a variant sets is the kernel's.
@@ -62,18 +49,5 @@ inline double timeProgress(const Simulator* sim, Time end)
 {
     return sim && end > 0 ? std::min(1.0, static_cast<double>(sim->now()) / static_cast<double>(end)) : -1.0;
 }
-
-struct WorkloadKind {
-    std::string kind;
-    std::string description;
-    std::vector<ParamSpec> params;
-    std::unique_ptr<Workload> (*make)();
-};
-
-const std::vector<WorkloadKind>& workloadKinds();
-const WorkloadKind* findWorkload(const std::string& kind);
-
-// Metrics every run reports, from the kernel's counters and the tasks' /usr/bin/time accounting.
-void addCommonMetrics(const Kernel& k, const Sched& s, Metrics& out);
 
 } // namespace mms

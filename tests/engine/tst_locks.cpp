@@ -1,6 +1,6 @@
 // Lock models against closed-form cases: FIFO spinlock hand-off, sleeping mutex, rwsem readers and writers; and
 // the timeline spans their waits leave (spinning is the CPU's time, sleeping is not), an I/O wait's included.
-#include "hw/blockdev.h"
+#include "block/blkdev.h"
 #include "sched/sched.h"
 #include "sync/mutex.h"
 #include "sync/rwsem.h"

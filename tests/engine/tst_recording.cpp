@@ -88,20 +88,21 @@ class TestRecording : public QObject {
             for (std::uint32_t p = 0; p < r.pageCount(); ++p) {
                 const PageInfo info = r.pageInfo(f, p);
                 QCOMPARE(std::uint8_t(info.state), map[p]);
-                if (info.state == PageState::Free) {
+                if (info.state == PageMapState::Free) {
                     sawFree = true;
                     QVERIFY2(info.flags & PG_buddy, pageFlagNames(info.flags).c_str());
                     QCOMPARE(info.owner, std::uint16_t(0));
                     QCOMPARE(r.ownerName(info.owner, info.flags), std::string("none"));
                 }
-                if (info.state == PageState::AnonActive || info.state == PageState::AnonInactive) {
+                if (info.state == PageMapState::AnonActive || info.state == PageMapState::AnonInactive) {
                     sawAnon = true;
                     QVERIFY(info.flags & PG_lru);
                     QVERIFY(info.flags & PG_swapbacked);
-                    QCOMPARE(bool(info.flags & PG_active), info.state == PageState::AnonActive);
+                    QCOMPARE(bool(info.flags & PG_active), info.state == PageMapState::AnonActive);
                     QVERIFY(info.owner != 0);
                     const std::string list = pageListName(info.flags);
-                    QVERIFY2(list == (info.state == PageState::AnonActive ? "active_anon" : "inactive_anon"), list.c_str());
+                    const char* expected = info.state == PageMapState::AnonActive ? "active_anon" : "inactive_anon";
+                    QVERIFY2(list == expected, list.c_str());
                     const std::string owner = r.ownerName(info.owner, info.flags);
                     QVERIFY2(owner != "none" && owner.rfind("mm ", 0) != 0, owner.c_str()); // a task's name
                 }

@@ -1,4 +1,5 @@
 // Scenario files: sizes, validation messages (file, path, what was expected), --set, sweep points, --scale.
+#include "scenario/runsetup.h"
 #include "scenario/scenario.h"
 #include "scenario/size.h"
 

@@ -4,6 +4,7 @@
 //
 // Seed corpus: resources/scenarios/*.json. Run: tests/fuzz/README.md.
 #include "run/run.h"
+#include "scenario/runsetup.h"
 #include "scenario/scenario.h"
 
 #include <cstddef>

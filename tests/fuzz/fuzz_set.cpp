@@ -2,6 +2,7 @@
 // built-in scenario it is applied to. Scenario::set() must either apply it (leaving a valid, normalised scenario
 // whose runs resolve) or refuse it with a ScenarioError, never crash or leave the scenario half-changed.
 #include "run/run.h"
+#include "scenario/runsetup.h"
 #include "scenario/scenario.h"
 
 #include <cstddef>

@@ -130,10 +130,13 @@ private Q_SLOTS:
         v.setTime(recordingEnd(*m_rec));
         const auto map = m_rec->pageMap(last);
         qint64 freePfn = -1, anonPfn = -1;
+        auto isAnon = [](std::uint8_t s) {
+            return s == std::uint8_t(PageMapState::AnonActive) || s == std::uint8_t(PageMapState::AnonInactive);
+        };
         for (std::uint32_t p = 0; p < map.size(); ++p) {
-            if (freePfn < 0 && map[p] == std::uint8_t(PageState::Free))
+            if (freePfn < 0 && map[p] == std::uint8_t(PageMapState::Free))
                 freePfn = p;
-            if (anonPfn < 0 && (map[p] == std::uint8_t(PageState::AnonActive) || map[p] == std::uint8_t(PageState::AnonInactive)))
+            if (anonPfn < 0 && isAnon(map[p]))
                 anonPfn = p;
         }
         QVERIFY(freePfn >= 0);
@@ -145,7 +148,7 @@ private Q_SLOTS:
         for (std::size_t f = 0; f < last && anonPfn < 0; ++f) {
             const auto m = m_rec->pageMap(f);
             for (std::uint32_t p = 0; p < m.size(); ++p)
-                if (m[p] == std::uint8_t(PageState::AnonActive) || m[p] == std::uint8_t(PageState::AnonInactive)) {
+                if (isAnon(m[p])) {
                     anonPfn = p;
                     v.setTime(m_rec->frameTime(f));
                     break;

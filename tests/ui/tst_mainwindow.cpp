@@ -7,6 +7,8 @@
 #include "sourcepostview.h"
 #include "transportbar.h"
 
+#include "scenario/runsetup.h"
+
 #include <QFile>
 #include <QApplication>
 #include <QLineEdit>

@@ -1,4 +1,4 @@
-#include "hw/blockdev.h"
+#include "block/blkdev.h"
 
 #include <algorithm>
 

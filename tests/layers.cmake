@@ -1,0 +1,113 @@
+# The layers (STYLE.md 1 and 2), checked over the quoted #include lines, followed transitively as the compiler
+# follows them (beside the including file first, then engine/ and ui/):
+#  - ui/ and app/ see the engine through value headers only: nothing they include reaches a kernel header
+#    (engine/mm, engine/sched, engine/sync, engine/block);
+#  - engine/hw describes hardware only: it reaches nothing in mm/, sched/, sync/ or block/;
+#  - scenario/scenario.h and run/result.h reach no kernel header;
+#  - a workload (engine/workload) is a user program: its own #include lines name only workload/ headers,
+#    kernel/syscalls.h (the system-call boundary) and sim/ utilities, never a kernel header.
+# Usage: cmake -DSOURCE_DIR=<repository root> -P tests/layers.cmake
+cmake_minimum_required(VERSION 3.25)
+if(NOT SOURCE_DIR)
+  message(FATAL_ERROR "usage: cmake -DSOURCE_DIR=<repository root> -P layers.cmake")
+endif()
+get_filename_component(SOURCE_DIR "${SOURCE_DIR}" REALPATH)
+set(_kernel "^${SOURCE_DIR}/engine/(mm|sched|sync|block)/")
+
+# The files one file includes with #include "...", resolved to real paths (unresolved ones, like moc output, are
+# left out).
+function(_includes file out)
+  file(STRINGS "${file}" lines REGEX "^[ \t]*#[ \t]*include[ \t]*\"")
+  get_filename_component(dir "${file}" DIRECTORY)
+  set(result "")
+  foreach(line IN LISTS lines)
+    string(REGEX REPLACE "^[ \t]*#[ \t]*include[ \t]*\"([^\"]+)\".*" "\\1" inc "${line}")
+    foreach(base "${dir}" "${SOURCE_DIR}/engine" "${SOURCE_DIR}/ui")
+      if(EXISTS "${base}/${inc}")
+        get_filename_component(path "${base}/${inc}" REALPATH)
+        list(APPEND result "${path}")
+        break()
+      endif()
+    endforeach()
+  endforeach()
+  set(${out} "${result}" PARENT_SCOPE)
+endfunction()
+
+set(_violations "")
+
+# Appends to _violations each first file matching `forbidden` that `file` reaches, with the chain of includes that
+# leads there.
+function(_check file forbidden)
+  get_filename_component(file "${file}" REALPATH)
+  set(seen "${file}")
+  set(queue "${file}")
+  string(MAKE_C_IDENTIFIER "${file}" id)
+  set(via_${id} "")
+  set(found "")
+  while(queue)
+    list(POP_FRONT queue f)
+    string(MAKE_C_IDENTIFIER "${f}" fid)
+    _includes("${f}" incs)
+    foreach(i IN LISTS incs)
+      if(NOT i IN_LIST seen)
+        list(APPEND seen "${i}")
+        string(MAKE_C_IDENTIFIER "${i}" iid)
+        set(via_${iid} "${f}")
+        if(i MATCHES "${forbidden}")
+          list(APPEND found "${i}") # reported; what it includes in turn is not
+        else()
+          list(APPEND queue "${i}")
+        endif()
+      endif()
+    endforeach()
+  endwhile()
+  foreach(bad IN LISTS found)
+    set(chain "")
+    set(at "${bad}")
+    while(at)
+      file(RELATIVE_PATH rel "${SOURCE_DIR}" "${at}")
+      list(PREPEND chain "${rel}")
+      string(MAKE_C_IDENTIFIER "${at}" aid)
+      set(at "${via_${aid}}")
+    endwhile()
+    list(JOIN chain " -> " text)
+    list(APPEND _violations "${text}")
+  endforeach()
+  set(_violations "${_violations}" PARENT_SCOPE)
+endfunction()
+
+file(GLOB _front_end "${SOURCE_DIR}/ui/*.h" "${SOURCE_DIR}/ui/*.cpp" "${SOURCE_DIR}/app/*.h" "${SOURCE_DIR}/app/*.cpp")
+foreach(f IN LISTS _front_end)
+  _check("${f}" "${_kernel}")
+endforeach()
+file(GLOB _hw "${SOURCE_DIR}/engine/hw/*")
+foreach(f IN LISTS _hw)
+  _check("${f}" "${_kernel}")
+endforeach()
+foreach(f "${SOURCE_DIR}/engine/scenario/scenario.h" "${SOURCE_DIR}/engine/run/result.h")
+  _check("${f}" "${_kernel}")
+endforeach()
+
+# Workloads: direct includes only (syscalls.h itself reaches kernel headers for its handle types).
+file(GLOB _workloads "${SOURCE_DIR}/engine/workload/*")
+foreach(f IN LISTS _workloads)
+  file(STRINGS "${f}" lines REGEX "^[ \t]*#[ \t]*include[ \t]*\"")
+  foreach(line IN LISTS lines)
+    string(REGEX REPLACE "^[ \t]*#[ \t]*include[ \t]*\"([^\"]+)\".*" "\\1" inc "${line}")
+    if(NOT inc MATCHES "^(workload/|sim/|kernel/syscalls\\.h$)")
+      file(RELATIVE_PATH rel "${SOURCE_DIR}" "${f}")
+      list(APPEND _violations "${rel} includes ${inc} (a workload talks to the kernel through kernel/syscalls.h)")
+    endif()
+  endforeach()
+endforeach()
+
+list(LENGTH _front_end _n)
+if(_n EQUAL 0 OR NOT _hw OR NOT _workloads)
+  message(FATAL_ERROR "layers: found no ui/, app/ or engine/hw/ files under ${SOURCE_DIR}")
+endif()
+if(_violations)
+  list(REMOVE_DUPLICATES _violations)
+  list(JOIN _violations "\n  " text)
+  message(FATAL_ERROR "layers: kernel headers where they do not belong (engine/mm, sched, sync, block):\n  ${text}")
+endif()
+message(STATUS "layers: ${_n} ui/ and app/ files, engine/hw, scenario.h and result.h reach no kernel header; workloads include only workload/, sim/ and kernel/syscalls.h")
