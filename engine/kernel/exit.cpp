@@ -31,6 +31,7 @@ Co<> do_exit(Kernel& k, Task& t)
     if (mm)
         co_await mmput(k, t, *mm);
     k.exit_oom_victim(t); // a child the OOM killer chose has given its memory back
+    t.sigkill = false; // the signal was the child's: its parent, current again, carries on
     // The child is a zombie until its parent, current again, reaps it.
     std::unique_ptr<Process> parent = std::move(proc.parent);
     parent->zombie = std::move(k.procs[t.id]);

@@ -10,6 +10,42 @@
 
 namespace mms::sys {
 
+namespace {
+    // do_exit() for SIGKILL at the return to user space: the first thread of the process to get here gives its
+    // memory back (exit_mm: the heap and every mapping), TIF_MEMDIE goes, and the thread ends without returning to
+    // its program (its frames are reclaimed with the scheduler's).
+    Co<> die(Kernel& k, Task& t)
+    {
+        FnScope fn(t, "do_exit");
+        if (t.mm && !t.mm->exiting) {
+            t.mm->exiting = true;
+            co_await sys_brk(k, t, *t.mm, 0);
+            co_await exit_mmap(k, t, *t.mm);
+        }
+        k.exit_oom_victim(t);
+        co_await k.s.flush(t);
+        struct Exit {
+            Sched& s;
+            Task& t;
+            bool await_ready() const noexcept { return false; }
+            void await_suspend(std::coroutine_handle<>) { s.taskExit(t); }
+            void await_resume() const noexcept { }
+        };
+        co_await Exit { k.s, t };
+    }
+
+    // The return to user space (exit_to_user_mode): the run's watchdog hears that a user task made progress, and a
+    // task with SIGKILL pending exits instead of returning. A forked child runs in its parent's task: its program
+    // sees killed() and exits into its parent.
+    MaybeCo ret_to_user(Kernel& k, Task& t)
+    {
+        k.noteUserProgress();
+        if (t.sigkill && !current_process(k, t).parent)
+            return die(k, t);
+        return {};
+    }
+} // namespace
+
 Task& spawn_process(Kernel& k, std::string name, int cpu, std::uint64_t seed)
 {
     return k.s.spawn(std::move(name), cpu, false, &k.mm_alloc(), seed);
@@ -24,8 +60,18 @@ void start(Kernel& k, Task& t, Co<> body) { k.s.start(t, std::move(body)); }
 
 void cgroup_attach(Kernel& k, Task& t, int memcg) { k.setTaskMemcg(t, memcg); }
 
-Co<> fork(Kernel& k, Task& t) { co_await do_fork(k, t); }
-Co<> execve(Kernel& k, Task& t, const ExecImage& image) { co_await do_execve(k, t, image); }
+Co<> fork(Kernel& k, Task& t)
+{
+    co_await do_fork(k, t);
+    co_await ret_to_user(k, t);
+}
+
+Co<> execve(Kernel& k, Task& t, const ExecImage& image)
+{
+    co_await do_execve(k, t, image);
+    co_await ret_to_user(k, t);
+}
+
 Co<> exit(Kernel& k, Task& t) { co_await do_exit(k, t); }
 Co<bool> wait(Kernel& k, Task& t) { co_return co_await do_wait(k, t); }
 
@@ -36,16 +82,19 @@ std::uint32_t mmap(Kernel& k, Task& t, std::uint32_t pages) { return k.do_mmap(*
 Co<> mmap_prot_none(Kernel& k, Task& t, std::uint32_t start, std::uint32_t pages)
 {
     co_await sys_mmap_prot_none(k, t, *t.mm, start, pages);
+    co_await ret_to_user(k, t);
 }
 
 Co<> mprotect(Kernel& k, Task& t, std::uint32_t start, std::uint32_t pages)
 {
     co_await sys_mprotect(k, t, *t.mm, start, pages);
+    co_await ret_to_user(k, t);
 }
 
 Co<> madvise(Kernel& k, Task& t, std::uint32_t start, std::uint32_t pages, Advice advice)
 {
     co_await sys_madvise(k, t, *t.mm, start, pages, advice);
+    co_await ret_to_user(k, t);
 }
 
 namespace {
@@ -53,8 +102,9 @@ namespace {
     {
         MmStruct& mm = *t.mm;
         co_await handle_mm_fault(k, t, mm, vpn, access == Access::Write);
-        if (access == Access::Read)
+        if (access == Access::Read && pte::present(mm.pte[vpn]))
             mm.pte[vpn] |= pte::kYoung; // the load that faulted completes
+        co_await ret_to_user(k, t);
     }
 } // namespace
 
@@ -70,11 +120,21 @@ MaybeCo touch(Kernel& k, Task& t, std::uint32_t vpn, Access access)
         mm.pte[vpn] = e | pte::kYoung | pte::kDirty;
         k.pages.clear(pte::pfn(e), PG_lazyfree);
     }
+    k.noteUserProgress();
     return {};
 }
 
-Co<> brk(Kernel& k, Task& t, std::uint32_t pages) { co_await sys_brk(k, t, *t.mm, pages); }
-Co<> touch_heap(Kernel& k, Task& t) { co_await heap_touch(k, t, *t.mm); }
+Co<> brk(Kernel& k, Task& t, std::uint32_t pages)
+{
+    co_await sys_brk(k, t, *t.mm, pages);
+    co_await ret_to_user(k, t);
+}
+
+Co<> touch_heap(Kernel& k, Task& t)
+{
+    co_await heap_touch(k, t, *t.mm);
+    co_await ret_to_user(k, t);
+}
 
 File create_sparse(Kernel& k, std::uint64_t pages) { return File(&new_address_space(k, pages)); }
 
@@ -86,6 +146,7 @@ std::uint32_t mmap_file(Kernel& k, Task& t, File f, std::uint64_t pgoff, std::ui
 ValueOrCo<bool> pread(Kernel& k, Task& t, File f, std::uint64_t index)
 {
     Sched::burn(t, k.cost.faultEntryNs); // syscall entry/exit, vfs_read -> xfs_file_read_iter
+    k.noteUserProgress();
     if (generic_file_read_cached(k, t, *f.mapping(), index))
         return true;
     return generic_file_buffered_read(k, t, *f.mapping(), index);
@@ -95,6 +156,7 @@ std::uint64_t pread_cached_run(
     Kernel& k, Task& t, File f, std::uint64_t index, std::uint64_t nr, bool thenWriteNull, Time end)
 {
     const Time syscall = ns(k.cost.faultEntryNs);
+    k.noteUserProgress();
     return generic_file_read_cached_run(k, t, *f.mapping(), index, nr, thenWriteNull ? 2 * syscall : syscall, end);
 }
 
@@ -121,12 +183,14 @@ Co<> pwrite(Kernel& k, Task& t, File f, std::uint64_t index, std::uint64_t pages
 {
     Sched::burn(t, k.cost.faultEntryNs); // syscall entry/exit, vfs_write
     co_await generic_perform_write(k, t, *f.mapping(), index, pages);
+    co_await ret_to_user(k, t);
 }
 
 Co<> punch_hole(Kernel& k, Task& t, File f, std::uint64_t index, std::uint64_t pages)
 {
     Sched::burn(t, k.cost.faultEntryNs); // syscall entry/exit, vfs_fallocate
     co_await truncate_inode_pages_range(k, t, *f.mapping(), index, index + pages);
+    co_await ret_to_user(k, t);
 }
 
 void write_null(Kernel& k, Task& t) { Sched::burn(t, k.cost.faultEntryNs); }
@@ -141,9 +205,14 @@ Futex::~Futex() = default;
 Co<> futex_wait(Kernel& k, Task& t, Futex& f, const int& word, int expected)
 {
     co_await mms::futex_wait(k, t, *t.mm, f.queue(), word, expected);
+    co_await ret_to_user(k, t);
 }
 
-Co<> futex_wake(Kernel& k, Task& t, Futex& f, int nr) { co_await mms::futex_wake(k, t, *t.mm, f.queue(), nr); }
+Co<> futex_wake(Kernel& k, Task& t, Futex& f, int nr)
+{
+    co_await mms::futex_wake(k, t, *t.mm, f.queue(), nr);
+    co_await ret_to_user(k, t);
+}
 
 void atomic_rmw(Kernel& k, Task& t, int& lastCpu)
 {
@@ -160,9 +229,23 @@ Time now(const Kernel& k) { return k.s.sim().now(); }
 Time clock(const Kernel& k, const Task& t) { return k.s.sim().now() + t.debt; }
 Sched::Flush flush(Kernel& k, Task& t) { return k.s.flush(t); }
 bool need_resched(const Kernel& k, const Task& t) { return k.s.need_resched(t); }
-Co<> preempt(Kernel& k, Task& t) { co_await k.s.cond_resched(t); }
-Co<> sched_yield(Kernel& k, Task& t) { co_await k.s.yield(t); }
-Co<> nanosleep(Kernel& k, Task& t, Time d) { co_await k.s.sleepFor(t, d); }
+Co<> preempt(Kernel& k, Task& t)
+{
+    co_await k.s.cond_resched(t);
+    co_await ret_to_user(k, t); // the tick's return to user space delivers signals too
+}
+
+Co<> sched_yield(Kernel& k, Task& t)
+{
+    co_await k.s.yield(t);
+    co_await ret_to_user(k, t);
+}
+
+Co<> nanosleep(Kernel& k, Task& t, Time d)
+{
+    co_await k.s.sleepFor(t, d);
+    co_await ret_to_user(k, t);
+}
 
 std::uint64_t vmstat(const Kernel& k, std::string_view name)
 {

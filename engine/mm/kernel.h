@@ -156,6 +156,7 @@ struct MmStruct {
     // freed by mmput (free_pgtables, pgd_free). The PTEs themselves live in `pte`; these pages are what the
     // allocator sees.
     std::vector<Pfn> pgtables;
+    bool exiting = false; // a killed thread has started its exit: the others of its process only end
     // The brk heap (mm->brk, mm/mmap.cpp), kept apart from `pte` and `vmas`: its pages in fault order, on no LRU list
     // and mapped by no PTE the model tracks, so that reclaim and compaction leave them alone as they leave a THP on a
     // machine without swap. `heapHuge`: the index in `heap` of each huge page's first subpage.
@@ -339,13 +340,19 @@ public:
     int nrSwapPagesLine = -1; // the CPU that last wrote nr_swap_pages (a global atomic_long_t); -1: none yet
 
     // The allocator's ways out when memory runs out (page_alloc.cpp): allocations that gave up (__GFP_NORETRY
-    // after a round of direct reclaim that freed nothing, costly orders, an OOM victim with the reserves gone), and
-    // the OOM killer's victims. A victim (TIF_MEMDIE) allocates below the min watermark until it exits; the
-    // workload ends the killed process at its next step (fatal_signal_pending) and calls exit_oom_victim() once it
-    // has exited.
+    // after a round of direct reclaim, costly orders, an OOM victim with the reserves gone), and the OOM killer's
+    // victims. out_of_memory() sends SIGKILL to every thread of the process with the highest oom_badness(); a victim
+    // (TIF_MEMDIE) allocates below the min watermark until its memory is back. A killed thread ends at its next
+    // return to user space (kernel/syscalls.cpp): the first of its process to get there frees the process's memory
+    // (exit_mm) and calls exit_oom_victim(); a forked child, which runs in its parent's task, exits back into its
+    // parent instead.
     std::uint64_t nrAllocFail = 0;
     std::uint64_t nrOomKill = 0;
-    std::vector<std::uint32_t> oomVictims; // task ids
+    std::uint64_t oomKilledPages = 0; // the victims' oom_badness() when chosen
+    std::vector<std::uint32_t> oomVictims; // task ids: TIF_MEMDIE, until their process's memory is back
+    // The last time a user task returned from a system call or ran its own code (the run's livelock watchdog).
+    Time lastUserProgress = 0;
+    void noteUserProgress() { lastUserProgress = s.sim().now(); }
     bool fatal_signal_pending(const Task& t) const;
     void exit_oom_victim(const Task& t);
 

@@ -24,6 +24,8 @@ namespace {
             if (si.slot[o].swapMap == 0 || si.slot[o].cache != kNoPage)
                 continue;
             Pfn p = co_await alloc_page(k, t);
+            if (p == kNoPage)
+                break; // an OOM victim with the reserves gone: read what was allocated
             // read_swap_cache_async(): swapcache_prepare() marks SWAP_HAS_CACHE under swap_info->lock, then the
             // page goes into the swap cache under tree_lock. Both may have slept; someone may have read the slot
             // or freed the entry meanwhile (-EEXIST / -ENOENT).
@@ -119,6 +121,8 @@ Co<> do_anonymous_page(Kernel& k, Task& t, MmStruct& mm, std::uint32_t vpn)
 {
     FnScope fn(t, "do_anonymous_page");
     Pfn p = co_await alloc_page(k, t);
+    if (p == kNoPage)
+        co_return; // VM_FAULT_OOM: an OOM victim found the reserves empty; it exits at its return to user space
     Sched::burn(t, k.cost.zeroPageNs); // clear_user_highpage
     SpinLock& ptl = mm.ptlFor(vpn);
     co_await spin_lock(k.s, t, ptl);
@@ -153,6 +157,8 @@ Co<> do_swap_page(Kernel& k, Task& t, MmStruct& mm, std::uint32_t vpn, Pte orig)
             p = co_await swapin_readahead(k, t, entry);
             if (mm.pte[vpn] != orig) // someone else resolved the fault while we allocated
                 co_return;
+            if (p == kNoPage && k.fatal_signal_pending(t))
+                co_return; // VM_FAULT_OOM for a killed task
             if (p == kNoPage)
                 continue;
         }

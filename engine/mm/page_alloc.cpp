@@ -221,43 +221,93 @@ namespace {
 } // namespace
 
 namespace {
-    // zone_reclaimable_pages(): what reclaim could still free -- the file LRU, and the anonymous LRU when there is
-    // swap to put it in. Pages isolated by other reclaimers, in pagevecs or held by tasks (kernel stacks, page
-    // tables, readahead batches not in the page cache yet) are not reclaimable.
+    // zone_reclaimable_pages(): what reclaim could still free -- the file LRU, and the anonymous LRU while there are
+    // free swap slots to put it in (get_nr_swap_pages() > 0). Pages isolated by other reclaimers, in pagevecs or held
+    // by tasks (kernel stacks, page tables, readahead batches not in the page cache yet) are not reclaimable.
     std::uint64_t zone_reclaimable_pages(const Kernel& k)
     {
         std::uint64_t n = k.nrFileLru();
-        if (!k.swap.empty())
+        bool swapFree = false;
+        for (const auto& si : k.swap)
+            swapFree = swapFree || si->inuse + 1 < si->nrSlots(); // slot 0 is the header
+        if (swapFree)
             n += k.lruvec.nr[LRU_INACTIVE_ANON] + k.lruvec.nr[LRU_ACTIVE_ANON];
         return n;
     }
 
-    // out_of_memory() with vm.oom_kill_allocating_task = 1: the task whose allocation found nothing to reclaim
-    // is the victim (SIGKILL, TIF_MEMDIE). The sysctl's policy, not oom_badness()'s largest-RSS choice: the model
-    // keeps no per-process RSS, and the allocating task is a process that holds memory (a re-aim child, a
-    // faulting user), never a kernel thread.
-    void out_of_memory(Kernel& k, Task& t)
+    // oom_badness() (2.6.36+, David Rientjes): the memory a kill would give back, in pages -- RSS, swap entries and
+    // page tables. The model applies it to every era (the 2.6.20 heuristic's total_vm, CPU-time and nice factors
+    // are not modelled); oom_score_adj is 0 for every process.
+    std::uint64_t oom_badness(const MmStruct& mm)
     {
-        if (k.fatal_signal_pending(t))
-            return;
-        k.oomVictims.push_back(t.id);
-        ++k.nrOomKill;
+        return mm.rss + mm.fileRss + mm.swapents + mm.pgtables.size() + mm.ptl.size();
     }
 
-    bool may_oom(const Kernel& k, const Task& t, std::uint64_t reclaimed)
+    // out_of_memory(): while an earlier victim has not given its memory back, kill no one (the allocation waits and
+    // retries); otherwise SIGKILL to every thread of the user process with the highest oom_badness() (ties: the
+    // lowest mm id), and TIF_MEMDIE. False when there was no one to kill.
+    bool out_of_memory(Kernel& k)
     {
-        // 3.x: __alloc_pages_may_oom() when direct reclaim made no progress and every zone is all_unreclaimable
-        // (for a zone with nothing on its LRUs: at once).
-        return reclaimed == 0 && !t.kthread && zone_reclaimable_pages(k) == 0;
+        if (!k.oomVictims.empty())
+            return true;
+        MmStruct* victim = nullptr;
+        std::uint64_t worst = 0;
+        for (const auto& task : k.s.tasks()) {
+            const Task& x = *task;
+            if (x.kthread || !x.mm || x.mm->exiting || x.sigkill || x.state == TaskState::Done)
+                continue;
+            std::uint64_t points = oom_badness(*x.mm) + 1;
+            if (points > worst || (points == worst && x.mm->id < victim->id)) {
+                worst = points;
+                victim = x.mm;
+            }
+        }
+        if (!victim)
+            return false;
+        for (const auto& task : k.s.tasks())
+            if (task->mm == victim && task->state != TaskState::Done && !task->kthread) {
+                task->sigkill = true;
+                k.oomVictims.push_back(task->id);
+            }
+        ++k.nrOomKill;
+        k.oomKilledPages += worst - 1;
+        return true;
+    }
+
+    // When the allocator gives up on reclaim and calls the OOM killer: direct reclaim found nothing left it could
+    // reclaim, or (should_reclaim_retry(), 4.7+) MAX_RECLAIM_RETRIES rounds in a row freed nothing. The model uses
+    // both rules for every era (3.x's zone->all_unreclaimable, set once reclaim has scanned six times the zone's
+    // reclaimable pages without freeing one, comes to about the same bound).
+    constexpr int MAX_RECLAIM_RETRIES = 16;
+    bool may_oom(const Kernel& k, const Task& t, std::uint64_t reclaimed, int noProgressLoops)
+    {
+        if (t.kthread || reclaimed > 0)
+            return false;
+        return zone_reclaimable_pages(k) == 0 || noProgressLoops >= MAX_RECLAIM_RETRIES;
+    }
+
+    // __alloc_pages_may_oom(): the OOM killer, then -- unless the caller is the victim, which retries at once below
+    // the watermarks -- a jiffy's sleep (schedule_timeout_uninterruptible(1)) for the victim to exit. False when
+    // there was no one to kill: the allocation fails.
+    Co<bool> oom_and_wait(Kernel& k, Task& t)
+    {
+        if (!out_of_memory(k)) {
+            ++k.nrAllocFail;
+            co_return false;
+        }
+        if (!k.fatal_signal_pending(t))
+            co_await k.s.sleepFor(t, ms(1));
+        co_return true;
     }
 } // namespace
 
-bool Kernel::fatal_signal_pending(const Task& t) const
-{
-    return std::find(oomVictims.begin(), oomVictims.end(), t.id) != oomVictims.end();
-}
+bool Kernel::fatal_signal_pending(const Task& t) const { return t.sigkill; }
 
-void Kernel::exit_oom_victim(const Task& t) { std::erase(oomVictims, t.id); }
+void Kernel::exit_oom_victim(const Task& t)
+{
+    // The process's memory is back: its threads lose TIF_MEMDIE (they still have SIGKILL pending).
+    std::erase_if(oomVictims, [&](std::uint32_t id) { return id == t.id || s.tasks()[id]->mm == t.mm; });
+}
 
 // alloc_page()'s slow path (its fast path is inline in kernel.h; both take the page with take_pcp_page()).
 Co<Pfn> alloc_page_slowpath(Kernel& k, Task& t, unsigned gfp)
@@ -265,6 +315,7 @@ Co<Pfn> alloc_page_slowpath(Kernel& k, Task& t, unsigned gfp)
     FnScope fn(t, "__alloc_pages_nodemask");
     PerCpuState& pc = k.pcpu[static_cast<std::size_t>(t.cpu)];
     bool reclaimed = false; // a round of direct reclaim has run
+    int noProgressLoops = 0; // rounds of direct reclaim in a row that freed nothing
     for (;;) {
         std::uint64_t free = k.zone.nrFree();
         if (free < k.zone.watermarkLow)
@@ -294,8 +345,11 @@ Co<Pfn> alloc_page_slowpath(Kernel& k, Task& t, unsigned gfp)
         reclaimed = true;
         if (gfp & GFP_NORETRY)
             continue; // one attempt after the reclaim, then give up (never the OOM killer)
-        if (may_oom(k, t, got)) {
-            out_of_memory(k, t);
+        noProgressLoops = got == 0 ? noProgressLoops + 1 : 0;
+        if (may_oom(k, t, got, noProgressLoops)) {
+            if (!co_await oom_and_wait(k, t))
+                co_return kNoPage; // no one left to kill (the kernel panics here)
+            noProgressLoops = 0;
             continue;
         }
         if (got == 0)
@@ -451,6 +505,7 @@ Co<Pfn> alloc_pages(Kernel& k, Task& t, int order, unsigned gfp)
     // asynchronous, every later one MIGRATE_SYNC_LIGHT (sync_migration = true), and only a failed sync one defers.
     k.wakeup_kswapd();
     bool sync = false;
+    int noProgressLoops = 0;
     for (;;) {
         bool memdie = k.fatal_signal_pending(t);
         p = co_await rmqueue_order(k, t, order, memdie ? 0 : k.zone.watermarkMin);
@@ -477,8 +532,11 @@ Co<Pfn> alloc_pages(Kernel& k, Task& t, int order, unsigned gfp)
             ++k.nrAllocFail;
             co_return kNoPage;
         }
-        if (may_oom(k, t, got)) {
-            out_of_memory(k, t);
+        noProgressLoops = got == 0 ? noProgressLoops + 1 : 0;
+        if (may_oom(k, t, got, noProgressLoops)) {
+            if (!co_await oom_and_wait(k, t))
+                co_return kNoPage;
+            noProgressLoops = 0;
             continue;
         }
         if (got == 0)

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <sstream>
 
 namespace mms {
 
@@ -56,6 +57,13 @@ namespace {
             out["vm.oom_kill"] = static_cast<double>(k.nrOomKill);
         if (k.nrAllocFail)
             out["alloc_fail"] = static_cast<double>(k.nrAllocFail);
+        if (k.nrOomKill) { // the OOM killer's victims: tasks killed and the memory they held when chosen
+            double killed = 0;
+            for (const auto& t : s.tasks())
+                killed += t->sigkill;
+            out["oom_killed_tasks"] = killed;
+            out["oom_killed_mib"] = static_cast<double>(k.oomKilledPages * kPageSize) / (1 << 20);
+        }
     }
 
     std::vector<LockSummary> summarise(const Kernel& k)
@@ -87,26 +95,71 @@ namespace {
         return out;
     }
 
-    // Passes cancellation through and adds the workload's own progress. The simulator polls wasInterrupted()
-    // every 64 Ki events (a few hundred times per host second at most), a modest rate for progress too.
+    // What each CPU is doing, for the watchdog's error: "CPU 3: usemem-2 in shrink_inactive_list".
+    std::string describeCpus(const Sched& s)
+    {
+        std::ostringstream o;
+        for (int c = 0; c < s.cpuCount(); ++c) {
+            const Task* t = s.cpu(c).current;
+            o << "\n  CPU " << c << ": " << (t ? t->name + " in " + t->fn : std::string("idle"));
+        }
+        int asleep = 0;
+        for (const auto& t : s.tasks())
+            asleep += !t->kthread && t->state == TaskState::Sleeping;
+        o << "\n  user tasks asleep: " << asleep;
+        return o.str();
+    }
+
+    // Passes cancellation through, adds the workload's own progress, and is the run's watchdog. The simulator polls
+    // wasInterrupted() every 64 Ki events (a few hundred times per host second at most), a modest rate for progress
+    // too. The watchdog stops a run the model has no way out of (a state the kernel would hang in too, or one the
+    // model does not cover): no user task has returned from a system call or fault for kNoProgress of simulated
+    // time, or simulated time has not moved over kStuckPolls polls (4 Mi events at one instant).
     class RunInterrupter final : public Interrupter {
     public:
-        RunInterrupter(Interrupter& outer, const Workload& workload)
+        static constexpr Time kNoProgress = Time(30) * 1'000'000'000'000; // 30 simulated seconds
+        static constexpr int kStuckPolls = 64;
+
+        RunInterrupter(Interrupter* outer, const Workload& workload, const Kernel& k)
             : m_outer(outer)
             , m_workload(workload)
+            , m_k(k)
         {
         }
         bool wasInterrupted() override
         {
+            watchdog();
+            if (!m_outer)
+                return false;
             const double f = m_workload.progress();
             if (f >= 0)
-                m_outer.progress(std::min(f, 1.0));
-            return m_outer.wasInterrupted();
+                m_outer->progress(std::min(f, 1.0));
+            return m_outer->wasInterrupted();
         }
 
     private:
-        Interrupter& m_outer;
+        void watchdog()
+        {
+            const Time now = m_k.s.sim().now();
+            m_stuck = now == m_lastNow ? m_stuck + 1 : 0;
+            m_lastNow = now;
+            const bool noProgress = m_k.s.liveUserTasks() > 0 && now - m_k.lastUserProgress > kNoProgress;
+            if (!noProgress && m_stuck < kStuckPolls)
+                return;
+            std::ostringstream o;
+            o << "the run cannot end: at " << toSec(now) << " simulated s, "
+              << (noProgress ? "no user task has returned from a system call or fault for "
+                          + std::to_string(toSec(kNoProgress)) + " s"
+                             : "simulated time has not moved for " + std::to_string(m_stuck) + " x 64 Ki events")
+              << " (the model has no way out of this state; docs/reliability.md)" << describeCpus(m_k.s);
+            throw RunStuck(o.str());
+        }
+
+        Interrupter* m_outer;
         const Workload& m_workload;
+        const Kernel& m_k;
+        Time m_lastNow = -1;
+        int m_stuck = 0;
     };
 } // namespace
 
@@ -126,10 +179,8 @@ RunResult executeRun(const RunSpec& spec, Interrupter* interrupter)
         recorder = std::make_unique<Recorder>(kernel, sched, spec.recording, workload.get());
 
     // The user tasks end the run; kernel threads (kswapd) then sleep and the event queue drains.
-    std::optional<RunInterrupter> watch;
-    if (interrupter)
-        watch.emplace(*interrupter, *workload);
-    bool finished = sim.run(watch ? &*watch : nullptr);
+    RunInterrupter watch(interrupter, *workload, kernel);
+    bool finished = sim.run(&watch);
 
     RunResult r;
     r.variant = spec.variant;

@@ -25,9 +25,16 @@ struct RunSpec {
     bool checkInvariants = false; // verify the kernel's invariants at the end (tests)
 };
 
-// Throws ScenarioError for an invalid setup; returns with metrics["cancelled"] = 1 if interrupted. While the run
-// goes, the interrupter also hears the workload's progress (Interrupter::progress, 0..1, from this thread) when
-// the workload can tell it.
+// A run the model has no way out of, stopped by the watchdog (docs/reliability.md): the message names the simulated
+// time and what each CPU was doing. An input error as far as the CLI is concerned (exit 2).
+class RunStuck : public ScenarioError {
+public:
+    using ScenarioError::ScenarioError;
+};
+
+// Throws ScenarioError for an invalid setup and RunStuck for a run that cannot end; returns with
+// metrics["cancelled"] = 1 if interrupted. While the run goes, the interrupter also hears the workload's progress
+// (Interrupter::progress, 0..1, from this thread) when the workload can tell it.
 RunResult executeRun(const RunSpec& spec, Interrupter* interrupter = nullptr);
 
 // Host memory one run needs, from the machine alone (before anything is allocated): page frames (the PageArray

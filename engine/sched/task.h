@@ -45,6 +45,7 @@ struct Task {
     Time finished = -1;
     Time sliceStart = 0;
 
+    bool sigkill = false; // SIGKILL pending (the OOM killer chose its process): it exits at its next return to user
     OffCpuWatch* offCpuWatch = nullptr; // locks whose spinners watch this task run (see Sched::offCpu)
 
     const char* fn = "user"; // the kernel function now running, for the per-CPU timeline
