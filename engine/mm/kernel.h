@@ -349,6 +349,12 @@ public:
     std::uint64_t nrAllocFail = 0;
     std::uint64_t nrOomKill = 0;
     std::uint64_t oomKilledPages = 0; // the victims' oom_badness() when chosen
+    struct OomKill {
+        Time at;
+        std::string task; // the victim process's first thread
+        std::uint64_t pages; // its oom_badness(): what the kill gives back
+    };
+    std::vector<OomKill> oomKills; // the kernel log's "Killed process" lines
     std::vector<std::uint32_t> oomVictims; // task ids: TIF_MEMDIE, until their process's memory is back
     // The last time a user task returned from a system call or ran its own code (the run's livelock watchdog).
     Time lastUserProgress = 0;

@@ -264,13 +264,16 @@ namespace {
         }
         if (!victim)
             return false;
+        std::string name;
         for (const auto& task : k.s.tasks())
             if (task->mm == victim && task->state != TaskState::Done && !task->kthread) {
                 task->sigkill = true;
                 k.oomVictims.push_back(task->id);
+                name = name.empty() ? task->name : name;
             }
         ++k.nrOomKill;
         k.oomKilledPages += worst - 1;
+        k.oomKills.push_back({ k.s.sim().now(), name, worst - 1 });
         return true;
     }
 

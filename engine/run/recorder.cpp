@@ -3,6 +3,7 @@
 #include "mm/filemap.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 #include <string_view>
 #include <unordered_map>
@@ -426,6 +427,15 @@ void Recorder::findEvents()
             r.m_events.push_back({ r.m_frameTimes[f], f, "first-swapin", "first swap-in" });
             break;
         }
+    // "Out of memory: Killed process": the frame at or after each kill.
+    for (const Kernel::OomKill& kill : m_k.oomKills) {
+        std::size_t f = 0;
+        while (f + 1 < r.frameCount() && r.m_frameTimes[f] < kill.at)
+            ++f;
+        char mib[32];
+        std::snprintf(mib, sizeof mib, "%.1f", static_cast<double>(kill.pages * kPageSize) / (1 << 20));
+        r.m_events.push_back({ r.m_frameTimes[f], f, "oom-kill", "OOM: killed " + kill.task + ", freed " + mib + " MiB" });
+    }
     bool inStorm = false;
     for (std::size_t f = 1; f < r.frameCount(); ++f) {
         double dt = toSec(r.m_frameTimes[f] - r.m_frameTimes[f - 1]);

@@ -1,0 +1,147 @@
+// The kernel's answers to exhaustion in closed form: with no swap and no page cache, the allocation that finds
+// nothing to reclaim calls the OOM killer, which picks the process with the highest oom_badness() (not the
+// allocating one), kills every thread of it at their next return to user space, and waits for its memory before
+// killing again; the others then finish. And whole scenarios on machines far too small for them end with the OOM
+// killer's victims counted, the kernel's invariants intact.
+#include "kernel/syscalls.h"
+#include "testutil.h"
+
+#include <QtTest>
+
+using namespace mms;
+
+namespace {
+
+// A machine of `bytes` with no swap: anonymous memory cannot be reclaimed.
+struct NoSwapBox {
+    explicit NoSwapBox(std::uint64_t bytes)
+        : m(spec(bytes))
+        , s(sim, m)
+        , k(s, Toggles {})
+    {
+        k.boot(1);
+    }
+    static MachineSpec spec(std::uint64_t bytes)
+    {
+        MachineSpec m = test::Box::spec(bytes);
+        m.swap.clear();
+        return m;
+    }
+    std::uint64_t nrFree() const
+    {
+        std::uint64_t n = k.zone.nrFree();
+        for (const auto& c : k.pcpu)
+            n += c.pcp.size();
+        return n;
+    }
+
+    Simulator sim;
+    MachineSpec m;
+    Sched s;
+    Kernel k;
+};
+
+// A program that writes `pages` pages of a new mapping, then sleeps `hold` holding them, then exits.
+Co<> holder(Kernel& k, Task& t, std::uint32_t pages, Time hold, std::uint32_t& touched)
+{
+    std::uint32_t start = sys::mmap(k, t, pages);
+    for (std::uint32_t i = 0; i < pages; ++i) {
+        co_await sys::touch(k, t, start + i, sys::Access::Write);
+        ++touched;
+    }
+    co_await sys::nanosleep(k, t, hold);
+    co_await sys::exit(k, t);
+}
+
+} // namespace
+
+class TestOom : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void theLargestProcessIsKilledAndTheOthersFinish()
+    {
+        // 32 MiB, no swap: "big" holds 5000 pages, "small" 500, and "hog" then wants 4000 -- more than is left. The
+        // hog's allocation finds nothing reclaimable: the OOM killer takes big (the highest RSS; the hog holds
+        // less when it asks), whose sleep ends in do_exit; the hog gets big's pages and finishes, as does small.
+        NoSwapBox b(32ull << 20);
+        const std::uint64_t free0 = b.nrFree();
+        std::uint32_t big = 0, small = 0, hog = 0;
+        Task& tb = sys::spawn_process(b.k, "big", 1, 1);
+        Task& ts = sys::spawn_process(b.k, "small", 2, 2);
+        Task& th = sys::spawn_process(b.k, "hog", 3, 3);
+        sys::start(b.k, tb, holder(b.k, tb, 5000, ms(100), big));
+        sys::start(b.k, ts, holder(b.k, ts, 500, ms(100), small));
+        // The hog starts once the others hold their pages.
+        sys::start(b.k, th, [](Kernel& k, Task& t, std::uint32_t& n) -> Co<> {
+            co_await sys::nanosleep(k, t, ms(30));
+            co_await holder(k, t, 4000, ms(1), n);
+        }(b.k, th, hog));
+        QVERIFY(b.sim.run());
+
+        QCOMPARE(b.k.nrOomKill, std::uint64_t(1));
+        QCOMPARE(b.k.oomKills.size(), std::size_t(1));
+        QCOMPARE(b.k.oomKills[0].task, std::string("big"));
+        QVERIFY(b.k.oomKills[0].pages >= 5000);
+        QVERIFY(tb.sigkill && !ts.sigkill && !th.sigkill);
+        QCOMPARE(big, 5000u); // it had touched everything; the kill came while it slept
+        QCOMPARE(small, 500u);
+        QCOMPARE(hog, 4000u);
+        QCOMPARE(tb.state, TaskState::Done);
+        QVERIFY(tb.finished < th.finished);
+        QVERIFY(b.k.oomVictims.empty());
+        // Everyone's memory is back: the victim's through its exit, the others' through theirs.
+        QCOMPARE(b.nrFree(), free0);
+        QCOMPARE(b.k.checkInvariants(), std::string());
+    }
+
+    void aKilledProcessFaultingInStopsAtItsNextReturn()
+    {
+        // One process alone wants more than the machine has: it is the only candidate, so it is killed while it
+        // faults (TIF_MEMDIE lets it take the reserves), and stops at the return from that fault.
+        NoSwapBox b(16ull << 20);
+        const std::uint64_t free0 = b.nrFree();
+        std::uint32_t touched = 0;
+        Task& t = sys::spawn_process(b.k, "alone", 1, 1);
+        sys::start(b.k, t, holder(b.k, t, 8000, ms(1), touched));
+        QVERIFY(b.sim.run());
+        QCOMPARE(b.k.nrOomKill, std::uint64_t(1));
+        QVERIFY(t.sigkill);
+        QVERIFY(touched > 0 && touched < 8000);
+        QCOMPARE(b.nrFree(), free0);
+        QCOMPARE(b.k.checkInvariants(), std::string());
+    }
+
+    void scenariosOnTooSmallAMachineEnd_data()
+    {
+        QTest::addColumn<QString>("scenario");
+        QTest::addColumn<QString>("field");
+        QTest::addColumn<QString>("value");
+        QTest::addRow("madv-free-swapin 16MiB") << "madv-free-swapin" << "machine.memory" << "\"16MiB\"";
+        QTest::addRow("madv-free-swapin no swap") << "madv-free-swapin" << "machine.swap" << "[]";
+        QTest::addRow("madv-free-swapin 4MiB swap")
+            << "madv-free-swapin" << "machine.swap" << R"([{"size": "4MiB", "device": "ssd-2015"}])";
+        QTest::addRow("ebizzy 16MiB") << "ebizzy" << "machine.memory" << "\"16MiB\"";
+        QTest::addRow("madv-free-tlb-batch 16MiB") << "madv-free-tlb-batch" << "machine.memory" << "\"16MiB\"";
+    }
+    void scenariosOnTooSmallAMachineEnd()
+    {
+        // These crashed (a page the allocator never returned) or never ended (reclaim retried forever).
+        QFETCH(QString, scenario);
+        QFETCH(QString, field);
+        QFETCH(QString, value);
+        Scenario sc = loadScenario(scenario.toStdString());
+        sc.set(field.toStdString(), value.toStdString());
+        if (sc.points().size() > 1)
+            sc.set("threads", "4");
+        ResultSet rs = test::run(sc, 0.05); // the kernel's invariants are checked after every run
+        bool killed = false;
+        for (const RunResult& r : rs.results) {
+            QVERIFY(!r.metrics.count("cancelled"));
+            killed = killed || r.metrics.count("vm.oom_kill");
+        }
+        QVERIFY2(killed, "memory ran out: the OOM killer ran");
+    }
+};
+
+QTEST_GUILESS_MAIN(TestOom)
+#include "tst_oom.moc"
