@@ -1,0 +1,47 @@
+#!/bin/bash
+# variations.sh CLI [TIMEOUT_S]: run each built-in scenario under the variations a new user tries -- tiny memory, no
+# swap or a tiny swap device, 1 or 256 CPUs, every numeric workload parameter at 1 and at 8x its default, all at
+# --scale 0.02 -- and print one line per run: its exit code (0 ran, 2 refused or stopped with a message, anything
+# else a failure), its wall time and the first line of its message. Exit 1 if any run crashed or timed out.
+# Every run ends: docs/reliability.md lists what each ends with.
+set -u
+CLI=$1 LIMIT=${2:-20}
+fail=0
+run() { # run ID ARGS...
+    local id=$1 out rc start
+    shift
+    start=$(date +%s.%N)
+    out=$(timeout "$LIMIT" "$CLI" run "$id" --scale 0.02 --threads 1 --format json "$@" 2>&1 >/dev/null)
+    rc=$?
+    printf '%-22s %-62s rc=%-3s %5.1fs %s\n' "$id" "$*" "$rc" "$(echo "$(date +%s.%N) - $start" | bc)" \
+        "$(echo "$out" | head -1 | cut -c1-100)"
+    if ((rc != 0 && rc != 2)); then fail=1; fi
+}
+for id in $("$CLI" list | awk '/^[a-z]/ {print $1}'); do
+    run "$id"
+    run "$id" --set machine.memory=16MiB
+    run "$id" --set machine.memory=48MiB
+    run "$id" --set 'machine.swap=[]'
+    run "$id" --set 'machine.swap=[]' --set machine.memory=64MiB
+    run "$id" --set 'machine.swap=[{"size":"4MiB","device":"ssd-2015"}]'
+    run "$id" --set machine.cpus=1 --set machine.sockets=1
+    run "$id" --set machine.cpus=256
+    # Each numeric workload parameter at 1 and at 8x its default (a size at 4 KiB and 8x).
+    while read -r name value; do
+        run "$id" --set "workload.$name=$value"
+    done < <("$CLI" show "$id" | python3 -c '
+import json, re, sys
+units = {"KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40}
+for k, v in json.load(sys.stdin)["workload"].items():
+    if isinstance(v, bool) or k == "kind":
+        continue
+    if isinstance(v, (int, float)):
+        print(k, 1)
+        print(k, json.dumps(v * 8))
+    elif isinstance(v, str) and re.fullmatch(r"[0-9.]+(KiB|MiB|GiB|TiB)", v):
+        n = float(v[:-3]) * units[v[-3:]]
+        print(k, json.dumps("4KiB"))
+        print(k, json.dumps("%dKiB" % (n * 8 / 1024)))
+')
+done
+exit $fail
