@@ -633,7 +633,8 @@ namespace {
         k.pages.set(p, PG_locked);
     }
 
-    // filemap_fault(): the page at `index`, pinned and locked. A miss reads around the fault
+    // filemap_fault(): the page at `index`, pinned and locked (kNoPage: VM_FAULT_OOM for a killed task). A miss reads
+    // around the fault
     // (do_sync_mmap_readahead: ra_pages from index - ra_pages/2, PG_readahead at size - async_size, async_size =
     // ra_pages/4); a hit on a PG_readahead page starts the next window (do_async_mmap_readahead).
     Co<Pfn> filemap_fault(Kernel& k, Task& t, AddressSpace& m, std::uint64_t index)
@@ -652,9 +653,12 @@ namespace {
                 start = index; // raced with reclaim: read from the fault on
                 if (p == kNoPage && !whole) {
                     // The read-around gave up for lack of memory: page_cache_read() of this page alone. Failing
-                    // that (an OOM victim, reserves empty) the fault retries (VM_FAULT_OOM).
+                    // that, an OOM victim with the reserves empty gets VM_FAULT_OOM (and exits on its return to
+                    // user space); anyone else retries.
                     co_await no_cached_page(k, t, m, index);
                     p = find_get_page(k, t, m, index);
+                    if (p == kNoPage && k.fatal_signal_pending(t))
+                        co_return kNoPage;
                 }
             }
         }
@@ -715,6 +719,8 @@ Co<> do_read_fault(Kernel& k, Task& t, MmStruct& mm, Vma v, std::uint32_t vpn)
         co_return;
     AddressSpace& m = *v.file;
     Pfn p = co_await filemap_fault(k, t, m, v.pgoff + (vpn - v.start)); // __do_fault
+    if (p == kNoPage)
+        co_return; // VM_FAULT_OOM
     // finish_fault(): map it unless another thread did meanwhile.
     SpinLock& ptl = mm.ptlFor(vpn);
     co_await spin_lock(k.s, t, ptl);

@@ -103,10 +103,16 @@ namespace {
             const Task* t = s.cpu(c).current;
             o << "\n  CPU " << c << ": " << (t ? t->name + " in " + t->fn : std::string("idle"));
         }
-        int asleep = 0;
-        for (const auto& t : s.tasks())
-            asleep += !t->kthread && t->state == TaskState::Sleeping;
-        o << "\n  user tasks asleep: " << asleep;
+        int shown = 0;
+        for (const auto& t : s.tasks()) {
+            if (t->kthread || t->state == TaskState::Done || t->state == TaskState::Running)
+                continue;
+            if (shown++ == 16) {
+                o << "\n  ...";
+                break;
+            }
+            o << "\n  " << t->name << (t->state == TaskState::Sleeping ? ": asleep in " : ": runnable in ") << t->fn;
+        }
         return o.str();
     }
 
