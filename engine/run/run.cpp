@@ -155,7 +155,7 @@ namespace {
             std::ostringstream o;
             o << "the run cannot end: at " << toSec(now) << " simulated s, "
               << (noProgress ? "no user task has returned from a system call or fault for "
-                          + std::to_string(toSec(kNoProgress)) + " s"
+                          + std::to_string(kNoProgress / 1'000'000'000'000) + " s"
                              : "simulated time has not moved for " + std::to_string(m_stuck) + " x 64 Ki events")
               << " (the model has no way out of this state; docs/reliability.md)" << describeCpus(m_k.s);
             throw RunStuck(o.str());
