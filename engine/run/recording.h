@@ -79,7 +79,7 @@ struct PageInfo {
 struct InterestingEvent {
     Time at = 0;
     std::size_t frame = 0;
-    std::string kind; // "first-contention", "reclaim-starts", "first-swapin", "ipi-storm"
+    std::string kind; // "first-contention", "reclaim-starts", "first-swapin", "ipi-storm", "oom-kill"
     std::string what;
 };
 

@@ -4,6 +4,7 @@
 // killing again; the others then finish. And whole scenarios on machines far too small for them end with the OOM
 // killer's victims counted, the kernel's invariants intact.
 #include "kernel/syscalls.h"
+#include "run/recording.h"
 #include "testutil.h"
 
 #include <QtTest>
@@ -109,6 +110,32 @@ private Q_SLOTS:
         QVERIFY(touched > 0 && touched < 8000);
         QCOMPARE(b.nrFree(), free0);
         QCOMPARE(b.k.checkInvariants(), std::string());
+    }
+
+    void theRecordingListsEachKill()
+    {
+        // 256 MiB and no swap at scale 0.1: the twelve memset processes want 51 MiB each. Each kill is an event of
+        // interest ("OOM: killed memset-N, freed X MiB") at the frame it happened in.
+        Scenario sc = loadScenario("madv-free-swapin");
+        sc.set("machine.memory", "\"256MiB\"");
+        sc.set("machine.swap", "[]");
+        RunSpec spec;
+        spec.scenario = &sc;
+        spec.variant = "madvfree";
+        spec.scale = 0.1;
+        spec.recording.enabled = true;
+        spec.checkInvariants = true;
+        const RunResult r = executeRun(spec);
+        const std::size_t kills = static_cast<std::size_t>(r.metrics.at("vm.oom_kill"));
+        QVERIFY(kills > 0);
+        std::size_t events = 0;
+        for (const InterestingEvent& e : r.recording->events())
+            if (e.kind == "oom-kill") {
+                ++events;
+                QVERIFY2(e.what.rfind("OOM: killed memset-", 0) == 0 && e.what.find(" MiB") != std::string::npos,
+                    e.what.c_str());
+            }
+        QCOMPARE(events, kills);
     }
 
     void scenariosOnTooSmallAMachineEnd_data()
