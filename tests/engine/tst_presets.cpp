@@ -3,6 +3,7 @@
 #include "hw/machine.h"
 #include "mm/toggles.h"
 #include "run/runner.h"
+#include "scenario/runsetup.h"
 #include "scenario/scenario.h"
 
 #include <QtTest>
