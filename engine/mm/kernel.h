@@ -1,6 +1,7 @@
 #pragma once
-// The simulated kernel's memory-management state and the functions that act on it. The functions are spread over
-// files named after the kernel's own (page_alloc.cpp, swap.cpp, swapfile.cpp, vmscan.cpp, memory.cpp, madvise.cpp,
+// The simulated kernel's memory-management state and the functions that act on it. The state types have headers
+// named after the kernel's own (mm/mmzone.h, mm/mm_types.h, mm/swapinfo.h). The functions are spread over files
+// named after the kernel's own (page_alloc.cpp, swap.cpp, swapfile.cpp, vmscan.cpp, memory.cpp, madvise.cpp,
 // tlb.cpp) and keep the kernel's snake_case names so they can be read beside the source.
 //
 // Era: the defaults model a 4.0-4.5 kernel (zone lru_lock, PAGEVEC_SIZE 14, no swap slots cache); toggles
@@ -9,223 +10,29 @@
 #include "block/blkdev.h"
 #include "mm/fastpath.h"
 #include "mm/filemap.h"
+#include "mm/mm_types.h"
+#include "mm/mmzone.h"
 #include "mm/page.h"
 #include "mm/pinset.h"
-#include "mm/pte.h"
+#include "mm/swapinfo.h"
 #include "mm/toggles.h"
 #include "mm/vmstat.h"
 #include "sched/sched.h"
 #include "sim/flatmap.h"
-#include "sync/rwsem.h"
 #include "sync/spinlock.h"
 
+#include <cstdint>
 #include <deque>
-#include <set>
 #include <memory>
+#include <set>
 #include <string>
-#include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace mms {
 
 constexpr int SWAP_CLUSTER_MAX = 32; // pages reclaimed per batch (include/linux/swap.h)
 constexpr int MMU_GATHER_BATCH = 510; // pages per mmu_gather batch: (PAGE_SIZE - header) / sizeof(void*)
-constexpr int PTRS_PER_PTE = 512; // PTEs per page-table page, i.e. per split ptl
-constexpr int PCP_BATCH = 31; // per-cpu page list batch (zone_batchsize for a large zone)
-constexpr int PCP_HIGH = 6 * PCP_BATCH; // per-cpu list high mark (pageset high = 6 * batch)
-
-// pmd_addr_end(): the end of the page-table page holding `vpn`, clamped to `end` (page-table walks go a PMD at a
-// time, taking that page's split ptl).
-constexpr std::uint32_t pmd_addr_end(std::uint32_t vpn, std::uint32_t end)
-{
-    std::uint32_t next = (vpn / PTRS_PER_PTE + 1) * PTRS_PER_PTE;
-    return next < end ? next : end;
-}
-
-struct Pagevec {
-    std::vector<Pfn> pages;
-};
-
-struct PerCpuState {
-    std::vector<Pfn> pcp; // per_cpu_pages: order-0 free pages of this CPU
-    Pagevec lruAdd; // lru_add_pvec
-    Pagevec deactivate; // lru_deactivate_pvecs (MADV_FREE, 4.5)
-    Pagevec activate; // activate_page_pvecs
-};
-
-constexpr int MAX_ORDER = 11; // free blocks of 2^0 .. 2^10 pages (include/linux/mmzone.h)
-constexpr int PAGE_ALLOC_COSTLY_ORDER = 3; // up to this order the allocator retries (until the OOM killer)
-constexpr std::uint32_t pageblock_nr_pages = 512; // pageblock_order 9: the unit compaction scans
-
-// struct zone's buddy allocator: free_area[order] lists of free blocks under `lock`. As in the kernel, a free
-// block costs no memory of its own: its head is linked into the free_area list through the page's LRU links (a
-// free page is on no LRU: page->lru), and its order sits in the head's index field (page_private with PageBuddy
-// in the kernel; a free page has no file offset or virtual address). Every page of a free block carries PG_buddy
-// (the page map shows them free); the other pages of a block, and the free pages parked on the per-cpu lists,
-// hold kNotBuddyHead there, so page_is_buddy() only matches a head. One migratetype: anti-fragmentation grouping
-// is not modelled, so unmovable allocations (kernel stacks, page tables) land among page-cache pages as on a
-// kernel that fell back. The caller holds `lock` for every list operation (the functions only touch host state).
-struct Zone {
-    static constexpr std::uint32_t kNotBuddyHead = 0xffffffffu;
-
-    SpinLock lock { "zone->lock" };
-    std::uint64_t watermarkMin = 0, watermarkLow = 0, watermarkHigh = 0; // pages
-    std::uint64_t nrFree() const { return m_nrFree; } // NR_FREE_PAGES (the per-cpu lists not included)
-    std::uint64_t nrFreeArea(int order) const { return m_nrArea[static_cast<std::size_t>(order)]; }
-    // compaction's scanner positions (zone->compact_cached_migrate_pfn / free_pfn) and deferral (3.x)
-    Pfn compactCachedMigratePfn = 0;
-    Pfn compactCachedFreePfn = 0;
-    unsigned compactConsidered = 0, compactDeferShift = 0;
-    int compactOrderFailed = MAX_ORDER;
-
-    void init(PageArray& pages, Pfn first, Pfn end);
-    // __rmqueue_smallest(): the first block of at least `order`, split down (expand()); kNoPage if none.
-    Pfn rmqueueSmallest(PageArray& pages, int order);
-    // rmqueueSmallest(pages, 0) called up to `n` times, stopping at the first kNoPage: the pages in `out`, their
-    // number returned, every list, counter and page word left exactly as those calls leave them. Faster: a block
-    // split for the first of its pages is handed out whole in one go instead of split again for each. `flags`: the
-    // flags word the pages get (rmqueueSmallest leaves 0; rmqueue_bulk's per-CPU list wants PG_buddy).
-    std::size_t rmqueueBulk(PageArray& pages, std::size_t n, Pfn* out, std::uint16_t flags = 0);
-    // __free_one_page(): give back a block of 2^order pages at `p`, merging with free buddies.
-    void freeOnePage(PageArray& pages, Pfn p, int order);
-    // page_order() of a free block's head (PageBuddy), -1 for any other page.
-    static int freeBlockOrder(const PageArray& pages, Pfn p)
-    {
-        return pages.test(p, PG_buddy) && pages.index(p) < static_cast<std::uint32_t>(MAX_ORDER) ? static_cast<int>(pages.index(p)) : -1;
-    }
-    // Takes a specific free block off its list (compaction's isolate_freepages / split_free_page).
-    void delFreeBlock(PageArray& pages, Pfn p);
-    Pfn start() const { return m_start; }
-    Pfn end() const { return m_end; }
-    // Invariant check: every list walked, blocks aligned and PG_buddy, counts right. Empty string if they hold.
-    std::string check(const PageArray& pages) const;
-
-private:
-    static Pfn areaHead(const PageArray& pages, int order) { return pages.listHead(PageArray::kLruListHeads + static_cast<std::uint32_t>(order)); }
-    // set_page_order() + list_add(&page->lru, &area->free_list). Inline: an order-0 allocation takes one block off
-    // a list and, on average, puts one split-off half back.
-    void listAdd(PageArray& pages, Pfn p, int order)
-    {
-        pages.setIndex(p, static_cast<std::uint32_t>(order));
-        pages.listAdd(areaHead(pages, order), p);
-        ++m_nrArea[static_cast<std::size_t>(order)];
-        m_nrFree += Pfn(1) << order;
-    }
-    // list_del(&page->lru) + rmv_page_order()
-    void listDel(PageArray& pages, Pfn p)
-    {
-        auto o = static_cast<std::size_t>(pages.index(p));
-        pages.listDel(p);
-        pages.setIndex(p, kNotBuddyHead);
-        --m_nrArea[o];
-        m_nrFree -= Pfn(1) << o;
-    }
-    Pfn m_start = 0, m_end = 0;
-    std::uint64_t m_nrFree = 0;
-    std::uint64_t m_nrArea[MAX_ORDER] = {};
-};
-static_assert(PageArray::kFreeAreaHeads == MAX_ORDER);
-
-struct Lruvec {
-    SpinLock lru_lock { "zone->lru_lock" };
-    std::uint64_t nr[NR_LRU_LISTS] = {};
-    std::uint32_t listBase = 0; // this lruvec's lists are PageArray lists listBase + LruList
-};
-
-constexpr int kMaxLruvecs = 64; // lru.lruvecs: PageArray::kListHeads / NR_LRU_LISTS
-
-struct Vma {
-    std::uint32_t start = 0; // first virtual page number
-    std::uint32_t pages = 0;
-    AddressSpace* file = nullptr; // vm_file->f_mapping of a file mapping; nullptr: anonymous
-    std::uint64_t pgoff = 0; // vm_pgoff: the file page mapped at `start`
-    bool contains(std::uint32_t vpn) const { return vpn >= start && vpn - start < pages; }
-};
-
-struct MmStruct {
-    std::uint16_t id = 0; // page owner id is id + 1
-    std::vector<Pte> pte; // one entry per virtual page, from vpn 0
-    std::vector<std::unique_ptr<SpinLock>> ptl; // split page-table locks, one per PTRS_PER_PTE entries
-    RwSem mmap_sem { "mm->mmap_sem" };
-    std::vector<Vma> vmas;
-    std::vector<std::uint8_t> cpuVmMask; // mm_cpumask: CPUs running the mm at its last TLB flush (x86 clears lazily)
-    std::uint64_t rss = 0; // MM_ANONPAGES
-    std::uint64_t fileRss = 0; // MM_FILEPAGES: present PTEs of file mappings
-    std::uint64_t swapents = 0; // MM_SWAPENTS
-    // Page-table pages allocated in simulated time (pgd_alloc at mm_init, the first faults' pud/pmd/pte pages),
-    // freed by mmput (free_pgtables, pgd_free). The PTEs themselves live in `pte`; these pages are what the
-    // allocator sees.
-    std::vector<Pfn> pgtables;
-    // The brk heap (mm->brk, mm/mmap.cpp), kept apart from `pte` and `vmas`: its pages in fault order, on no LRU list
-    // and mapped by no PTE the model tracks, so that reclaim and compaction leave them alone as they leave a THP on a
-    // machine without swap. `heapHuge`: the index in `heap` of each huge page's first subpage.
-    std::uint32_t brkPages = 0;
-    std::vector<Pfn> heap;
-    std::vector<std::uint32_t> heapHuge;
-
-    SpinLock& ptlFor(std::uint32_t vpn) { return *ptl[vpn / PTRS_PER_PTE]; }
-    // The file VMA holding `vpn`, or nullptr (anonymous memory or a hole).
-    const Vma* file_vma_at(std::uint32_t vpn) const
-    {
-        for (const Vma& v : vmas)
-            if (v.file && v.contains(vpn))
-                return &v;
-        return nullptr;
-    }
-    // find_vma(): the VMA holding `vpn`, or nullptr.
-    const Vma* find_vma(std::uint32_t vpn) const
-    {
-        for (const Vma& v : vmas)
-            if (v.contains(vpn))
-                return &v;
-        return nullptr;
-    }
-};
-
-// swap_slots.c (4.11): per-CPU caches of swap slots, SWAP_SLOTS_CACHE_SIZE (= SWAP_BATCH) entries each way.
-constexpr int SWAP_SLOTS_CACHE_SIZE = 64;
-constexpr std::uint32_t SWAPFILE_CLUSTER = 256; // slots per swap cluster (ci->lock)
-constexpr std::uint32_t kNoSwapEntry = 0xffffffffu;
-// SwapSlot::slotCached: a slot reserved by a slots cache (SWAP_HAS_CACHE with no page behind it).
-constexpr std::uint8_t kSlotFree = 0, kSlotInAllocCache = 1, kSlotInFreeBuffer = 2;
-
-struct SwapSlotsCache {
-    SpinLock allocLock { "swp_slots.alloc_lock" }; // a mutex in the kernel; per CPU, only its own tasks take it
-    SpinLock freeLock { "swp_slots.free_lock" }; // spin_lock_irq
-    std::vector<std::uint32_t> slots; // entries for allocation, handed out from `cur`
-    std::size_t cur = 0;
-    std::vector<std::uint32_t> slotsRet; // freed entries waiting for swapcache_free_entries() (per_cpu)
-    std::vector<std::vector<std::uint32_t>> slotsRetDev; // ... one buffer per device (per_cpu_per_device)
-};
-
-// One swap slot's state, side by side: freeing an entry reads and writes all three, and exit frees entries in
-// random order, so three arrays cost three host cache misses per entry where this costs one (8 bytes a slot).
-struct SwapSlot {
-    Pfn cache = kNoPage; // swap cache: the page, kNoPage if none
-    std::uint8_t swapMap = 0; // references from PTEs (SWAP_HAS_CACHE kept in `cache`)
-    std::uint8_t slotCached = kSlotFree; // with swap.slots_cache: held by a slots cache (always kSlotFree without)
-};
-
-struct SwapInfo {
-    int type = 0;
-    SpinLock lock; // swap_info_struct->lock
-    SpinLock treeLock; // swapper_spaces[type].tree_lock (the swap cache radix tree)
-    std::vector<SwapSlot> slot; // by offset: swap_map, the swap cache and the slots-cache mark
-    std::uint32_t inuse = 0; // slots with a PTE reference or a cached page
-    std::uint32_t clusterNext = 1; // next offset to try (slot 0 is the header)
-    std::unique_ptr<BlockDevice> dev;
-    // With swap.slots_cache only (empty otherwise): the clusters' ci->lock.
-    std::vector<SpinLock> clusterLocks;
-
-    std::uint32_t nrSlots() const { return static_cast<std::uint32_t>(slot.size()); }
-    bool slotUsed(std::uint32_t off) const
-    {
-        const SwapSlot& s = slot[off];
-        return s.swapMap != 0 || s.cache != kNoPage || s.slotCached != kSlotFree;
-    }
-    // lock_cluster_or_swap_info(): the cluster's lock where clusters exist (SSD, pmem), else si->lock.
-    SpinLock& clusterLockFor(std::uint32_t off) { return clusterLocks.empty() ? lock : clusterLocks[off / SWAPFILE_CLUSTER]; }
-};
 
 struct Process; // kernel/process.h
 
