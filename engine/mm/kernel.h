@@ -1,14 +1,14 @@
 #pragma once
-// The simulated kernel's memory-management state and the functions that act on it. The state types have headers
-// named after the kernel's own (mm/mmzone.h, mm/mm_types.h, mm/swapinfo.h). The functions are spread over files
-// named after the kernel's own (page_alloc.cpp, swap.cpp, swapfile.cpp, vmscan.cpp, memory.cpp, madvise.cpp,
-// tlb.cpp) and keep the kernel's snake_case names so they can be read beside the source.
+// The simulated kernel's memory-management state, held by the Kernel class. Its state types have headers named
+// after the kernel's own (mm/mmzone.h, mm/mm_types.h, mm/swapinfo.h). The functions that act on it are spread over
+// files named after the kernel's own (page_alloc.cpp, swap.cpp, swapfile.cpp, vmscan.cpp, memory.cpp, madvise.cpp,
+// tlb.cpp), each declared in the header of the same name, and keep the kernel's snake_case names so they can be
+// read beside the source.
 //
 // Era: the defaults model a 4.0-4.5 kernel (zone lru_lock, PAGEVEC_SIZE 14, no swap slots cache); toggles
 // (mm/toggles.h) switch the posts' patches and later changes on and off.
 
 #include "block/blkdev.h"
-#include "mm/fastpath.h"
 #include "mm/filemap.h"
 #include "mm/mm_types.h"
 #include "mm/mmzone.h"
@@ -22,17 +22,12 @@
 #include "sync/spinlock.h"
 
 #include <cstdint>
-#include <deque>
 #include <memory>
-#include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace mms {
-
-constexpr int SWAP_CLUSTER_MAX = 32; // pages reclaimed per batch (include/linux/swap.h)
-constexpr int MMU_GATHER_BATCH = 510; // pages per mmu_gather batch: (PAGE_SIZE - header) / sizeof(void*)
 
 struct Process; // kernel/process.h
 
@@ -279,157 +274,5 @@ private:
     Task& m_t;
     Lruvec* m_held = nullptr;
 };
-
-// --- the kernel paths (one line each here; the bodies sit in files named after the kernel's) ---
-// page_alloc.cpp
-// gfp: 0 (GFP_KERNEL: loops while reclaim makes progress; with nothing left to reclaim the OOM killer kills the
-// allocating task) or GFP_NORETRY (readahead: kNoPage after a round of direct reclaim that freed nothing, never the
-// OOM killer). kNoPage also when an OOM victim finds the reserves empty.
-constexpr unsigned GFP_NORETRY = 1u << 0; // __GFP_NORETRY
-// A coroutine only when the per-CPU list is empty or memory is low. The fast path is inline (a streaming read
-// allocates every page through it): the slow path's first attempt when it needs neither a refill of the per-CPU
-// list nor reclaim, decided before anything changes, then the same steps (kswapd woken below the low watermark,
-// the page taken off the list).
-Co<Pfn> alloc_page_slowpath(Kernel& k, Task& t, unsigned gfp);
-// rmqueue_pcplist(): the page on top of this CPU's list (both paths end here).
-[[gnu::always_inline]] inline Pfn take_pcp_page(Kernel& k, Task& t, PerCpuState& pc)
-{
-    Pfn p = pc.pcp.back();
-    pc.pcp.pop_back();
-    k.pages.setFlags(p, 0);
-    k.vm.inc(Vm::PgAlloc);
-    Sched::burn(t, k.cost.pageAllocNs);
-    return p;
-}
-[[gnu::always_inline]] inline ValueOrCo<Pfn> alloc_page(Kernel& k, Task& t, unsigned gfp = 0)
-{
-    PerCpuState& pc = k.pcpu[static_cast<std::size_t>(t.cpu)];
-    std::uint64_t free = k.zone.nrFree();
-    bool mayTake = free >= k.zone.watermarkMin || t.kthread || k.fatal_signal_pending(t);
-    if (pc.pcp.empty() || !mayTake) [[unlikely]]
-        return alloc_page_slowpath(k, t, gfp);
-    if (free < k.zone.watermarkLow)
-        k.wakeup_kswapd();
-    return take_pcp_page(k, t, pc);
-}
-MaybeCo free_hot_cold_page(Kernel& k, Task& t, Pfn p); // a coroutine only when the per-CPU list drains
-// alloc_pages(order) / __free_pages(order) for order > 0 (kernel stacks, slabs): zone->lock, the slow path with
-// direct compaction (compaction.cpp) and reclaim. `unmovable`: a kernel allocation, not on any LRU. Up to
-// PAGE_ALLOC_COSTLY_ORDER it loops like an order-0 allocation (the OOM killer included); above it, or with
-// GFP_NORETRY (SLUB's first, high-order try), it fails after one round of compaction, reclaim and a sync
-// compaction (kNoPage).
-Co<Pfn> alloc_pages(Kernel& k, Task& t, int order, unsigned gfp = 0);
-Co<> free_pages(Kernel& k, Task& t, Pfn p, int order);
-// alloc_hugepage_vma() for a THP fault (3.x, transparent_hugepage=always, defrag on): GFP_TRANSHUGE, order
-// HPAGE_PMD_ORDER, __GFP_NO_KSWAPD | __GFP_NORETRY. kNoPage when it fails; the fault then falls back to 4 KiB pages.
-Co<Pfn> alloc_hugepage(Kernel& k, Task& t);
-constexpr int HPAGE_PMD_ORDER = 9;
-// set_recommended_min_free_kbytes() (mm/huge_memory.c, when THP is enabled): enough free memory for
-// anti-fragmentation to keep pageblocks free, raising the watermarks.
-void set_recommended_min_free_kbytes(Kernel& k);
-// drain_local_pages(): this CPU's per-cpu list back to the buddy lists.
-Co<> drain_local_pages(Kernel& k, Task& t);
-// __zone_watermark_ok() for `order` against `mark` pages.
-bool zone_watermark_ok(const Kernel& k, int order, std::uint64_t mark);
-// The buddy allocator outside simulated time (a workload's setup): one order-0 page, kNoPage if none.
-Pfn alloc_page_setup(Kernel& k);
-// swap.cpp
-// lru_cache_add(): a coroutine only when the pagevec drains (__pagevec_lru_add). Inline: every page that enters an
-// LRU list passes here, and nearly always only its pagevec takes it.
-Co<> pagevec_lru_add(Kernel& k, Task& t, Pagevec& pv);
-// `getPage`: ns(lockedRmwNs), for a caller that has it converted already (the readahead loop).
-[[gnu::always_inline]] inline MaybeCo lru_cache_add(Kernel& k, Task& t, Pfn p, bool active, Time getPage)
-{
-    Sched::burnTime(t, getPage); // get_page()
-    k.pages.set(p, PG_pagevec | (active ? PG_active : 0));
-    Pagevec& pv = k.pcpu[static_cast<std::size_t>(t.cpu)].lruAdd;
-    pv.pages.push_back(p);
-    if (pv.pages.size() >= static_cast<std::size_t>(k.tg.pagevecSize))
-        return pagevec_lru_add(k, t, pv);
-    return {};
-}
-[[gnu::always_inline]] inline MaybeCo lru_cache_add(Kernel& k, Task& t, Pfn p, bool active)
-{
-    return lru_cache_add(k, t, p, active, ns(k.cost.lockedRmwNs));
-}
-Co<> lru_add_drain(Kernel& k, Task& t);
-MaybeCo deactivate_page(Kernel& k, Task& t, Pfn p); // a coroutine only when the pagevec drains
-// `gathered`: the pages come from an mmu_gather, which pinned them; the pins are dropped under lru_lock.
-Co<> release_pages(Kernel& k, Task& t, std::vector<Pfn>& pages, bool gathered = false);
-// swapfile.cpp
-Co<std::uint32_t> get_swap_page(Kernel& k, Task& t);
-Co<> swap_free(Kernel& k, Task& t, std::uint32_t entry);
-Co<> free_swap_and_cache(Kernel& k, Task& t, std::uint32_t entry);
-// Host-side only (no simulated effect): starts loading what free_swap_and_cache(entry) will read, for a caller that
-// knows the entry it frees next (zap_pte_range looks a few PTEs ahead).
-void prefetch_swap_entry(Kernel& k, std::uint32_t entry);
-Co<> swapcache_free(Kernel& k, Task& t, std::uint32_t entry);
-Co<bool> add_to_swap(Kernel& k, Task& t, Pfn p);
-Co<> delete_from_swap_cache(Kernel& k, Task& t, Pfn p);
-Co<bool> try_to_free_swap(Kernel& k, Task& t, Pfn p);
-// swap_slots.cpp
-Co<std::uint32_t> get_swap_page_slots(Kernel& k, Task& t, Pfn p);
-Co<> free_swap_slot(Kernel& k, Task& t, std::uint32_t entry);
-// free_swap_slot() with this CPU's free_lock taken, which it drops: a coroutine only when the buffer is full and goes
-// to swapcache_free_entries() first (1 in SWAP_SLOTS_CACHE_SIZE). For free_swap_and_cache(), which frees an entry at
-// every swap PTE of an exiting process and so takes the lock itself rather than pay a coroutine frame per entry.
-MaybeCo free_swap_slot_locked(Kernel& k, Task& t, std::uint32_t entry);
-Co<> swapcache_free_entries(Kernel& k, Task& t, std::vector<std::uint32_t>& entries);
-// The prefault twin of get_swap_page() (no time passes): a slot from `cpu`'s cache, or kNoSwapEntry.
-std::uint32_t swap_slots_alloc_prefault(Kernel& k, int cpu);
-// vmscan.cpp
-Co<> kswapd_main(Kernel& k, Task& t);
-Co<std::uint64_t> try_to_free_pages(Kernel& k, Task& t);
-Co<std::uint64_t> shrink_zone(Kernel& k, Task& t, bool kswapd);
-// memory.cpp
-Co<> handle_mm_fault(Kernel& k, Task& t, MmStruct& mm, std::uint32_t vpn, bool write);
-Co<> do_anonymous_page(Kernel& k, Task& t, MmStruct& mm, std::uint32_t vpn);
-Co<> do_swap_page(Kernel& k, Task& t, MmStruct& mm, std::uint32_t vpn, Pte orig);
-Co<> zap_page_range(Kernel& k, Task& t, MmStruct& mm, std::uint32_t start, std::uint32_t pages);
-Co<> exit_mmap(Kernel& k, Task& t, MmStruct& mm);
-// __pte_alloc() and friends, pgd_alloc(): one zeroed page-table page for `mm` (mm->pgtables). False when none could be
-// had (an OOM victim with the reserves gone: it exits next).
-Co<bool> pte_alloc_one(Kernel& k, Task& t, MmStruct& mm);
-// mmap.cpp: the brk heap (MmStruct::heap)
-// sys_brk(): the heap becomes `pages` long. Growing maps nothing; shrinking zaps the pages above the new break, a
-// huge page among them split first (split_huge_page), each page freed through this CPU's per-cpu list.
-Co<> sys_brk(Kernel& k, Task& t, MmStruct& mm, std::uint32_t pages);
-// A store to each heap page, in order: every one not yet faulted in faults (handle_mm_fault), a 2 MiB-aligned range
-// inside the heap through do_huge_pmd_anonymous_page when thp.enabled.
-Co<> heap_touch(Kernel& k, Task& t, MmStruct& mm);
-// huge_memory.cpp
-// do_huge_pmd_anonymous_page(): alloc_hugepage() and clear_huge_page(); the 512 subpages appended to mm.heap. False
-// (thp_fault_fallback) when no huge page could be had: the caller faults the range 4 KiB at a time.
-Co<bool> do_huge_pmd_anonymous_page(Kernel& k, Task& t, MmStruct& mm);
-// split_huge_page() of the huge page at mm.heap[first]: its PMD becomes a page table of 512 PTEs, each page then freed
-// on its own.
-void split_huge_page(Kernel& k, Task& t, MmStruct& mm, std::uint32_t first);
-// filemap.cpp: a read fault on a file VMA (fault-around, filemap_fault, finish_fault)
-Co<> do_read_fault(Kernel& k, Task& t, MmStruct& mm, Vma v, std::uint32_t vpn);
-// mprotect.cpp (seed 001: glibc's per-thread heap shrink and regrow: mmap(PROT_NONE, MAP_FIXED) and mprotect)
-Co<> sys_mmap_prot_none(Kernel& k, Task& t, MmStruct& mm, std::uint32_t start, std::uint32_t pages);
-Co<> sys_mprotect(Kernel& k, Task& t, MmStruct& mm, std::uint32_t start, std::uint32_t pages);
-// futex.cpp (2.6.20 kernel/futex.c, for user-space mutexes of seed 001's threads)
-struct FutexQueue {
-    SpinLock hbLock { "futex_hash_bucket.lock" };
-    std::deque<std::pair<Task*, std::uint32_t>> waiters; // task and its sleep generation
-    std::set<Task*> wokenEarly; // woken between queueing and going to sleep
-};
-// FUTEX_WAIT: sleeps unless `word` no longer holds `expected`. FUTEX_WAKE: wakes up to `nr` waiters.
-Co<> futex_wait(Kernel& k, Task& t, MmStruct& mm, FutexQueue& q, const int& word, int expected);
-Co<> futex_wake(Kernel& k, Task& t, MmStruct& mm, FutexQueue& q, int nr);
-// madvise.cpp
-Co<> sys_madvise(Kernel& k, Task& t, MmStruct& mm, std::uint32_t start, std::uint32_t pages, Advice advice);
-// tlb.cpp
-struct MmuGather {
-    MmStruct* mm = nullptr;
-    std::vector<Pfn> pages; // pages to free after the flush
-    bool needFlush = false;
-    std::uint32_t flushes = 0;
-};
-Co<> flush_tlb_mm_range(Kernel& k, Task& t, MmStruct& mm);
-Co<> flush_tlb_page(Kernel& k, Task& t, MmStruct& mm);
-Co<> tlb_flush_mmu(Kernel& k, Task& t, MmuGather& tlb);
-Co<> tlb_finish_mmu(Kernel& k, Task& t, MmuGather& tlb);
 
 } // namespace mms
