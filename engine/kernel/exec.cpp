@@ -4,7 +4,9 @@
 // lock; ld.so maps the libraries the same way), then the first faults of the program's text.
 #include "kernel/process.h"
 #include "kernel/syscalls.h"
+#include "mm/filemap.h"
 #include "mm/kernel.h"
+#include "mm/memory.h"
 #include "mm/rmap.h"
 
 namespace mms {

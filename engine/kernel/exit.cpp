@@ -3,6 +3,9 @@
 // stack, free_thread_info, after the child's last context switch; the slab objects).
 #include "kernel/process.h"
 #include "mm/kernel.h"
+#include "mm/memory.h"
+#include "mm/mmap.h"
+#include "mm/page_alloc.h"
 
 namespace mms {
 

@@ -3,6 +3,8 @@
 // write; copy_page_range).
 #include "kernel/process.h"
 #include "mm/kernel.h"
+#include "mm/memory.h"
+#include "mm/page_alloc.h"
 #include "mm/rmap.h"
 
 namespace mms {

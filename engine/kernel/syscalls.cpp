@@ -2,7 +2,12 @@
 #include "kernel/syscalls.h"
 
 #include "kernel/process.h"
+#include "mm/futex.h"
 #include "mm/kernel.h"
+#include "mm/madvise.h"
+#include "mm/memory.h"
+#include "mm/mmap.h"
+#include "mm/mprotect.h"
 #include "mm/rmap.h"
 
 #include <algorithm>

@@ -13,6 +13,8 @@
 #include "mm/compaction.h"
 
 #include "mm/kernel.h"
+#include "mm/page_alloc.h"
+#include "mm/swap.h"
 
 #include <algorithm>
 

@@ -13,7 +13,9 @@
 #include "mm/filemap.h"
 
 #include "mm/kernel.h"
+#include "mm/page_alloc.h"
 #include "mm/rmap.h"
+#include "mm/swap.h"
 
 #include <algorithm>
 #include <cassert>

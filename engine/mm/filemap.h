@@ -23,6 +23,7 @@ namespace mms {
 class Kernel;
 struct Task;
 struct MmStruct;
+struct Vma;
 
 constexpr int VM_READAHEAD_PAGES = 32; // read_ahead_kb 128 (include/linux/mm.h: VM_READAHEAD_PAGES)
 
@@ -115,6 +116,8 @@ Co<bool> remove_mapping(Kernel& k, Task& t, Pfn p);
 // (grab_cache_page_write_begin; __GFP_NORETRY like readahead, so short of memory fewer are added), then each is
 // copied from the user buffer (copy_from_user).
 Co<> generic_perform_write(Kernel& k, Task& t, AddressSpace& m, std::uint64_t index, std::uint64_t nr);
+// A read fault on a file VMA (fault-around, filemap_fault, finish_fault).
+Co<> do_read_fault(Kernel& k, Task& t, MmStruct& mm, Vma v, std::uint32_t vpn);
 // truncate.cpp: truncate_inode_pages_range() of pages [start, end): off the LRU, out of the page cache, freed. A page
 // someone else holds (isolated by reclaim or compaction, in a pagevec, locked, referenced) stays cached.
 Co<> truncate_inode_pages_range(Kernel& k, Task& t, AddressSpace& m, std::uint64_t start, std::uint64_t end);

@@ -2,6 +2,8 @@
 // the VMA and so runs under down_read(&current->mm->mmap_sem) (later kernels use get_user_pages_fast instead). Every
 // contended user-space mutex operation of a threaded program is therefore an mmap_sem reader: it queues behind a
 // writer (glibc's mprotect/mmap, a write-locked madvise) and, with the spinlock rwsem, bounces wait_lock's line.
+#include "mm/futex.h"
+
 #include "mm/kernel.h"
 
 namespace mms {

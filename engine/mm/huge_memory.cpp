@@ -1,6 +1,9 @@
 // mm/huge_memory.c (3.x, transparent_hugepage=always with defrag): the anonymous huge-page fault of the brk heap and
 // the split that a partial unmap of a huge page causes.
+#include "mm/huge_memory.h"
+
 #include "mm/kernel.h"
+#include "mm/page_alloc.h"
 
 namespace mms {
 

@@ -1,6 +1,8 @@
 #include "mm/kernel.h"
 #include "kernel/process.h"
+#include "mm/page_alloc.h"
 #include "mm/rmap.h"
+#include "mm/vmscan.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,232 +1,33 @@
 #pragma once
-// The simulated kernel's memory-management state and the functions that act on it. The functions are spread over
+// The simulated kernel's memory-management state, held by the Kernel class. Its state types have headers named
+// after the kernel's own (mm/mmzone.h, mm/mm_types.h, mm/swapinfo.h). The functions that act on it are spread over
 // files named after the kernel's own (page_alloc.cpp, swap.cpp, swapfile.cpp, vmscan.cpp, memory.cpp, madvise.cpp,
-// tlb.cpp) and keep the kernel's snake_case names so they can be read beside the source.
+// tlb.cpp), each declared in the header of the same name, and keep the kernel's snake_case names so they can be
+// read beside the source.
 //
 // Era: the defaults model a 4.0-4.5 kernel (zone lru_lock, PAGEVEC_SIZE 14, no swap slots cache); toggles
 // (mm/toggles.h) switch the posts' patches and later changes on and off.
 
 #include "block/blkdev.h"
-#include "mm/fastpath.h"
 #include "mm/filemap.h"
+#include "mm/mm_types.h"
+#include "mm/mmzone.h"
 #include "mm/page.h"
 #include "mm/pinset.h"
-#include "mm/pte.h"
+#include "mm/swapinfo.h"
 #include "mm/toggles.h"
 #include "mm/vmstat.h"
 #include "sched/sched.h"
 #include "sim/flatmap.h"
-#include "sync/rwsem.h"
 #include "sync/spinlock.h"
 
-#include <deque>
-#include <set>
+#include <cstdint>
 #include <memory>
 #include <string>
-#include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace mms {
-
-constexpr int SWAP_CLUSTER_MAX = 32; // pages reclaimed per batch (include/linux/swap.h)
-constexpr int MMU_GATHER_BATCH = 510; // pages per mmu_gather batch: (PAGE_SIZE - header) / sizeof(void*)
-constexpr int PTRS_PER_PTE = 512; // PTEs per page-table page, i.e. per split ptl
-constexpr int PCP_BATCH = 31; // per-cpu page list batch (zone_batchsize for a large zone)
-constexpr int PCP_HIGH = 6 * PCP_BATCH; // per-cpu list high mark (pageset high = 6 * batch)
-
-// pmd_addr_end(): the end of the page-table page holding `vpn`, clamped to `end` (page-table walks go a PMD at a
-// time, taking that page's split ptl).
-constexpr std::uint32_t pmd_addr_end(std::uint32_t vpn, std::uint32_t end)
-{
-    std::uint32_t next = (vpn / PTRS_PER_PTE + 1) * PTRS_PER_PTE;
-    return next < end ? next : end;
-}
-
-struct Pagevec {
-    std::vector<Pfn> pages;
-};
-
-struct PerCpuState {
-    std::vector<Pfn> pcp; // per_cpu_pages: order-0 free pages of this CPU
-    Pagevec lruAdd; // lru_add_pvec
-    Pagevec deactivate; // lru_deactivate_pvecs (MADV_FREE, 4.5)
-    Pagevec activate; // activate_page_pvecs
-};
-
-constexpr int MAX_ORDER = 11; // free blocks of 2^0 .. 2^10 pages (include/linux/mmzone.h)
-constexpr int PAGE_ALLOC_COSTLY_ORDER = 3; // up to this order the allocator retries (until the OOM killer)
-constexpr std::uint32_t pageblock_nr_pages = 512; // pageblock_order 9: the unit compaction scans
-
-// struct zone's buddy allocator: free_area[order] lists of free blocks under `lock`. As in the kernel, a free
-// block costs no memory of its own: its head is linked into the free_area list through the page's LRU links (a
-// free page is on no LRU: page->lru), and its order sits in the head's index field (page_private with PageBuddy
-// in the kernel; a free page has no file offset or virtual address). Every page of a free block carries PG_buddy
-// (the page map shows them free); the other pages of a block, and the free pages parked on the per-cpu lists,
-// hold kNotBuddyHead there, so page_is_buddy() only matches a head. One migratetype: anti-fragmentation grouping
-// is not modelled, so unmovable allocations (kernel stacks, page tables) land among page-cache pages as on a
-// kernel that fell back. The caller holds `lock` for every list operation (the functions only touch host state).
-struct Zone {
-    static constexpr std::uint32_t kNotBuddyHead = 0xffffffffu;
-
-    SpinLock lock { "zone->lock" };
-    std::uint64_t watermarkMin = 0, watermarkLow = 0, watermarkHigh = 0; // pages
-    std::uint64_t nrFree() const { return m_nrFree; } // NR_FREE_PAGES (the per-cpu lists not included)
-    std::uint64_t nrFreeArea(int order) const { return m_nrArea[static_cast<std::size_t>(order)]; }
-    // compaction's scanner positions (zone->compact_cached_migrate_pfn / free_pfn) and deferral (3.x)
-    Pfn compactCachedMigratePfn = 0;
-    Pfn compactCachedFreePfn = 0;
-    unsigned compactConsidered = 0, compactDeferShift = 0;
-    int compactOrderFailed = MAX_ORDER;
-
-    void init(PageArray& pages, Pfn first, Pfn end);
-    // __rmqueue_smallest(): the first block of at least `order`, split down (expand()); kNoPage if none.
-    Pfn rmqueueSmallest(PageArray& pages, int order);
-    // rmqueueSmallest(pages, 0) called up to `n` times, stopping at the first kNoPage: the pages in `out`, their
-    // number returned, every list, counter and page word left exactly as those calls leave them. Faster: a block
-    // split for the first of its pages is handed out whole in one go instead of split again for each. `flags`: the
-    // flags word the pages get (rmqueueSmallest leaves 0; rmqueue_bulk's per-CPU list wants PG_buddy).
-    std::size_t rmqueueBulk(PageArray& pages, std::size_t n, Pfn* out, std::uint16_t flags = 0);
-    // __free_one_page(): give back a block of 2^order pages at `p`, merging with free buddies.
-    void freeOnePage(PageArray& pages, Pfn p, int order);
-    // page_order() of a free block's head (PageBuddy), -1 for any other page.
-    static int freeBlockOrder(const PageArray& pages, Pfn p)
-    {
-        return pages.test(p, PG_buddy) && pages.index(p) < static_cast<std::uint32_t>(MAX_ORDER) ? static_cast<int>(pages.index(p)) : -1;
-    }
-    // Takes a specific free block off its list (compaction's isolate_freepages / split_free_page).
-    void delFreeBlock(PageArray& pages, Pfn p);
-    Pfn start() const { return m_start; }
-    Pfn end() const { return m_end; }
-    // Invariant check: every list walked, blocks aligned and PG_buddy, counts right. Empty string if they hold.
-    std::string check(const PageArray& pages) const;
-
-private:
-    static Pfn areaHead(const PageArray& pages, int order) { return pages.listHead(PageArray::kLruListHeads + static_cast<std::uint32_t>(order)); }
-    // set_page_order() + list_add(&page->lru, &area->free_list). Inline: an order-0 allocation takes one block off
-    // a list and, on average, puts one split-off half back.
-    void listAdd(PageArray& pages, Pfn p, int order)
-    {
-        pages.setIndex(p, static_cast<std::uint32_t>(order));
-        pages.listAdd(areaHead(pages, order), p);
-        ++m_nrArea[static_cast<std::size_t>(order)];
-        m_nrFree += Pfn(1) << order;
-    }
-    // list_del(&page->lru) + rmv_page_order()
-    void listDel(PageArray& pages, Pfn p)
-    {
-        auto o = static_cast<std::size_t>(pages.index(p));
-        pages.listDel(p);
-        pages.setIndex(p, kNotBuddyHead);
-        --m_nrArea[o];
-        m_nrFree -= Pfn(1) << o;
-    }
-    Pfn m_start = 0, m_end = 0;
-    std::uint64_t m_nrFree = 0;
-    std::uint64_t m_nrArea[MAX_ORDER] = {};
-};
-static_assert(PageArray::kFreeAreaHeads == MAX_ORDER);
-
-struct Lruvec {
-    SpinLock lru_lock { "zone->lru_lock" };
-    std::uint64_t nr[NR_LRU_LISTS] = {};
-    std::uint32_t listBase = 0; // this lruvec's lists are PageArray lists listBase + LruList
-};
-
-constexpr int kMaxLruvecs = 64; // lru.lruvecs: PageArray::kListHeads / NR_LRU_LISTS
-
-struct Vma {
-    std::uint32_t start = 0; // first virtual page number
-    std::uint32_t pages = 0;
-    AddressSpace* file = nullptr; // vm_file->f_mapping of a file mapping; nullptr: anonymous
-    std::uint64_t pgoff = 0; // vm_pgoff: the file page mapped at `start`
-    bool contains(std::uint32_t vpn) const { return vpn >= start && vpn - start < pages; }
-};
-
-struct MmStruct {
-    std::uint16_t id = 0; // page owner id is id + 1
-    std::vector<Pte> pte; // one entry per virtual page, from vpn 0
-    std::vector<std::unique_ptr<SpinLock>> ptl; // split page-table locks, one per PTRS_PER_PTE entries
-    RwSem mmap_sem { "mm->mmap_sem" };
-    std::vector<Vma> vmas;
-    std::vector<std::uint8_t> cpuVmMask; // mm_cpumask: CPUs running the mm at its last TLB flush (x86 clears lazily)
-    std::uint64_t rss = 0; // MM_ANONPAGES
-    std::uint64_t fileRss = 0; // MM_FILEPAGES: present PTEs of file mappings
-    std::uint64_t swapents = 0; // MM_SWAPENTS
-    // Page-table pages allocated in simulated time (pgd_alloc at mm_init, the first faults' pud/pmd/pte pages),
-    // freed by mmput (free_pgtables, pgd_free). The PTEs themselves live in `pte`; these pages are what the
-    // allocator sees.
-    std::vector<Pfn> pgtables;
-    bool exiting = false; // a killed thread has started its exit: the others of its process only end
-    // The brk heap (mm->brk, mm/mmap.cpp), kept apart from `pte` and `vmas`: its pages in fault order, on no LRU list
-    // and mapped by no PTE the model tracks, so that reclaim and compaction leave them alone as they leave a THP on a
-    // machine without swap. `heapHuge`: the index in `heap` of each huge page's first subpage.
-    std::uint32_t brkPages = 0;
-    std::vector<Pfn> heap;
-    std::vector<std::uint32_t> heapHuge;
-
-    SpinLock& ptlFor(std::uint32_t vpn) { return *ptl[vpn / PTRS_PER_PTE]; }
-    // The file VMA holding `vpn`, or nullptr (anonymous memory or a hole).
-    const Vma* file_vma_at(std::uint32_t vpn) const
-    {
-        for (const Vma& v : vmas)
-            if (v.file && v.contains(vpn))
-                return &v;
-        return nullptr;
-    }
-    // find_vma(): the VMA holding `vpn`, or nullptr.
-    const Vma* find_vma(std::uint32_t vpn) const
-    {
-        for (const Vma& v : vmas)
-            if (v.contains(vpn))
-                return &v;
-        return nullptr;
-    }
-};
-
-// swap_slots.c (4.11): per-CPU caches of swap slots, SWAP_SLOTS_CACHE_SIZE (= SWAP_BATCH) entries each way.
-constexpr int SWAP_SLOTS_CACHE_SIZE = 64;
-constexpr std::uint32_t SWAPFILE_CLUSTER = 256; // slots per swap cluster (ci->lock)
-constexpr std::uint32_t kNoSwapEntry = 0xffffffffu;
-// SwapSlot::slotCached: a slot reserved by a slots cache (SWAP_HAS_CACHE with no page behind it).
-constexpr std::uint8_t kSlotFree = 0, kSlotInAllocCache = 1, kSlotInFreeBuffer = 2;
-
-struct SwapSlotsCache {
-    SpinLock allocLock { "swp_slots.alloc_lock" }; // a mutex in the kernel; per CPU, only its own tasks take it
-    SpinLock freeLock { "swp_slots.free_lock" }; // spin_lock_irq
-    std::vector<std::uint32_t> slots; // entries for allocation, handed out from `cur`
-    std::size_t cur = 0;
-    std::vector<std::uint32_t> slotsRet; // freed entries waiting for swapcache_free_entries() (per_cpu)
-    std::vector<std::vector<std::uint32_t>> slotsRetDev; // ... one buffer per device (per_cpu_per_device)
-};
-
-// One swap slot's state, side by side: freeing an entry reads and writes all three, and exit frees entries in
-// random order, so three arrays cost three host cache misses per entry where this costs one (8 bytes a slot).
-struct SwapSlot {
-    Pfn cache = kNoPage; // swap cache: the page, kNoPage if none
-    std::uint8_t swapMap = 0; // references from PTEs (SWAP_HAS_CACHE kept in `cache`)
-    std::uint8_t slotCached = kSlotFree; // with swap.slots_cache: held by a slots cache (always kSlotFree without)
-};
-
-struct SwapInfo {
-    int type = 0;
-    SpinLock lock; // swap_info_struct->lock
-    SpinLock treeLock; // swapper_spaces[type].tree_lock (the swap cache radix tree)
-    std::vector<SwapSlot> slot; // by offset: swap_map, the swap cache and the slots-cache mark
-    std::uint32_t inuse = 0; // slots with a PTE reference or a cached page
-    std::uint32_t clusterNext = 1; // next offset to try (slot 0 is the header)
-    std::unique_ptr<BlockDevice> dev;
-    // With swap.slots_cache only (empty otherwise): the clusters' ci->lock.
-    std::vector<SpinLock> clusterLocks;
-
-    std::uint32_t nrSlots() const { return static_cast<std::uint32_t>(slot.size()); }
-    bool slotUsed(std::uint32_t off) const
-    {
-        const SwapSlot& s = slot[off];
-        return s.swapMap != 0 || s.cache != kNoPage || s.slotCached != kSlotFree;
-    }
-    // lock_cluster_or_swap_info(): the cluster's lock where clusters exist (SSD, pmem), else si->lock.
-    SpinLock& clusterLockFor(std::uint32_t off) { return clusterLocks.empty() ? lock : clusterLocks[off / SWAPFILE_CLUSTER]; }
-};
 
 struct Process; // kernel/process.h
 
@@ -485,157 +286,5 @@ private:
     Task& m_t;
     Lruvec* m_held = nullptr;
 };
-
-// --- the kernel paths (one line each here; the bodies sit in files named after the kernel's) ---
-// page_alloc.cpp
-// gfp: 0 (GFP_KERNEL: loops while reclaim makes progress; with nothing left to reclaim the OOM killer kills the
-// allocating task) or GFP_NORETRY (readahead: kNoPage after a round of direct reclaim that freed nothing, never the
-// OOM killer). kNoPage also when an OOM victim finds the reserves empty.
-constexpr unsigned GFP_NORETRY = 1u << 0; // __GFP_NORETRY
-// A coroutine only when the per-CPU list is empty or memory is low. The fast path is inline (a streaming read
-// allocates every page through it): the slow path's first attempt when it needs neither a refill of the per-CPU
-// list nor reclaim, decided before anything changes, then the same steps (kswapd woken below the low watermark,
-// the page taken off the list).
-Co<Pfn> alloc_page_slowpath(Kernel& k, Task& t, unsigned gfp);
-// rmqueue_pcplist(): the page on top of this CPU's list (both paths end here).
-[[gnu::always_inline]] inline Pfn take_pcp_page(Kernel& k, Task& t, PerCpuState& pc)
-{
-    Pfn p = pc.pcp.back();
-    pc.pcp.pop_back();
-    k.pages.setFlags(p, 0);
-    k.vm.inc(Vm::PgAlloc);
-    Sched::burn(t, k.cost.pageAllocNs);
-    return p;
-}
-[[gnu::always_inline]] inline ValueOrCo<Pfn> alloc_page(Kernel& k, Task& t, unsigned gfp = 0)
-{
-    PerCpuState& pc = k.pcpu[static_cast<std::size_t>(t.cpu)];
-    std::uint64_t free = k.zone.nrFree();
-    bool mayTake = free >= k.zone.watermarkMin || t.kthread || k.fatal_signal_pending(t);
-    if (pc.pcp.empty() || !mayTake) [[unlikely]]
-        return alloc_page_slowpath(k, t, gfp);
-    if (free < k.zone.watermarkLow)
-        k.wakeup_kswapd();
-    return take_pcp_page(k, t, pc);
-}
-MaybeCo free_hot_cold_page(Kernel& k, Task& t, Pfn p); // a coroutine only when the per-CPU list drains
-// alloc_pages(order) / __free_pages(order) for order > 0 (kernel stacks, slabs): zone->lock, the slow path with
-// direct compaction (compaction.cpp) and reclaim. `unmovable`: a kernel allocation, not on any LRU. Up to
-// PAGE_ALLOC_COSTLY_ORDER it loops like an order-0 allocation (the OOM killer included); above it, or with
-// GFP_NORETRY (SLUB's first, high-order try), it fails after one round of compaction, reclaim and a sync
-// compaction (kNoPage).
-Co<Pfn> alloc_pages(Kernel& k, Task& t, int order, unsigned gfp = 0);
-Co<> free_pages(Kernel& k, Task& t, Pfn p, int order);
-// alloc_hugepage_vma() for a THP fault (3.x, transparent_hugepage=always, defrag on): GFP_TRANSHUGE, order
-// HPAGE_PMD_ORDER, __GFP_NO_KSWAPD | __GFP_NORETRY. kNoPage when it fails; the fault then falls back to 4 KiB pages.
-Co<Pfn> alloc_hugepage(Kernel& k, Task& t);
-constexpr int HPAGE_PMD_ORDER = 9;
-// set_recommended_min_free_kbytes() (mm/huge_memory.c, when THP is enabled): enough free memory for
-// anti-fragmentation to keep pageblocks free, raising the watermarks.
-void set_recommended_min_free_kbytes(Kernel& k);
-// drain_local_pages(): this CPU's per-cpu list back to the buddy lists.
-Co<> drain_local_pages(Kernel& k, Task& t);
-// __zone_watermark_ok() for `order` against `mark` pages.
-bool zone_watermark_ok(const Kernel& k, int order, std::uint64_t mark);
-// The buddy allocator outside simulated time (a workload's setup): one order-0 page, kNoPage if none.
-Pfn alloc_page_setup(Kernel& k);
-// swap.cpp
-// lru_cache_add(): a coroutine only when the pagevec drains (__pagevec_lru_add). Inline: every page that enters an
-// LRU list passes here, and nearly always only its pagevec takes it.
-Co<> pagevec_lru_add(Kernel& k, Task& t, Pagevec& pv);
-// `getPage`: ns(lockedRmwNs), for a caller that has it converted already (the readahead loop).
-[[gnu::always_inline]] inline MaybeCo lru_cache_add(Kernel& k, Task& t, Pfn p, bool active, Time getPage)
-{
-    Sched::burnTime(t, getPage); // get_page()
-    k.pages.set(p, PG_pagevec | (active ? PG_active : 0));
-    Pagevec& pv = k.pcpu[static_cast<std::size_t>(t.cpu)].lruAdd;
-    pv.pages.push_back(p);
-    if (pv.pages.size() >= static_cast<std::size_t>(k.tg.pagevecSize))
-        return pagevec_lru_add(k, t, pv);
-    return {};
-}
-[[gnu::always_inline]] inline MaybeCo lru_cache_add(Kernel& k, Task& t, Pfn p, bool active)
-{
-    return lru_cache_add(k, t, p, active, ns(k.cost.lockedRmwNs));
-}
-Co<> lru_add_drain(Kernel& k, Task& t);
-MaybeCo deactivate_page(Kernel& k, Task& t, Pfn p); // a coroutine only when the pagevec drains
-// `gathered`: the pages come from an mmu_gather, which pinned them; the pins are dropped under lru_lock.
-Co<> release_pages(Kernel& k, Task& t, std::vector<Pfn>& pages, bool gathered = false);
-// swapfile.cpp
-Co<std::uint32_t> get_swap_page(Kernel& k, Task& t);
-Co<> swap_free(Kernel& k, Task& t, std::uint32_t entry);
-Co<> free_swap_and_cache(Kernel& k, Task& t, std::uint32_t entry);
-// Host-side only (no simulated effect): starts loading what free_swap_and_cache(entry) will read, for a caller that
-// knows the entry it frees next (zap_pte_range looks a few PTEs ahead).
-void prefetch_swap_entry(Kernel& k, std::uint32_t entry);
-Co<> swapcache_free(Kernel& k, Task& t, std::uint32_t entry);
-Co<bool> add_to_swap(Kernel& k, Task& t, Pfn p);
-Co<> delete_from_swap_cache(Kernel& k, Task& t, Pfn p);
-Co<bool> try_to_free_swap(Kernel& k, Task& t, Pfn p);
-// swap_slots.cpp
-Co<std::uint32_t> get_swap_page_slots(Kernel& k, Task& t, Pfn p);
-Co<> free_swap_slot(Kernel& k, Task& t, std::uint32_t entry);
-// free_swap_slot() with this CPU's free_lock taken, which it drops: a coroutine only when the buffer is full and goes
-// to swapcache_free_entries() first (1 in SWAP_SLOTS_CACHE_SIZE). For free_swap_and_cache(), which frees an entry at
-// every swap PTE of an exiting process and so takes the lock itself rather than pay a coroutine frame per entry.
-MaybeCo free_swap_slot_locked(Kernel& k, Task& t, std::uint32_t entry);
-Co<> swapcache_free_entries(Kernel& k, Task& t, std::vector<std::uint32_t>& entries);
-// The prefault twin of get_swap_page() (no time passes): a slot from `cpu`'s cache, or kNoSwapEntry.
-std::uint32_t swap_slots_alloc_prefault(Kernel& k, int cpu);
-// vmscan.cpp
-Co<> kswapd_main(Kernel& k, Task& t);
-Co<std::uint64_t> try_to_free_pages(Kernel& k, Task& t);
-Co<std::uint64_t> shrink_zone(Kernel& k, Task& t, bool kswapd);
-// memory.cpp
-Co<> handle_mm_fault(Kernel& k, Task& t, MmStruct& mm, std::uint32_t vpn, bool write);
-Co<> do_anonymous_page(Kernel& k, Task& t, MmStruct& mm, std::uint32_t vpn);
-Co<> do_swap_page(Kernel& k, Task& t, MmStruct& mm, std::uint32_t vpn, Pte orig);
-Co<> zap_page_range(Kernel& k, Task& t, MmStruct& mm, std::uint32_t start, std::uint32_t pages);
-Co<> exit_mmap(Kernel& k, Task& t, MmStruct& mm);
-// __pte_alloc() and friends, pgd_alloc(): one zeroed page-table page for `mm` (mm->pgtables). False when none could be
-// had (an OOM victim with the reserves gone: it exits next).
-Co<bool> pte_alloc_one(Kernel& k, Task& t, MmStruct& mm);
-// mmap.cpp: the brk heap (MmStruct::heap)
-// sys_brk(): the heap becomes `pages` long. Growing maps nothing; shrinking zaps the pages above the new break, a
-// huge page among them split first (split_huge_page), each page freed through this CPU's per-cpu list.
-Co<> sys_brk(Kernel& k, Task& t, MmStruct& mm, std::uint32_t pages);
-// A store to each heap page, in order: every one not yet faulted in faults (handle_mm_fault), a 2 MiB-aligned range
-// inside the heap through do_huge_pmd_anonymous_page when thp.enabled.
-Co<> heap_touch(Kernel& k, Task& t, MmStruct& mm);
-// huge_memory.cpp
-// do_huge_pmd_anonymous_page(): alloc_hugepage() and clear_huge_page(); the 512 subpages appended to mm.heap. False
-// (thp_fault_fallback) when no huge page could be had: the caller faults the range 4 KiB at a time.
-Co<bool> do_huge_pmd_anonymous_page(Kernel& k, Task& t, MmStruct& mm);
-// split_huge_page() of the huge page at mm.heap[first]: its PMD becomes a page table of 512 PTEs, each page then freed
-// on its own.
-void split_huge_page(Kernel& k, Task& t, MmStruct& mm, std::uint32_t first);
-// filemap.cpp: a read fault on a file VMA (fault-around, filemap_fault, finish_fault)
-Co<> do_read_fault(Kernel& k, Task& t, MmStruct& mm, Vma v, std::uint32_t vpn);
-// mprotect.cpp (seed 001: glibc's per-thread heap shrink and regrow: mmap(PROT_NONE, MAP_FIXED) and mprotect)
-Co<> sys_mmap_prot_none(Kernel& k, Task& t, MmStruct& mm, std::uint32_t start, std::uint32_t pages);
-Co<> sys_mprotect(Kernel& k, Task& t, MmStruct& mm, std::uint32_t start, std::uint32_t pages);
-// futex.cpp (2.6.20 kernel/futex.c, for user-space mutexes of seed 001's threads)
-struct FutexQueue {
-    SpinLock hbLock { "futex_hash_bucket.lock" };
-    std::deque<std::pair<Task*, std::uint32_t>> waiters; // task and its sleep generation
-    std::set<Task*> wokenEarly; // woken between queueing and going to sleep
-};
-// FUTEX_WAIT: sleeps unless `word` no longer holds `expected`. FUTEX_WAKE: wakes up to `nr` waiters.
-Co<> futex_wait(Kernel& k, Task& t, MmStruct& mm, FutexQueue& q, const int& word, int expected);
-Co<> futex_wake(Kernel& k, Task& t, MmStruct& mm, FutexQueue& q, int nr);
-// madvise.cpp
-Co<> sys_madvise(Kernel& k, Task& t, MmStruct& mm, std::uint32_t start, std::uint32_t pages, Advice advice);
-// tlb.cpp
-struct MmuGather {
-    MmStruct* mm = nullptr;
-    std::vector<Pfn> pages; // pages to free after the flush
-    bool needFlush = false;
-    std::uint32_t flushes = 0;
-};
-Co<> flush_tlb_mm_range(Kernel& k, Task& t, MmStruct& mm);
-Co<> flush_tlb_page(Kernel& k, Task& t, MmStruct& mm);
-Co<> tlb_flush_mmu(Kernel& k, Task& t, MmuGather& tlb);
-Co<> tlb_finish_mmu(Kernel& k, Task& t, MmuGather& tlb);
 
 } // namespace mms

@@ -1,7 +1,13 @@
 // mm/madvise.c: MADV_DONTNEED (zap the range) and MADV_FREE as merged in 4.5 (madvise_free_pte_range), with the
 // toggle of seed 000's patch: swap PTEs met by MADV_FREE are freed instead of kept; and Rik van Riel's 2007 MADV_FREE
 // (madvise.era=2007, seed 001) with and without his TLB batching patch (madvise.tlb_batch).
+#include "mm/madvise.h"
+
 #include "mm/kernel.h"
+#include "mm/memory.h"
+#include "mm/swap.h"
+#include "mm/swapfile.h"
+#include "mm/tlb.h"
 
 namespace mms {
 

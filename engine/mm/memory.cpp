@@ -1,7 +1,14 @@
 // mm/memory.c (4.0): page faults (do_anonymous_page, do_swap_page with swapin readahead), zap_pte_range with
 // mmu_gather batching, exit_mmap.
+#include "mm/memory.h"
+
+#include "mm/filemap.h"
 #include "mm/kernel.h"
+#include "mm/page_alloc.h"
 #include "mm/rmap.h"
+#include "mm/swap.h"
+#include "mm/swapfile.h"
+#include "mm/tlb.h"
 
 namespace mms {
 

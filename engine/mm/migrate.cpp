@@ -19,7 +19,9 @@
 #include "mm/compaction.h"
 #include "mm/filemap.h"
 #include "mm/kernel.h"
+#include "mm/page_alloc.h"
 #include "mm/rmap.h"
+#include "mm/swap.h"
 
 namespace mms {
 

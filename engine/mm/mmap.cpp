@@ -1,7 +1,12 @@
 // mm/mmap.c's brk() and the heap's faults (handle_mm_fault of an anonymous page: do_anonymous_page, or
 // do_huge_pmd_anonymous_page for a 2 MiB-aligned range with thp.enabled). The heap is kept apart from the PTEs
 // (MmStruct::heap): its pages are on no LRU list and compaction and reclaim never see them.
+#include "mm/mmap.h"
+
+#include "mm/huge_memory.h"
 #include "mm/kernel.h"
+#include "mm/memory.h"
+#include "mm/page_alloc.h"
 
 namespace mms {
 

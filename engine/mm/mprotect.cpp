@@ -1,7 +1,11 @@
 // mm/mprotect.c and mm/mmap.c (2.6.20) as glibc's per-thread heaps use them (seed 001). Vanilla glibc shrinks a heap
 // by mapping the freed top afresh with mmap(PROT_NONE, MAP_FIXED) and regrows it with mprotect(PROT_READ|WRITE);
 // both take mmap_sem for write, and both end in a TLB flush that IPIs every other CPU running the process.
+#include "mm/mprotect.h"
+
 #include "mm/kernel.h"
+#include "mm/memory.h"
+#include "mm/tlb.h"
 
 namespace mms {
 

@@ -1,8 +1,11 @@
 // mm/page_alloc.c: the buddy allocator (free_area[order] under zone->lock, split on allocation, merge on free),
 // order-0 allocation through the per-cpu lists, watermarks that wake kswapd (low) and send the allocator into
 // direct reclaim (min), and for order > 0 the 3.x slow path: direct compaction first, then reclaim.
+#include "mm/page_alloc.h"
+
 #include "mm/compaction.h"
 #include "mm/kernel.h"
+#include "mm/vmscan.h"
 
 #include <algorithm>
 #include <bit>
@@ -312,7 +315,7 @@ void Kernel::exit_oom_victim(const Task& t)
     std::erase_if(oomVictims, [&](std::uint32_t id) { return id == t.id || s.tasks()[id]->mm == t.mm; });
 }
 
-// alloc_page()'s slow path (its fast path is inline in kernel.h; both take the page with take_pcp_page()).
+// alloc_page()'s slow path (its fast path is inline in page_alloc.h; both take the page with take_pcp_page()).
 Co<Pfn> alloc_page_slowpath(Kernel& k, Task& t, unsigned gfp)
 {
     FnScope fn(t, "__alloc_pages_nodemask");

@@ -10,6 +10,8 @@
 #include "kernel/syscalls.h"
 
 #include "mm/kernel.h"
+#include "mm/page_alloc.h"
+#include "mm/swap_slots.h"
 
 #include <algorithm>
 #include <numeric>

@@ -11,6 +11,7 @@
 #include "mm/rmap.h"
 
 #include "mm/kernel.h"
+#include "mm/tlb.h"
 
 #include <algorithm>
 #include <bit>

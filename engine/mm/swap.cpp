@@ -1,5 +1,8 @@
 // mm/swap.c: the per-CPU pagevecs in front of lru_lock (lru_cache_add, deactivate, drain) and release_pages.
+#include "mm/swap.h"
+
 #include "mm/kernel.h"
+#include "mm/page_alloc.h"
 
 namespace mms {
 
@@ -111,7 +114,7 @@ namespace {
     }
 } // namespace
 
-// __pagevec_lru_add(): lru_cache_add() (kernel.h) drains a full pagevec onto the LRU lists under lru_lock.
+// __pagevec_lru_add(): lru_cache_add() (swap.h) drains a full pagevec onto the LRU lists under lru_lock.
 Co<> pagevec_lru_add(Kernel& k, Task& t, Pagevec& pv)
 {
     FnScope fn(t, "__pagevec_lru_add");

@@ -11,7 +11,10 @@
 // another device (swap_info_get_cont()). swap.sort_before_free sorts the batch by device first (4.13, Huang Ying);
 // swap.slots_cache=per_cpu_per_device keeps one buffer per CPU and device (Andrew Morton's suggestion), so a batch
 // never changes device.
+#include "mm/swap_slots.h"
+
 #include "mm/kernel.h"
+#include "mm/swapfile.h"
 
 #include <cassert>
 

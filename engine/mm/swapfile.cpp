@@ -1,6 +1,10 @@
 // mm/swapfile.c and mm/swap_state.c (4.0): slot allocation under swap_info_struct->lock, the swap cache under the
 // swapper space tree_lock, and freeing of entries.
+#include "mm/swapfile.h"
+
 #include "mm/kernel.h"
+#include "mm/page_alloc.h"
+#include "mm/swap_slots.h"
 
 #include <cassert>
 
@@ -196,7 +200,7 @@ Co<> free_swap_and_cache(Kernel& k, Task& t, std::uint32_t entry)
     if (page != kNoPage && k.pages.test(page, PG_locked))
         page = kNoPage;
     spin_unlock(k.s, t, l);
-    if (toSlots) { // the count reached 0 with no page in the swap cache: free_swap_slot(), inline (see kernel.h)
+    if (toSlots) { // the count reached 0 with no page in the swap cache: free_swap_slot(), inline (see swap_slots.h)
         FnScope slotFn(t, "free_swap_slot");
         co_await spin_lock(k.s, t, k.swapSlots[static_cast<std::size_t>(t.cpu)].freeLock);
         co_await free_swap_slot_locked(k, t, entry);

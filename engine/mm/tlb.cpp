@@ -1,6 +1,10 @@
 // arch/x86/mm/tlb.c and mm/memory.c's mmu_gather: a local flush, and a synchronous IPI round to every other CPU
 // on which the mm is live; the initiator spins until all have acknowledged.
+#include "mm/tlb.h"
+
 #include "mm/kernel.h"
+#include "mm/swap.h"
+#include "mm/swapfile.h"
 
 namespace mms {
 

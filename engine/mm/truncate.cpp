@@ -1,6 +1,8 @@
 // mm/truncate.c: truncate_inode_pages_range(), what unlink, ftruncate and a punched hole do to the page cache.
 #include "mm/filemap.h"
 #include "mm/kernel.h"
+#include "mm/page_alloc.h"
+#include "mm/swap.h"
 
 namespace mms {
 

@@ -3,8 +3,14 @@
 // shrink_page_list() adds anonymous pages to swap, unmaps them (try_to_unmap: PTE -> swap entry, TLB flush with
 // IPIs to CPUs running the owner), writes dirty ones out and frees clean ones. A page MADV_FREE'd and not
 // redirtied is discarded without I/O (TTU_LZFREE).
+#include "mm/vmscan.h"
+
 #include "mm/kernel.h"
+#include "mm/page_alloc.h"
 #include "mm/rmap.h"
+#include "mm/swap.h"
+#include "mm/swapfile.h"
+#include "mm/tlb.h"
 
 #include <algorithm>
 #include <cmath>

@@ -2,6 +2,7 @@
 // page accounted for, the patch's mechanism (no i_mmap round-trips for unmapped pages), the i_mmap.lock toggle,
 // the post's mmtests row layout, and byte-identical results at any thread count.
 #include "mm/kernel.h"
+#include "mm/page_alloc.h"
 #include "run/format.h"
 #include "run/runner.h"
 #include "testutil.h"

@@ -2,7 +2,9 @@
 // two processes mapping one file (mapcount, page_referenced, try_to_unmap under either i_mmap lock), the workload's
 // reclaim of mapped pages at reduced scale, and lru.lruvecs relieving a saturated lru_lock.
 #include "mm/kernel.h"
+#include "mm/memory.h"
 #include "mm/rmap.h"
+#include "mm/swap.h"
 #include "run/format.h"
 #include "run/recording.h"
 #include "run/run.h"

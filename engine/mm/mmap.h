@@ -1,0 +1,21 @@
+#pragma once
+// mm/mmap.c: the brk heap (MmStruct::heap).
+
+#include "sim/co.h"
+
+#include <cstdint>
+
+namespace mms {
+
+class Kernel;
+struct MmStruct;
+struct Task;
+
+// sys_brk(): the heap becomes `pages` long. Growing maps nothing; shrinking zaps the pages above the new break, a
+// huge page among them split first (split_huge_page), each page freed through this CPU's per-cpu list.
+Co<> sys_brk(Kernel& k, Task& t, MmStruct& mm, std::uint32_t pages);
+// A store to each heap page, in order: every one not yet faulted in faults (handle_mm_fault), a 2 MiB-aligned range
+// inside the heap through do_huge_pmd_anonymous_page when thp.enabled.
+Co<> heap_touch(Kernel& k, Task& t, MmStruct& mm);
+
+} // namespace mms

@@ -1,0 +1,110 @@
+#pragma once
+// The zone (include/linux/mmzone.h): the buddy allocator's free areas and watermarks, the lruvec (the LRU lists and
+// their lru_lock), and each CPU's page list and pagevecs. Sizes in pages.
+
+#include "mm/page.h"
+#include "sync/spinlock.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace mms {
+
+constexpr int PCP_BATCH = 31; // per-cpu page list batch (zone_batchsize for a large zone)
+constexpr int PCP_HIGH = 6 * PCP_BATCH; // per-cpu list high mark (pageset high = 6 * batch)
+
+struct Pagevec {
+    std::vector<Pfn> pages;
+};
+
+struct PerCpuState {
+    std::vector<Pfn> pcp; // per_cpu_pages: order-0 free pages of this CPU
+    Pagevec lruAdd; // lru_add_pvec
+    Pagevec deactivate; // lru_deactivate_pvecs (MADV_FREE, 4.5)
+    Pagevec activate; // activate_page_pvecs
+};
+
+constexpr int MAX_ORDER = 11; // free blocks of 2^0 .. 2^10 pages (include/linux/mmzone.h)
+constexpr int PAGE_ALLOC_COSTLY_ORDER = 3; // up to this order the allocator retries (until the OOM killer)
+constexpr std::uint32_t pageblock_nr_pages = 512; // pageblock_order 9: the unit compaction scans
+
+// struct zone's buddy allocator: free_area[order] lists of free blocks under `lock`. As in the kernel, a free
+// block costs no memory of its own: its head is linked into the free_area list through the page's LRU links (a
+// free page is on no LRU: page->lru), and its order sits in the head's index field (page_private with PageBuddy
+// in the kernel; a free page has no file offset or virtual address). Every page of a free block carries PG_buddy
+// (the page map shows them free); the other pages of a block, and the free pages parked on the per-cpu lists,
+// hold kNotBuddyHead there, so page_is_buddy() only matches a head. One migratetype: anti-fragmentation grouping
+// is not modelled, so unmovable allocations (kernel stacks, page tables) land among page-cache pages as on a
+// kernel that fell back. The caller holds `lock` for every list operation (the functions only touch host state).
+struct Zone {
+    static constexpr std::uint32_t kNotBuddyHead = 0xffffffffu;
+
+    SpinLock lock { "zone->lock" };
+    std::uint64_t watermarkMin = 0, watermarkLow = 0, watermarkHigh = 0; // pages
+    std::uint64_t nrFree() const { return m_nrFree; } // NR_FREE_PAGES (the per-cpu lists not included)
+    std::uint64_t nrFreeArea(int order) const { return m_nrArea[static_cast<std::size_t>(order)]; }
+    // compaction's scanner positions (zone->compact_cached_migrate_pfn / free_pfn) and deferral (3.x)
+    Pfn compactCachedMigratePfn = 0;
+    Pfn compactCachedFreePfn = 0;
+    unsigned compactConsidered = 0, compactDeferShift = 0;
+    int compactOrderFailed = MAX_ORDER;
+
+    void init(PageArray& pages, Pfn first, Pfn end);
+    // __rmqueue_smallest(): the first block of at least `order`, split down (expand()); kNoPage if none.
+    Pfn rmqueueSmallest(PageArray& pages, int order);
+    // rmqueueSmallest(pages, 0) called up to `n` times, stopping at the first kNoPage: the pages in `out`, their
+    // number returned, every list, counter and page word left exactly as those calls leave them. Faster: a block
+    // split for the first of its pages is handed out whole in one go instead of split again for each. `flags`: the
+    // flags word the pages get (rmqueueSmallest leaves 0; rmqueue_bulk's per-CPU list wants PG_buddy).
+    std::size_t rmqueueBulk(PageArray& pages, std::size_t n, Pfn* out, std::uint16_t flags = 0);
+    // __free_one_page(): give back a block of 2^order pages at `p`, merging with free buddies.
+    void freeOnePage(PageArray& pages, Pfn p, int order);
+    // page_order() of a free block's head (PageBuddy), -1 for any other page.
+    static int freeBlockOrder(const PageArray& pages, Pfn p)
+    {
+        return pages.test(p, PG_buddy) && pages.index(p) < static_cast<std::uint32_t>(MAX_ORDER) ? static_cast<int>(pages.index(p)) : -1;
+    }
+    // Takes a specific free block off its list (compaction's isolate_freepages / split_free_page).
+    void delFreeBlock(PageArray& pages, Pfn p);
+    Pfn start() const { return m_start; }
+    Pfn end() const { return m_end; }
+    // Invariant check: every list walked, blocks aligned and PG_buddy, counts right. Empty string if they hold.
+    std::string check(const PageArray& pages) const;
+
+private:
+    static Pfn areaHead(const PageArray& pages, int order) { return pages.listHead(PageArray::kLruListHeads + static_cast<std::uint32_t>(order)); }
+    // set_page_order() + list_add(&page->lru, &area->free_list). Inline: an order-0 allocation takes one block off
+    // a list and, on average, puts one split-off half back.
+    void listAdd(PageArray& pages, Pfn p, int order)
+    {
+        pages.setIndex(p, static_cast<std::uint32_t>(order));
+        pages.listAdd(areaHead(pages, order), p);
+        ++m_nrArea[static_cast<std::size_t>(order)];
+        m_nrFree += Pfn(1) << order;
+    }
+    // list_del(&page->lru) + rmv_page_order()
+    void listDel(PageArray& pages, Pfn p)
+    {
+        auto o = static_cast<std::size_t>(pages.index(p));
+        pages.listDel(p);
+        pages.setIndex(p, kNotBuddyHead);
+        --m_nrArea[o];
+        m_nrFree -= Pfn(1) << o;
+    }
+    Pfn m_start = 0, m_end = 0;
+    std::uint64_t m_nrFree = 0;
+    std::uint64_t m_nrArea[MAX_ORDER] = {};
+};
+static_assert(PageArray::kFreeAreaHeads == MAX_ORDER);
+
+struct Lruvec {
+    SpinLock lru_lock { "zone->lru_lock" };
+    std::uint64_t nr[NR_LRU_LISTS] = {};
+    std::uint32_t listBase = 0; // this lruvec's lists are PageArray lists listBase + LruList
+};
+
+constexpr int kMaxLruvecs = 64; // lru.lruvecs: PageArray::kListHeads / NR_LRU_LISTS
+
+} // namespace mms
