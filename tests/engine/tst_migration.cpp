@@ -91,7 +91,7 @@ struct Box : test::Box {
     // One hog task with `gfp` until the allocator says no; false if the simulation did not end.
     bool runHog(unsigned gfp, std::vector<Pfn>& held, bool& killed)
     {
-        Task& t = s.spawn("hog", 0, false, nullptr, 1);
+        Task& t = s.spawn("hog", 0, false, &k.mm_alloc(), 1); // a process: the OOM killer's only candidate
         s.start(t, hog(k, t, gfp, held, killed));
         return sim.run();
     }
@@ -144,8 +144,8 @@ private Q_SLOTS:
     void oomKillerEndsAnAllocationWithNothingToReclaim()
     {
         // 4 MiB, no page cache, no swap: once memory is below the min watermark reclaim finds nothing, and a
-        // GFP_KERNEL allocation would retry forever. The OOM killer kills the allocating task instead (TIF_MEMDIE):
-        // it takes the reserves below min, every last page, and then gets kNoPage.
+        // GFP_KERNEL allocation would retry forever. The OOM killer kills the allocating process instead, the only
+        // one there is (TIF_MEMDIE): it takes the reserves below min, every last page, and then gets kNoPage.
         Box b(4ull << 20);
         Kernel& k = b.k;
         std::vector<Pfn> held;
@@ -184,11 +184,11 @@ private Q_SLOTS:
         // An order-3 allocation with every free page alone between used ones and nothing to reclaim: with
         // __GFP_NORETRY (SLUB's first try for a new slab) it fails after compaction, reclaim and one sync
         // compaction, and kills no one -- the caller falls back to the cache's minimum order; without it, an order up
-        // to PAGE_ALLOC_COSTLY_ORDER loops until the OOM killer picks the allocating task.
+        // to PAGE_ALLOC_COSTLY_ORDER loops until the OOM killer picks the allocating process (the only one).
         for (unsigned gfp : { GFP_NORETRY, 0u }) {
             Box b(4ull << 20);
             Kernel& k = b.k;
-            Task& t = b.s.spawn("slab", 0, false, nullptr, 1);
+            Task& t = b.s.spawn("slab", 0, false, &k.mm_alloc(), 1);
             Pfn got = 0;
             bool killed = false;
             b.s.start(t, askOrder3Fragmented(k, t, gfp, got, killed));
