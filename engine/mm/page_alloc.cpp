@@ -280,16 +280,15 @@ namespace {
         return true;
     }
 
-    // When the allocator gives up on reclaim and calls the OOM killer: direct reclaim found nothing left it could
-    // reclaim, or (should_reclaim_retry(), 4.7+) MAX_RECLAIM_RETRIES rounds in a row freed nothing. The model uses
-    // both rules for every era (3.x's zone->all_unreclaimable, set once reclaim has scanned six times the zone's
-    // reclaimable pages without freeing one, comes to about the same bound).
+    // When the allocator gives up on reclaim and calls the OOM killer: direct reclaim freed nothing and found nothing
+    // left it could reclaim (zone_reclaimable()), or, with oom.reclaim_retries (should_reclaim_retry(), 4.7+),
+    // MAX_RECLAIM_RETRIES rounds in a row freed nothing.
     constexpr int MAX_RECLAIM_RETRIES = 16;
     bool may_oom(const Kernel& k, const Task& t, std::uint64_t reclaimed, int noProgressLoops)
     {
         if (t.kthread || reclaimed > 0)
             return false;
-        return zone_reclaimable_pages(k) == 0 || noProgressLoops >= MAX_RECLAIM_RETRIES;
+        return zone_reclaimable_pages(k) == 0 || (k.tg.reclaimRetries && noProgressLoops >= MAX_RECLAIM_RETRIES);
     }
 
     // __alloc_pages_may_oom(): the OOM killer, then -- unless the caller is the victim, which retries at once below

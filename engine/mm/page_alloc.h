@@ -11,8 +11,8 @@
 
 namespace mms {
 
-// gfp: 0 (GFP_KERNEL: loops while reclaim makes progress; with nothing left to reclaim, or MAX_RECLAIM_RETRIES
-// rounds without progress, the OOM killer kills the process with the highest oom_badness() and the allocation
+// gfp: 0 (GFP_KERNEL: loops while reclaim makes progress; with nothing left to reclaim, or (oom.reclaim_retries)
+// MAX_RECLAIM_RETRIES rounds without progress, the OOM killer kills the process with the highest oom_badness() and the allocation
 // retries) or GFP_NORETRY (readahead: kNoPage after one round of direct reclaim and the attempt after it, never the
 // OOM killer). kNoPage also when an OOM victim finds the reserves empty, or there is no one left to kill.
 constexpr unsigned GFP_NORETRY = 1u << 0; // __GFP_NORETRY

@@ -103,6 +103,7 @@ namespace {
             { "thp.fault_compaction", choice(&Toggles::thpSyncCompaction, { { "sync", true }, { "async", false } }) },
             { "thp.enabled", choice(&Toggles::thpEnabled, { { "always", true }, { "never", false } }) },
             { "fork.stack_order", integer(&Toggles::forkStackOrder, 0, 4) },
+            { "oom.reclaim_retries", boolean(&Toggles::reclaimRetries) },
         };
         return m;
     }
@@ -165,6 +166,8 @@ Toggles Toggles::forKernel(const KernelVersion& v)
     t.thpSyncCompaction = before(3, 16);
     // x86-64's THREAD_SIZE_ORDER: 1 (8 KiB stacks) until 6538b8ea886e "x86_64: expand kernel stack to 16K" (3.15).
     t.forkStackOrder = before(3, 15) ? 1 : 2;
+    // should_reclaim_retry() and MAX_RECLAIM_RETRIES: 0a0337e0d1d1 "mm, oom: rework oom detection" (4.7).
+    t.reclaimRetries = !before(4, 7);
     return t;
 }
 
@@ -209,6 +212,7 @@ nlohmann::json Toggles::toJson() const
         { "thp.fault_compaction", thpSyncCompaction ? "sync" : "async" },
         { "thp.enabled", thpEnabled ? "always" : "never" },
         { "fork.stack_order", forkStackOrder },
+        { "oom.reclaim_retries", reclaimRetries },
     };
 }
 

@@ -65,6 +65,10 @@ struct Toggles {
     // fork.stack_order: THREAD_SIZE_ORDER, the order of the kernel stack fork allocates (x86-64: 1, 8 KiB, before
     // 3.15; 2, 16 KiB, since 6538b8ea886e).
     int forkStackOrder = 1;
+    // oom.reclaim_retries: should_reclaim_retry()'s bound (4.7+, Michal Hocko's OOM detection rework): an allocation
+    // whose MAX_RECLAIM_RETRIES rounds of direct reclaim in a row freed nothing calls the OOM killer. Before it (off),
+    // the OOM killer runs only when nothing is left that reclaim could free (zone_reclaimable()).
+    bool reclaimRetries = false;
 
     // The defaults of a kernel version: each era rule (toggles.cpp) with the commit or release it comes from.
     static Toggles forKernel(const KernelVersion& v);

@@ -123,7 +123,9 @@ namespace {
     // time, or simulated time has not moved over kStuckPolls polls (4 Mi events at one instant).
     class RunInterrupter final : public Interrupter {
     public:
-        static constexpr Time kNoProgress = Time(30) * 1'000'000'000'000; // 30 simulated seconds
+        // Ten simulated minutes: past any stall a real run has (madv-free-swapin's swap storm holds every process in
+        // direct reclaim for tens of seconds at a time), and still a few host seconds for a livelock that loops.
+        static constexpr Time kNoProgress = Time(600) * 1'000'000'000'000;
         static constexpr int kStuckPolls = 64;
 
         RunInterrupter(Interrupter* outer, const Workload& workload, const Kernel& k)
