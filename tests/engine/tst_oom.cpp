@@ -143,12 +143,14 @@ private Q_SLOTS:
         QTest::addColumn<QString>("scenario");
         QTest::addColumn<QString>("field");
         QTest::addColumn<QString>("value");
-        QTest::addRow("madv-free-swapin 16MiB") << "madv-free-swapin" << "machine.memory" << "\"16MiB\"";
-        QTest::addRow("madv-free-swapin no swap") << "madv-free-swapin" << "machine.swap" << "[]";
+        QTest::addColumn<bool>("oom"); // memory runs out for good: the OOM killer must run
+        QTest::addRow("madv-free-swapin 16MiB") << "madv-free-swapin" << "machine.memory" << "\"16MiB\"" << true;
+        QTest::addRow("madv-free-swapin no swap") << "madv-free-swapin" << "machine.swap" << "[]" << true;
         QTest::addRow("madv-free-swapin 4MiB swap")
-            << "madv-free-swapin" << "machine.swap" << R"([{"size": "4MiB", "device": "ssd-2015"}])";
-        QTest::addRow("ebizzy 16MiB") << "ebizzy" << "machine.memory" << "\"16MiB\"";
-        QTest::addRow("madv-free-tlb-batch 16MiB") << "madv-free-tlb-batch" << "machine.memory" << "\"16MiB\"";
+            << "madv-free-swapin" << "machine.swap" << R"([{"size": "4MiB", "device": "ssd-2015"}])" << true;
+        // 2.6.20 with swap: the threads' memory is swapped, no one is killed.
+        QTest::addRow("ebizzy 16MiB") << "ebizzy" << "machine.memory" << "\"16MiB\"" << false;
+        QTest::addRow("madv-free-tlb-batch 16MiB") << "madv-free-tlb-batch" << "machine.memory" << "\"16MiB\"" << false;
     }
     void scenariosOnTooSmallAMachineEnd()
     {
@@ -156,6 +158,7 @@ private Q_SLOTS:
         QFETCH(QString, scenario);
         QFETCH(QString, field);
         QFETCH(QString, value);
+        QFETCH(bool, oom);
         Scenario sc = loadScenario(scenario.toStdString());
         sc.set(field.toStdString(), value.toStdString());
         if (sc.points().size() > 1)
@@ -166,7 +169,7 @@ private Q_SLOTS:
             QVERIFY(!r.metrics.count("cancelled"));
             killed = killed || r.metrics.count("vm.oom_kill");
         }
-        QVERIFY2(killed, "memory ran out: the OOM killer ran");
+        QCOMPARE(killed, oom);
     }
 };
 
