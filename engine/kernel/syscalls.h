@@ -43,7 +43,9 @@ namespace sys {
     // Set-up: put the task in memory cgroup `memcg` (echo PID > cgroup.procs); 0 is the root.
     void cgroup_attach(Kernel& k, Task& t, int memcg);
 
-    // The process has a fatal signal pending (the OOM killer chose it): it must stop at its next step and exit.
+    // The current process has a fatal signal pending (the OOM killer chose it). A process started at set-up never
+    // sees it: its threads end at their next return to user space, where the first frees its memory. A forked child,
+    // which runs in its parent's task, checks it at each step and exits into its parent.
     bool killed(const Kernel& k, const Task& t);
 
     // --- memory ----------------------------------------------------------------------------------------------------
