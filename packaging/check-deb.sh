@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # check-deb.sh -- build the .deb and prove it installs and runs, on a throwaway Debian 12 root (as root).
 #
-# Meant for a fresh machine, e.g. /work/shared/tools/fresh-machine.sh . 'packaging/check-deb.sh':
+# Meant for a fresh Debian 12 root (a container or a throwaway VM), run from the repository root:
 #   1. scripts/setup.sh, a release build of the two programs (no tests), cpack -G DEB;
 #   2. purge the build dependencies (compilers, -dev packages) and everything they pulled in, so that what the
 #      package needs at run time must come from its own Depends;
