@@ -20,12 +20,22 @@ Co<> mmput(Kernel& k, Task& t, MmStruct& mm)
     k.mmdrop(mm);
 }
 
+Co<> exit_mm(Kernel& k, Task& t)
+{
+    MmStruct& mm = *t.mm;
+    if (mm.exiting)
+        co_return;
+    mm.exiting = true;
+    co_await sys_brk(k, t, mm, 0); // exit_mmap zaps the heap with the rest
+    co_await exit_mmap(k, t, mm);
+}
+
 Co<> do_exit(Kernel& k, Task& t)
 {
     Process& proc = current_process(k, t);
     if (!proc.parent) {
-        // A process started at set-up: its memory goes back (exit_mm); the thread ends when its body returns.
-        co_await exit_mmap(k, t, *t.mm);
+        // A process started at set-up: its memory goes back; the thread ends when its body returns.
+        co_await exit_mm(k, t);
         co_return;
     }
     FnScope fn(t, "do_exit");

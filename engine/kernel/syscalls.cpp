@@ -22,11 +22,7 @@ namespace {
     Co<> die(Kernel& k, Task& t)
     {
         FnScope fn(t, "do_exit");
-        if (t.mm && !t.mm->exiting) {
-            t.mm->exiting = true;
-            co_await sys_brk(k, t, *t.mm, 0);
-            co_await exit_mmap(k, t, *t.mm);
-        }
+        co_await exit_mm(k, t);
         k.exit_oom_victim(t);
         co_await k.s.flush(t);
         struct Exit {
@@ -181,6 +177,7 @@ Co<std::uint64_t> pread(Kernel& k, Task& t, File f, std::uint64_t index, std::ui
     for (; n < pages; ++n)
         if (!co_await generic_file_buffered_read(k, t, *f.mapping(), index + n))
             break;
+    co_await ret_to_user(k, t);
     co_return n;
 }
 

@@ -149,7 +149,6 @@ public:
     // parent instead.
     std::uint64_t nrAllocFail = 0;
     std::uint64_t nrOomKill = 0;
-    std::uint64_t oomKilledPages = 0; // the victims' oom_badness() when chosen
     struct OomKill {
         Time at;
         std::string task; // the victim process's first thread

@@ -275,7 +275,6 @@ namespace {
                 name = name.empty() ? task->name : name;
             }
         ++k.nrOomKill;
-        k.oomKilledPages += worst - 1;
         k.oomKills.push_back({ k.s.sim().now(), name, worst - 1 });
         return true;
     }

@@ -9,7 +9,6 @@
 
 #include <algorithm>
 #include <map>
-#include <optional>
 #include <sstream>
 
 namespace mms {
@@ -53,16 +52,18 @@ namespace {
         out["ipis"] = static_cast<double>(ipis);
         out["sim_time_s"] = toSec(s.sim().now());
         // Only where memory ran out (page_alloc.cpp's ways out), so that other runs' results keep their keys.
-        if (k.nrOomKill)
-            out["vm.oom_kill"] = static_cast<double>(k.nrOomKill);
         if (k.nrAllocFail)
             out["alloc_fail"] = static_cast<double>(k.nrAllocFail);
-        if (k.nrOomKill) { // the OOM killer's victims: tasks killed and the memory they held when chosen
+        if (k.nrOomKill) { // the OOM killer's victims: processes, tasks that ended by SIGKILL, the memory they held
             double killed = 0;
             for (const auto& t : s.tasks())
                 killed += t->sigkill;
+            std::uint64_t pages = 0;
+            for (const Kernel::OomKill& kill : k.oomKills)
+                pages += kill.pages;
+            out["vm.oom_kill"] = static_cast<double>(k.nrOomKill);
             out["oom_killed_tasks"] = killed;
-            out["oom_killed_mib"] = static_cast<double>(k.oomKilledPages * kPageSize) / (1 << 20);
+            out["oom_killed_mib"] = static_cast<double>(pages * kPageSize) / (1 << 20);
         }
     }
 
