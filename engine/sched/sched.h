@@ -100,8 +100,8 @@ public:
     Sleep sleep(Task& t) { return Sleep { *this, t }; }
     void wake(Task& t);
     // select_idle_sibling(): a woken task whose CPU is busy goes to an idle CPU (same socket first) instead of
-    // queueing behind the running task. Off by default (tasks stay on their CPU, which the calibrated scenarios
-    // assume). Wake placement is the kernel's behaviour: no workload sets it.
+    // queueing behind the running task. Kernel::boot() turns it on for every run; a bare scheduler (the lock models'
+    // tests) keeps tasks on their CPU.
     void setWakeIdleSibling(bool on) { m_wakeIdleSibling = on; }
     // Wakes t only if it still sleeps the sleep that `gen` names (see Task::sleepGen).
     void wakeIf(Task& t, std::uint32_t gen)

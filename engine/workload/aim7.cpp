@@ -35,7 +35,6 @@
 namespace mms {
 
 namespace {
-    constexpr std::uint64_t kPageBytes = 4096;
 
     enum class TestClass : std::uint8_t { Disk, Compute, Syscall };
     struct TestDef {
@@ -103,19 +102,19 @@ namespace {
             m_p.end = ns(runtime * 1e9);
             m_p.warmup = ns(runtime * p.at("warmup_fraction").get<double>() * 1e9);
             m_p.sharedFiles = p.at("shared_files").get<int>();
-            m_p.sharedPages = std::max<std::uint64_t>(1, p.at("shared_file_size").get<std::uint64_t>() / kPageBytes);
+            m_p.sharedPages = std::max<std::uint64_t>(1, p.at("shared_file_size").get<std::uint64_t>() / kPageSize);
             m_p.mappedPages = static_cast<std::uint32_t>(
-                std::min<std::uint64_t>(m_p.sharedPages, p.at("mapped_size").get<std::uint64_t>() / kPageBytes));
+                std::min<std::uint64_t>(m_p.sharedPages, p.at("mapped_size").get<std::uint64_t>() / kPageSize));
             m_p.vmasPerFile = p.at("vmas_per_file").get<int>();
             m_p.readaroundPages = p.at("readaround_pages").get<int>();
-            m_p.ioPages = std::max<std::uint64_t>(1, p.at("io_size").get<std::uint64_t>() / kPageBytes);
-            m_p.cacheFilePages = std::max<std::uint64_t>(1, p.at("cache_file_size").get<std::uint64_t>() / kPageBytes);
+            m_p.ioPages = std::max<std::uint64_t>(1, p.at("io_size").get<std::uint64_t>() / kPageSize);
+            m_p.cacheFilePages = std::max<std::uint64_t>(1, p.at("cache_file_size").get<std::uint64_t>() / kPageSize);
             m_p.testsPerChild = p.at("tests_per_child").get<int>();
             m_p.heapEvery = p.at("heap_every").get<int>();
             m_p.contiguousFiles = p.at("contiguous_files").get<bool>();
             m_p.unlinkFiles = p.at("unlink").get<bool>();
             m_p.heapPages = static_cast<std::uint32_t>(
-                std::max<std::uint64_t>(1, p.at("heap_size").get<std::uint64_t>() / kPageBytes));
+                std::max<std::uint64_t>(1, p.at("heap_size").get<std::uint64_t>() / kPageSize));
             m_p.computeUs = p.at("compute_us").get<double>();
             m_p.syscallUs = p.at("syscall_us").get<double>();
             m_p.diskUs = p.at("disk_us").get<double>();
