@@ -40,8 +40,7 @@ namespace {
 void fill_page_cache(Kernel& k, const std::vector<AddressSpace*>& files, std::uint64_t oldFilePages,
     double freeFraction, bool contiguous, std::uint64_t seed)
 {
-    if (!k.kswapd())
-        k.startKswapd(0);
+    k.startKswapd(0); // up already when the run booted the kernel
     Rng rng(Rng::mix(seed, 0x5eedu));
     // Every free page, in the order alloc_page_setup() would hand them out one at a time (rmqueueBulk's contract),
     // without splitting a block again for each page.
