@@ -89,6 +89,7 @@ namespace {
         Format format = Format::Text;
         std::string out;
         bool checkInvariants = false;
+        std::uint64_t maxEvents = kDefaultMaxEvents;
         // --shard K/N, stored 0-based.
         std::size_t shardIndex = 0, shardCount = 0;
     };
@@ -157,6 +158,8 @@ namespace {
                 r.out = value(s);
             else if (s == "--check-invariants")
                 r.checkInvariants = true;
+            else if (s == "--max-events")
+                r.maxEvents = static_cast<std::uint64_t>(parseInt(s, value(s), 0, 1LL << 62));
             else if (s == "--shard") {
                 std::string v = value(s);
                 auto slash = v.find('/');
@@ -190,8 +193,7 @@ namespace {
     Scenario prepare(const RunArgs& r)
     {
         Scenario sc = loadScenario(r.scenario);
-        for (auto& [k, v] : r.sets)
-            sc.set(k, v);
+        sc.set(r.sets);
         if (r.reps)
             sc.setReps(*r.reps);
         if (r.seed)
@@ -248,6 +250,7 @@ namespace {
         opts.threads = r.threads;
         opts.scale = r.scale;
         opts.checkInvariants = r.checkInvariants;
+        opts.maxEvents = r.maxEvents;
         // A report charts counters over time, so its runs record (within a budget; frames are decimated past it).
         opts.recording.enabled = record;
         opts.recording.memoryBudget = 64u << 20;
@@ -517,6 +520,8 @@ options:
   --format FMT        text | markdown | csv | json | mmtests (default: text; json with --shard)
   --out FILE          write to FILE instead of standard output
   --shard K/N         run slice K of N (1 <= K <= N); give every shard the same other options
+  --max-events N      stop a run after N simulated events with a message (exit 2); default
+                      10000000000 (minutes of one host core), 0 for no limit
 
 A scenario whose runs would need more memory than the host has available (MemAvailable, or the
 cgroup's limit) is refused before it starts, with the estimate. Ctrl-C stops at the next event and

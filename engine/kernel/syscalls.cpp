@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <string>
 
 namespace mms::sys {
 
@@ -78,22 +79,53 @@ Co<bool> wait(Kernel& k, Task& t) { co_return co_await do_wait(k, t); }
 
 bool killed(const Kernel& k, const Task& t) { return k.fatal_signal_pending(t); }
 
-std::uint32_t mmap(Kernel& k, Task& t, std::uint32_t pages) { return k.do_mmap(*t.mm, pages); }
+namespace {
+    // A page range a user program names must lie in its page table, or the program is wrong (a real kernel answers
+    // SIGSEGV or ENOMEM): checked here, at the boundary, so that no bad index reaches the page tables. The run ends
+    // with the message (an internal error: the workload model is at fault, not the user's input).
+    void checkUserRange(const Task& t, std::uint64_t start, std::uint64_t pages, const char* call)
+    {
+        if (start + pages > t.mm->pte.size())
+            throw std::out_of_range(std::string(call) + ": " + t.name + " names pages [" + std::to_string(start) + ", "
+                + std::to_string(start + pages) + ") beyond its mappings (" + std::to_string(t.mm->pte.size())
+                + " pages)");
+    }
+
+    // do_mmap aligns the start to a page table (512 pages); the page index is 32 bits, MAP_FAILED excluded.
+    bool addressSpaceFits(const MmStruct& mm, std::uint64_t pages) { return mm.pte.size() + 512 + pages < MAP_FAILED; }
+} // namespace
+
+std::uint32_t mmap(Kernel& k, Task& t, std::uint64_t pages)
+{
+    if (!addressSpaceFits(*t.mm, pages) || !vm_enough_memory(k, pages))
+        return MAP_FAILED;
+    return k.do_mmap(*t.mm, static_cast<std::uint32_t>(pages));
+}
+
+std::uint32_t mmap_noreserve(Kernel& k, Task& t, std::uint64_t pages)
+{
+    if (!addressSpaceFits(*t.mm, pages))
+        return MAP_FAILED;
+    return k.do_mmap(*t.mm, static_cast<std::uint32_t>(pages));
+}
 
 Co<> mmap_prot_none(Kernel& k, Task& t, std::uint32_t start, std::uint32_t pages)
 {
+    checkUserRange(t, start, pages, "mmap");
     co_await sys_mmap_prot_none(k, t, *t.mm, start, pages);
     co_await ret_to_user(k, t);
 }
 
 Co<> mprotect(Kernel& k, Task& t, std::uint32_t start, std::uint32_t pages)
 {
+    checkUserRange(t, start, pages, "mprotect");
     co_await sys_mprotect(k, t, *t.mm, start, pages);
     co_await ret_to_user(k, t);
 }
 
 Co<> madvise(Kernel& k, Task& t, std::uint32_t start, std::uint32_t pages, Advice advice)
 {
+    checkUserRange(t, start, pages, "madvise");
     co_await sys_madvise(k, t, *t.mm, start, pages, advice);
     co_await ret_to_user(k, t);
 }
@@ -112,6 +144,8 @@ namespace {
 MaybeCo touch(Kernel& k, Task& t, std::uint32_t vpn, Access access)
 {
     MmStruct& mm = *t.mm;
+    if (vpn >= mm.pte.size()) [[unlikely]]
+        checkUserRange(t, vpn, 1, "page fault");
     Pte e = mm.pte[vpn];
     if (!pte::present(e))
         return touch_fault(k, t, vpn, access);

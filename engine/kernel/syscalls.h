@@ -51,8 +51,14 @@ namespace sys {
     // --- memory ----------------------------------------------------------------------------------------------------
 
     // mmap(MAP_ANONYMOUS | MAP_PRIVATE) of `pages`: the first page of the new mapping. Creating the VMA costs no
-    // simulated time (its pages fault in on first touch, which is what the model charges).
-    std::uint32_t mmap(Kernel& k, Task& t, std::uint32_t pages);
+    // simulated time (its pages fault in on first touch, which is what the model charges). MAP_FAILED (ENOMEM) when
+    // the overcommit heuristic refuses it (__vm_enough_memory, overcommit.guess) or the process's address space, in
+    // the model one 32-bit page index (16 TiB), has no room for it.
+    inline constexpr std::uint32_t MAP_FAILED = 0xffffffffu;
+    std::uint32_t mmap(Kernel& k, Task& t, std::uint64_t pages);
+    // mmap(PROT_NONE, MAP_NORESERVE) of `pages`, glibc's new_heap() reserving HEAP_MAX_SIZE of address space: not
+    // writable, so not accounted; MAP_FAILED only when the address space has no room.
+    std::uint32_t mmap_noreserve(Kernel& k, Task& t, std::uint64_t pages);
     // mmap(PROT_NONE, MAP_FIXED) over part of a mapping: zaps its pages (mmap_sem for write), glibc's shrink_heap.
     Co<> mmap_prot_none(Kernel& k, Task& t, std::uint32_t start, std::uint32_t pages);
     // mprotect(PROT_READ | PROT_WRITE) of part of a mapping (mmap_sem for write, vma_adjust).

@@ -20,6 +20,23 @@ namespace {
     }
 } // namespace
 
+bool vm_enough_memory(const Kernel& k, std::uint64_t pages)
+{
+    std::uint64_t swapTotal = 0, swapFree = 0;
+    for (const auto& si : k.swap) {
+        swapTotal += si->nrSlots() - 1u; // slot 0 holds the swap header
+        swapFree += si->nrSlots() - 1u - si->inuse;
+    }
+    if (k.tg.overcommitTotal) // 5.2+: totalram_pages() + total_swap_pages
+        return pages <= k.pages.size() + swapTotal;
+    // Before 5.2: NR_FREE_PAGES + NR_FILE_PAGES (page cache reclaim can drop) + free swap, less totalreserve_pages
+    // (the high watermarks). The model's page cache is its file LRU; it has no reclaimable slab.
+    std::uint64_t free = k.zone.nrFree() + k.nrFileLru() + swapFree;
+    if (free <= k.zone.watermarkHigh)
+        return false;
+    return pages < free - k.zone.watermarkHigh;
+}
+
 Co<> heap_touch(Kernel& k, Task& t, MmStruct& mm)
 {
     if (mm.heap.size() >= mm.brkPages)

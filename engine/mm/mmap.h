@@ -1,5 +1,5 @@
 #pragma once
-// mm/mmap.c: the brk heap (MmStruct::heap).
+// mm/mmap.c: the brk heap (MmStruct::heap) and the overcommit check of a new private mapping.
 
 #include "sim/co.h"
 
@@ -17,5 +17,9 @@ Co<> sys_brk(Kernel& k, Task& t, MmStruct& mm, std::uint32_t pages);
 // A store to each heap page, in order: every one not yet faulted in faults (handle_mm_fault), a 2 MiB-aligned range
 // inside the heap through do_huge_pmd_anonymous_page when thp.enabled.
 Co<> heap_touch(Kernel& k, Task& t, MmStruct& mm);
+
+// __vm_enough_memory() under the default vm.overcommit_memory=0 (OVERCOMMIT_GUESS), as overcommit.guess says: can a
+// private writable mapping of `pages` be backed? The heuristic refuses only obvious overcommits (mmap: ENOMEM).
+bool vm_enough_memory(const Kernel& k, std::uint64_t pages);
 
 } // namespace mms

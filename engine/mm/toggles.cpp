@@ -104,6 +104,7 @@ namespace {
             { "thp.enabled", choice(&Toggles::thpEnabled, { { "always", true }, { "never", false } }) },
             { "fork.stack_order", integer(&Toggles::forkStackOrder, 0, 4) },
             { "oom.reclaim_retries", boolean(&Toggles::reclaimRetries) },
+            { "overcommit.guess", choice(&Toggles::overcommitTotal, { { "free", false }, { "total", true } }) },
         };
         return m;
     }
@@ -168,6 +169,7 @@ Toggles Toggles::forKernel(const KernelVersion& v)
     t.forkStackOrder = before(3, 15) ? 1 : 2;
     // should_reclaim_retry() and MAX_RECLAIM_RETRIES: 0a0337e0d1d1 "mm, oom: rework oom detection" (4.7).
     t.reclaimRetries = !before(4, 7);
+    t.overcommitTotal = !before(5, 2); // 8c7829b04c52 "mm: fix false-positive OVERCOMMIT_GUESS failures"
     return t;
 }
 
@@ -213,6 +215,7 @@ nlohmann::json Toggles::toJson() const
         { "thp.enabled", thpEnabled ? "always" : "never" },
         { "fork.stack_order", forkStackOrder },
         { "oom.reclaim_retries", reclaimRetries },
+        { "overcommit.guess", overcommitTotal ? "total" : "free" },
     };
 }
 

@@ -69,6 +69,10 @@ struct Toggles {
     // whose MAX_RECLAIM_RETRIES rounds of direct reclaim in a row freed nothing calls the OOM killer. Before it (off),
     // the OOM killer runs only when nothing is left that reclaim could free (zone_reclaimable()).
     bool reclaimRetries = false;
+    // overcommit.guess: how __vm_enough_memory() guesses under the default vm.overcommit_memory=0 whether a private
+    // mapping can be backed: `free` (before 5.2) counts free pages, page cache and free swap less the high
+    // watermarks; `total` (8c7829b04c52, 5.2) refuses only a mapping larger than RAM + swap.
+    bool overcommitTotal = false;
 
     // The defaults of a kernel version: each era rule (toggles.cpp) with the commit or release it comes from.
     static Toggles forKernel(const KernelVersion& v);

@@ -36,7 +36,10 @@ RunMemory estimateRunMemory(const RunSetup& setup, const RecordingOptions& recor
     m.frames = setup.machine.memoryBytes / kPageSize;
     for (const SwapSpec& s : setup.machine.swap)
         m.swapSlots += s.sizeBytes / kPageSize;
-    m.bytes = m.frames * perFrame + m.swapSlots * perSlot + (recording.enabled ? recording.memoryBudget : 0);
+    if (setup.workload && setup.workload->mappedPages)
+        m.mappedPages = setup.workload->mappedPages(setup.params);
+    m.bytes = m.frames * perFrame + m.swapSlots * perSlot + m.mappedPages * sizeof(Pte)
+        + (recording.enabled ? recording.memoryBudget : 0);
     return m;
 }
 
@@ -129,15 +132,17 @@ namespace {
         static constexpr Time kNoProgress = Time(600) * 1'000'000'000'000;
         static constexpr int kStuckPolls = 64;
 
-        RunInterrupter(Interrupter* outer, const Workload& workload, const Kernel& k)
+        RunInterrupter(Interrupter* outer, const Workload& workload, const Kernel& k, std::uint64_t maxEvents)
             : m_outer(outer)
             , m_workload(workload)
             , m_k(k)
+            , m_maxEvents(maxEvents)
         {
         }
         bool wasInterrupted() override
         {
             watchdog();
+            budget();
             if (!m_outer)
                 return false;
             const double f = m_workload.progress();
@@ -164,9 +169,25 @@ namespace {
             throw RunStuck(o.str());
         }
 
+        void budget() const
+        {
+            const std::uint64_t events = m_k.s.sim().eventsProcessed();
+            if (m_maxEvents == 0 || events < m_maxEvents)
+                return;
+            std::ostringstream o;
+            o << "the run is larger than its event budget: stopped after " << events << " simulated events (--max-events "
+              << m_maxEvents << ") at " << toSec(m_k.s.sim().now()) << " simulated s";
+            if (const double f = m_workload.progress(); f >= 0)
+                o << ", " << std::lround(std::min(f, 1.0) * 100) << " % of the workload's work done";
+            o << "; expected a smaller --scale, less work (the workload's sizes, counts or duration) or a larger "
+                 "--max-events";
+            throw RunTooLong(o.str());
+        }
+
         Interrupter* m_outer;
         const Workload& m_workload;
         const Kernel& m_k;
+        std::uint64_t m_maxEvents;
         Time m_lastNow = -1;
         int m_stuck = 0;
     };
@@ -188,8 +209,16 @@ RunResult executeRun(const RunSpec& spec, Interrupter* interrupter)
         recorder = std::make_unique<Recorder>(kernel, sched, spec.recording, workload.get());
 
     // The user tasks end the run; kernel threads (kswapd) then sleep and the event queue drains.
-    RunInterrupter watch(interrupter, *workload, kernel);
+    RunInterrupter watch(interrupter, *workload, kernel, spec.maxEvents);
     bool finished = sim.run(&watch);
+    if (std::exception_ptr e = sched.taskError()) {
+        try {
+            std::rethrow_exception(e);
+        } catch (const ProgramError& pe) {
+            throw ScenarioError(spec.variant + ": " + pe.what() + " (at " + std::to_string(toSec(sim.now()))
+                + " simulated s; the workload asks for more than the machine allows)");
+        }
+    }
 
     RunResult r;
     r.variant = spec.variant;

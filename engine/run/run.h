@@ -13,6 +13,11 @@ struct RecordingOptions {
     std::size_t memoryBudget = 256u << 20; // bytes; past it frames are decimated
 };
 
+// The event budget of one run: ten thousand million simulated events, about eight minutes of one host core at the
+// engine's 20 M events/s and ten times the largest built-in scenario's run at full scale (docs/reliability.md). A
+// valid input can ask for a run of days (workload.duration_s=1e6); it ends here with a message instead.
+inline constexpr std::uint64_t kDefaultMaxEvents = 10'000'000'000;
+
 struct RunSpec {
     const Scenario* scenario = nullptr;
     std::string variant;
@@ -23,6 +28,7 @@ struct RunSpec {
     std::uint64_t bootSeed = 1; // the kernel's boot draws (bootSeed): shared by the variants of one point and rep
     RecordingOptions recording;
     bool checkInvariants = false; // verify the kernel's invariants at the end (tests)
+    std::uint64_t maxEvents = kDefaultMaxEvents; // the event budget (RunTooLong past it); 0: none
 };
 
 // A run the model has no way out of, stopped by the watchdog (docs/reliability.md): the message names the simulated
@@ -32,18 +38,28 @@ public:
     using ScenarioError::ScenarioError;
 };
 
-// Throws ScenarioError for an invalid setup and RunStuck for a run that cannot end; returns with
-// metrics["cancelled"] = 1 if interrupted. While the run goes, the interrupter also hears the workload's progress
-// (Interrupter::progress, 0..1, from this thread) when the workload can tell it.
+// A run stopped at its event budget (RunSpec::maxEvents): the message names the budget, the simulated time and how
+// much of the workload's work was done. An input error as far as the CLI is concerned (exit 2).
+class RunTooLong : public ScenarioError {
+public:
+    using ScenarioError::ScenarioError;
+};
+
+// Throws ScenarioError for an invalid setup or a program that gave up (ProgramError), RunTooLong past the event
+// // budget and RunStuck for a run that cannot end; returns with metrics["cancelled"] = 1 if interrupted. While the
+// run goes, the interrupter also hears the workload's progress (Interrupter::progress, 0..1, from this thread) when
+// the workload can tell it.
 RunResult executeRun(const RunSpec& spec, Interrupter* interrupter = nullptr);
 
 // Host memory one run needs, from the machine alone (before anything is allocated): page frames (the PageArray
 // bytes per page, measured from the class, plus a free-list slot), one PTE for every page that can be mapped (RAM
-// and swap), the swap map and swap cache per swap slot, and the recording budget. The workload's own state
-// (tasks, VMAs) is small beside these and left out.
+// and swap), the swap map and swap cache per swap slot, the PTEs of mappings the workload makes beyond those
+// (WorkloadKind::mappedPages) and the recording budget. The workload's own state (tasks, VMAs) is small beside
+// these and left out.
 struct RunMemory {
     std::uint64_t frames = 0;
     std::uint64_t swapSlots = 0;
+    std::uint64_t mappedPages = 0; // PTEs of the workload's mappings beyond RAM + swap (WorkloadKind::mappedPages)
     std::uint64_t bytes = 0;
 };
 RunMemory estimateRunMemory(const RunSetup& setup, const RecordingOptions& recording);

@@ -109,6 +109,7 @@ MemoryEstimate estimateMemory(const Scenario& sc, const RunnerOptions& opts)
         if (m.bytes > e.perRunBytes) {
             e.perRunBytes = m.bytes;
             e.simulatedPages = m.frames + m.swapSlots;
+            e.mappedPages = m.mappedPages;
         }
     }
     e.concurrent = std::min<std::size_t>(plan.size(), static_cast<std::size_t>(threadCount(opts)));
@@ -158,7 +159,9 @@ std::string hostMemoryShortfall(const Scenario& sc, const RunnerOptions& opts)
     std::ostringstream o;
     o << sc.id() << ": needs about " << gib(e.totalBytes) << " of host memory (" << e.concurrent << " concurrent run"
       << (e.concurrent == 1 ? "" : "s") << " x " << gib(e.perRunBytes) << " for " << e.simulatedPages
-      << " simulated pages and swap slots" << (opts.recording.enabled ? " plus the recording budget" : "")
+      << " simulated pages and swap slots"
+      << (e.mappedPages ? " and the page tables of " + std::to_string(e.mappedPages) + " mapped pages" : "")
+      << (opts.recording.enabled ? " plus the recording budget" : "")
       << ") but the host has " << gib(avail) << " (" << source << ")";
     return o.str();
 }
@@ -260,6 +263,7 @@ std::vector<ScenarioOutcome> runScenarios(const std::vector<const Scenario*>& sc
         spec.seed = runSeed(sc.seed(), spec.variant, spec.point, spec.rep);
         spec.bootSeed = bootSeed(sc.seed(), spec.point, spec.rep);
         spec.checkInvariants = opts.checkInvariants;
+        spec.maxEvents = opts.maxEvents;
         spec.recording = opts.recording;
         RunSlot slot(opts.interrupter, tracker, k);
         try {

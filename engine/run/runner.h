@@ -21,6 +21,7 @@ struct RunnerOptions {
     // at least 0.1 %; concurrent calls may arrive out of order, so keep the largest.
     std::function<void(double)> progressFraction;
     bool checkInvariants = false;
+    std::uint64_t maxEvents = kDefaultMaxEvents; // each run's event budget (RunSpec::maxEvents)
     RecordingOptions recording;
     // Run only slice shardIndex (0-based) of shardCount slices of the plan (mmscope-cli run --shard K/N).
     std::size_t shardIndex = 0;
@@ -42,6 +43,7 @@ bool inShard(std::size_t run, std::size_t index, std::size_t count);
 struct MemoryEstimate {
     std::uint64_t perRunBytes = 0; // the largest run
     std::uint64_t simulatedPages = 0; // of that run: page frames + swap slots
+    std::uint64_t mappedPages = 0; // of that run: RunMemory::mappedPages
     std::size_t concurrent = 0;
     std::uint64_t totalBytes = 0;
 };

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -439,6 +440,27 @@ void Scenario::set(const std::string& path, const std::string& value)
     m_doc = Scenario::fromJson(doc, origin).m_doc;
     if (machineField && path != "machine.preset")
         m_machineSets.emplace_back(path, v);
+}
+
+void Scenario::set(const std::vector<std::pair<std::string, std::string>>& sets)
+{
+    std::vector<std::pair<std::string, std::string>> pending = sets;
+    while (!pending.empty()) {
+        std::vector<std::pair<std::string, std::string>> refused;
+        std::optional<ScenarioError> first;
+        for (auto& [path, value] : pending) {
+            try {
+                set(path, value);
+            } catch (const ScenarioError& e) {
+                refused.emplace_back(path, value);
+                if (!first)
+                    first = e;
+            }
+        }
+        if (refused.size() == pending.size())
+            throw *first;
+        pending = std::move(refused);
+    }
 }
 
 void Scenario::setReps(int reps) { set("reps", std::to_string(reps)); }

@@ -46,6 +46,10 @@ public:
     // the scenario on that machine (its sockets, cpus, memory and swap); machine fields set before or after it
     // hold on the new machine.
     void set(const std::string& path, const std::string& value);
+    // Several --set at once, in any order: a value the scenario refuses only because of another field not yet set
+    // (machine.cpus=1 before machine.sockets=1) is applied once the others are. The first refusal that stays is
+    // thrown.
+    void set(const std::vector<std::pair<std::string, std::string>>& sets);
     void setReps(int reps);
     void setSeed(std::uint64_t seed);
     // Keeps only the named variants (in the given order); unknown names are an error.

@@ -5,7 +5,11 @@ namespace mms {
 namespace {
     Co<> taskMain(Sched& s, Task& t, Co<> body)
     {
-        co_await body;
+        try {
+            co_await body;
+        } catch (...) {
+            s.noteTaskError(std::current_exception());
+        }
         co_await s.flush(t);
         s.taskExit(t);
     }

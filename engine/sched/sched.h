@@ -9,6 +9,7 @@
 #include "sim/simulator.h"
 
 #include "sim/fifo.h"
+#include <exception>
 #include <memory>
 #include <vector>
 
@@ -151,6 +152,14 @@ public:
     void taskExit(Task& t);
     int liveTasks() const { return m_live; }
     int liveUserTasks() const { return m_liveUser; }
+    // The first exception a task's body ended with (a program giving up, a model error): the task exits as if it
+    // returned, and the run reports this once the simulator stops.
+    std::exception_ptr taskError() const { return m_taskError; }
+    void noteTaskError(std::exception_ptr e)
+    {
+        if (!m_taskError)
+            m_taskError = std::move(e);
+    }
     Time idleTotal() const;
 
 private:
@@ -176,6 +185,7 @@ private:
     TraceSink* m_trace = nullptr;
     int m_live = 0;
     int m_liveUser = 0;
+    std::exception_ptr m_taskError;
     bool m_wakeIdleSibling = false;
     int selectIdleSibling(int cpu) const;
 };

@@ -47,8 +47,11 @@ namespace {
     // main(): allocate and fill the chunks, then start the threads.
     Co<> ebizzyMain(Kernel& k, Task& t, Params& p, std::vector<Task*>& threads, std::uint64_t& records)
     {
-        auto pages = static_cast<std::uint32_t>(static_cast<std::uint64_t>(p.chunks) * p.chunkSize / kPageSize);
-        p.chunkStart = sys::mmap(k, t, pages);
+        const std::uint64_t bytes = static_cast<std::uint64_t>(p.chunks) * p.chunkSize;
+        p.chunkStart = sys::mmap(k, t, bytes / kPageSize);
+        if (p.chunkStart == sys::MAP_FAILED)
+            throw ProgramError("ebizzy: mmap of the chunks: Cannot allocate memory");
+        const auto pages = static_cast<std::uint32_t>(bytes / kPageSize);
         for (std::uint32_t i = 0; i < pages; ++i) {
             co_await sys::touch(k, t, p.chunkStart + i, sys::Access::Write);
             sys::compute(t, sys::machine_costs(k).userMemsetPageNs); // fill with random records

@@ -1,6 +1,7 @@
 #include "workload/glibcarena.h"
 
 #include <algorithm>
+#include <string>
 
 namespace mms {
 
@@ -18,7 +19,9 @@ GlibcArena::GlibcArena(Kernel& k, Task& t, const ArenaParams& p, const UserSpace
     , m_p(p)
     , m_user(user)
 {
-    m_start = sys::mmap(k, t, static_cast<std::uint32_t>(p.heapMax / kPageSize));
+    m_start = sys::mmap_noreserve(k, t, p.heapMax / kPageSize);
+    if (m_start == sys::MAP_FAILED)
+        throw ProgramError("glibc: new_heap: mmap: Cannot allocate memory");
     // new_heap(): size + top_pad, at least HEAP_MIN_SIZE, made read-write by one mprotect at arena creation.
     m_size = pageAlignUp(std::min(p.heapMax, std::max(HEAP_MIN_SIZE, initial + p.topPad)));
     m_mprotectSize = m_size;
@@ -69,6 +72,12 @@ Co<std::uint64_t> GlibcArena::malloc(Task& t, std::uint64_t bytes)
 {
     std::uint64_t nb = std::max(MINSIZE, (bytes + 15) / 16 * 16);
     sys::compute(t, kMallocNs);
+    // The model keeps every chunk in the one heap; glibc would mmap a chunk its heap cannot hold (sysmalloc), which
+    // the workloads here never need at their parameters' defaults. Past it, the program gives up with the reason.
+    if (m_brk + nb + MINSIZE > m_p.heapMax)
+        throw ProgramError("glibc: malloc(" + std::to_string(bytes) + " bytes) with " + std::to_string(m_brk)
+            + " in use does not fit the arena's heap of " + std::to_string(m_p.heapMax)
+            + " bytes (HEAP_MAX_SIZE; chunks mmapped on their own are not modelled)");
     if (m_brk + nb + MINSIZE > m_size) // sysmalloc(): the top chunk is too small
         co_await grow_heap(t, m_brk + nb + MINSIZE - m_size);
     std::uint64_t off = m_brk;

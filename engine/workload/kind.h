@@ -33,6 +33,10 @@ struct WorkloadKind {
     std::string description;
     std::vector<ParamSpec> params;
     std::unique_ptr<Workload> (*make)(); // callers include workload/workload.h
+    // Pages the workload's processes map in all, from its (scaled) parameters: the model's page tables are dense
+    // (one PTE per mapped page), so the host memory a run needs grows with them (estimateRunMemory). Null: the
+    // mappings are within the machine's RAM + swap (already counted).
+    std::uint64_t (*mappedPages)(const nlohmann::json& params) = nullptr;
 };
 
 const std::vector<WorkloadKind>& workloadKinds();

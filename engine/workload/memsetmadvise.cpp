@@ -11,6 +11,8 @@ namespace {
     {
         const double memsetPage = sys::machine_costs(k).userMemsetPageNs;
         std::uint32_t start = sys::mmap(k, t, pages);
+        if (start == sys::MAP_FAILED)
+            throw ProgramError("memset+madvise: mmap: Cannot allocate memory");
         for (int loop = 0; loop < loops; ++loop) {
             for (std::uint32_t i = 0; i < pages; ++i) {
                 co_await sys::touch(k, t, start + i, sys::Access::Write);
@@ -80,6 +82,9 @@ WorkloadKind memsetMadviseKind()
             { "loops", ParamKind::Int, 5, false, "memset+madvise iterations", 1, 1000 },
         },
         [] { return std::unique_ptr<Workload>(new MemsetMadvise); },
+        [](const nlohmann::json& q) {
+            return q.at("processes").get<std::uint64_t>() * (q.at("size").get<std::uint64_t>() / kPageSize);
+        },
     };
 }
 

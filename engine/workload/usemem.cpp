@@ -31,6 +31,8 @@ namespace {
                 Task& t = sys::spawn_process(
                     k, "usemem-" + std::to_string(i), cpu, Rng::mix(ctx.seed, static_cast<std::uint64_t>(i)));
                 std::uint32_t start = sys::mmap(k, t, perProcess);
+                if (start == sys::MAP_FAILED)
+                    throw ProgramError("usemem: mmap: Cannot allocate memory");
                 auto& o = order[static_cast<std::size_t>(i)];
                 o.resize(perProcess);
                 std::iota(o.begin(), o.end(), start);

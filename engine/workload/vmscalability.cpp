@@ -93,6 +93,9 @@ namespace {
                     sys::cgroup_attach(k, t, j); // with per-memcg lruvecs (lru.lruvecs > 1): memcg j mod N
                     m_tasks.push_back(&t);
                     if (m_mmap) {
+                        if (pages >= sys::MAP_FAILED)
+                            throw ProgramError("usemem: mmap of a " + std::to_string(pages)
+                                + "-page file: Cannot allocate memory (the model's address space is 2^32 pages)");
                         auto n = static_cast<std::uint32_t>(pages);
                         std::uint32_t start = sys::mmap_file(k, t, file, 0, n);
                         sys::start(k, t, usemem_readonly(k, t, start, n, spec));
@@ -189,7 +192,10 @@ WorkloadKind lruFileMmapReadKind()
     p[1].defaultValue = 1;
     return { "lru-file-mmap-read",
         "vm-scalability case-lru-file-mmap-read: one usemem -f sparse-file --readonly per file, mmap faults, RAM << data",
-        std::move(p), makeMmap };
+        std::move(p), makeMmap, [](const nlohmann::json& q) {
+            return q.at("files").get<std::uint64_t>() * q.at("readers").get<std::uint64_t>()
+                * (q.at("size").get<std::uint64_t>() / kPageSize);
+        } };
 }
 
 } // namespace mms

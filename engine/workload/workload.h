@@ -7,6 +7,7 @@
 #include "kernel/syscalls.h"
 #include "workload/kind.h"
 
+#include <stdexcept>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -30,6 +31,14 @@ struct WorkloadContext {
     const nlohmann::json& params; // validated, scaled, every default filled in
     std::uint64_t seed;
     UserSpace user;
+};
+
+// A benchmark program that gives up, as the real one exits with its perror() message (ebizzy's "mmap: Cannot
+// allocate memory"): thrown from the program's task, it ends the run with that message (an input error to the CLI,
+// exit 2: the workload asked for more than the machine allows).
+class ProgramError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
 };
 
 class Workload {
