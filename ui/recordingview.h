@@ -1,5 +1,5 @@
 #pragma once
-// Helpers shared by the views that play a Recording: the frame at a simulated time, and the state colours.
+// Functions shared by the views that play a Recording: the frame at a simulated time, and the state colours.
 
 #include "run/recording.h"
 

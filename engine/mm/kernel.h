@@ -182,7 +182,7 @@ public:
     // congestion_wait(): sleep until some swap write completes, at most `timeout`.
     Co<> congestion_wait(Task& t, Time timeout);
 
-    // LRU list helpers (the caller holds lru_lock). Inline: every page read or faulted in passes through them.
+    // LRU list operations (the caller holds lru_lock). Inline: every page read or faulted in passes through them.
     void add_page_to_lru_list(Pfn p, LruList l, bool tail = false)
     {
         Lruvec& v = lruvecOf(p);

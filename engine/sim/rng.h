@@ -1,6 +1,6 @@
 #pragma once
 // The one random generator of the engine: splitmix64, seeded from (scenario seed, variant, point, repetition,
-// stream). Sampling helpers are our own so that every standard library gives the same numbers.
+// stream). The sampling functions are our own so that every standard library gives the same numbers.
 
 #include <cstdint>
 #include <string_view>

@@ -114,7 +114,7 @@ private:
     LockStat m_stat;
 };
 
-// RAII-free helper for the common pattern in kernel paths:  co_await spin_lock(s, t, l); ... spin_unlock(s, t, l);
+// RAII-free shorthand for the common pattern in kernel paths:  co_await spin_lock(s, t, l); ... spin_unlock(s, t, l);
 inline SpinLock::Acquire spin_lock(Sched& s, Task& t, SpinLock& l) { return l.lock(s, t); }
 inline void spin_unlock(Sched& s, Task& t, SpinLock& l) { l.unlock(s, t); }
 

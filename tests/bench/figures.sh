@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# figures.sh CLI [RUNS]: the two headline speed figures of docs/benchmarks.md, measured with an mmscope-cli binary.
+#
+#   events   the madvise path's simulated events per second per host core: `run madv-free-swapin --variant madvfree
+#            --scale 0.05 --threads 1`, RUNS times (default 7); the event count is the JSON's, the time is the
+#            process's user CPU time (start-up and scenario loading included)
+#   reproduce  full-scale `reproduce --threads 2`, RUNS times (default 1; minutes each): wall, user and sys seconds,
+#            and the maximum resident set where /usr/bin/time exists
+#
+# usage: tests/bench/figures.sh events|reproduce CLI [RUNS]
+# Each prints min / median / max over the runs. Wall time depends on what else the host runs: measure on an idle
+# host and say when it was not.
+set -euo pipefail
+what=${1:?usage: figures.sh events|reproduce CLI [RUNS]}
+cli=${2:?usage: figures.sh events|reproduce CLI [RUNS]}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+TIMEFORMAT='%R %U %S'
+
+# stats: min / median / max of the numbers on standard input
+stats() { sort -g | awk '{ v[NR] = $1 } END { printf "%.3f / %.3f / %.3f\n", v[1], (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2), v[NR] }'; }
+
+case $what in
+events)
+    runs=${3:-7}
+    for ((i = 0; i < runs; i++)); do
+        { time "$cli" run madv-free-swapin --variant madvfree --scale 0.05 --threads 1 --format json --out "$tmp/run.json"; } 2> "$tmp/time"
+        events=$(awk -F: '/"events":/ { gsub(/[ ,]/, "", $2); s += $2 } END { print s }' "$tmp/run.json")
+        read -r wall user sys < <(tail -1 "$tmp/time")
+        echo "$events $wall $user" >> "$tmp/runs"
+        awk -v e="$events" -v u="$user" -v w="$wall" 'BEGIN { printf "run: %d events, %.3f s user, %.3f s wall: %.1f M events/s per core\n", e, u, w, e / u / 1e6 }'
+    done
+    echo "events: $(awk 'NR == 1 { print $1 }' "$tmp/runs")"
+    echo "user s (min / median / max): $(awk '{ print $3 }' "$tmp/runs" | stats)"
+    echo "M events/s per core (min / median / max): $(awk '{ print $1 / $3 / 1e6 }' "$tmp/runs" | stats)"
+    ;;
+reproduce)
+    runs=${3:-1}
+    for ((i = 0; i < runs; i++)); do
+        if [[ -x /usr/bin/time ]]; then
+            /usr/bin/time -f '%e %U %S %M' -o "$tmp/time" "$cli" reproduce --threads 2 > "$tmp/out.txt"
+        else
+            { time "$cli" reproduce --threads 2 > "$tmp/out.txt"; } 2> "$tmp/time"
+        fi
+        tail -1 "$tmp/time" >> "$tmp/runs"
+        echo "run: $(tail -1 "$tmp/time") (wall s, user s, sys s, max RSS KiB)"
+        sed -n '/^summary/,$p' "$tmp/out.txt"
+    done
+    echo "wall s (min / median / max): $(awk '{ print $1 }' "$tmp/runs" | stats)"
+    echo "user s (min / median / max): $(awk '{ print $2 }' "$tmp/runs" | stats)"
+    if awk 'NF < 4 { exit 1 }' "$tmp/runs"; then
+        echo "max RSS GB (min / median / max): $(awk '{ print $4 * 1024 / 1e9 }' "$tmp/runs" | stats)"
+    fi
+    ;;
+*)
+    echo "figures.sh: $what: expected events or reproduce" >&2
+    exit 2
+    ;;
+esac
