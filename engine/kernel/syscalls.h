@@ -52,7 +52,7 @@ namespace sys {
 
     // mmap(MAP_ANONYMOUS | MAP_PRIVATE) of `pages`: the first page of the new mapping. Creating the VMA costs no
     // simulated time (its pages fault in on first touch, which is what the model charges). MAP_FAILED (ENOMEM) when
-    // the overcommit heuristic refuses it (__vm_enough_memory, overcommit.guess) or the process's address space, in
+    // the overcommit heuristic refuses it (__vm_enough_memory, the `overcommit` toggle) or the process's address space, in
     // the model one 32-bit page index (16 TiB), has no room for it.
     inline constexpr std::uint32_t MAP_FAILED = 0xffffffffu;
     std::uint32_t mmap(Kernel& k, Task& t, std::uint64_t pages);

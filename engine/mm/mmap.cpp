@@ -27,7 +27,9 @@ bool vm_enough_memory(const Kernel& k, std::uint64_t pages)
         swapTotal += si->nrSlots() - 1u; // slot 0 holds the swap header
         swapFree += si->nrSlots() - 1u - si->inuse;
     }
-    if (k.tg.overcommitTotal) // 5.2+: totalram_pages() + total_swap_pages
+    if (k.tg.overcommit == Overcommit::Always)
+        return true;
+    if (k.tg.overcommit == Overcommit::GuessTotal) // 5.2+: totalram_pages() + total_swap_pages
         return pages <= k.pages.size() + swapTotal;
     // Before 5.2: NR_FREE_PAGES + NR_FILE_PAGES (page cache reclaim can drop) + free swap, less totalreserve_pages
     // (the high watermarks). The model's page cache is its file LRU; it has no reclaimable slab.

@@ -18,8 +18,8 @@ Co<> sys_brk(Kernel& k, Task& t, MmStruct& mm, std::uint32_t pages);
 // inside the heap through do_huge_pmd_anonymous_page when thp.enabled.
 Co<> heap_touch(Kernel& k, Task& t, MmStruct& mm);
 
-// __vm_enough_memory() under the default vm.overcommit_memory=0 (OVERCOMMIT_GUESS), as overcommit.guess says: can a
-// private writable mapping of `pages` be backed? The heuristic refuses only obvious overcommits (mmap: ENOMEM).
+// __vm_enough_memory() as the `overcommit` toggle says: can a private writable mapping of `pages` be backed? The
+// default heuristic refuses only obvious overcommits (mmap: ENOMEM); vm.overcommit_memory=1 refuses nothing.
 bool vm_enough_memory(const Kernel& k, std::uint64_t pages);
 
 } // namespace mms

@@ -104,7 +104,9 @@ namespace {
             { "thp.enabled", choice(&Toggles::thpEnabled, { { "always", true }, { "never", false } }) },
             { "fork.stack_order", integer(&Toggles::forkStackOrder, 0, 4) },
             { "oom.reclaim_retries", boolean(&Toggles::reclaimRetries) },
-            { "overcommit.guess", choice(&Toggles::overcommitTotal, { { "free", false }, { "total", true } }) },
+            { "overcommit",
+                choice(&Toggles::overcommit,
+                    { { "guess-free", Overcommit::GuessFree }, { "guess-total", Overcommit::GuessTotal }, { "always", Overcommit::Always } }) },
         };
         return m;
     }
@@ -169,7 +171,8 @@ Toggles Toggles::forKernel(const KernelVersion& v)
     t.forkStackOrder = before(3, 15) ? 1 : 2;
     // should_reclaim_retry() and MAX_RECLAIM_RETRIES: 0a0337e0d1d1 "mm, oom: rework oom detection" (4.7).
     t.reclaimRetries = !before(4, 7);
-    t.overcommitTotal = !before(5, 2); // 8c7829b04c52 "mm: fix false-positive OVERCOMMIT_GUESS failures"
+    // 8c7829b04c52 "mm: fix false-positive OVERCOMMIT_GUESS failures" (5.2).
+    t.overcommit = before(5, 2) ? Overcommit::GuessFree : Overcommit::GuessTotal;
     return t;
 }
 
@@ -215,7 +218,7 @@ nlohmann::json Toggles::toJson() const
         { "thp.enabled", thpEnabled ? "always" : "never" },
         { "fork.stack_order", forkStackOrder },
         { "oom.reclaim_retries", reclaimRetries },
-        { "overcommit.guess", overcommitTotal ? "total" : "free" },
+        { "overcommit", pick(overcommit, { "guess-free", "guess-total", "always" }) },
     };
 }
 

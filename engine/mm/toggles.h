@@ -18,6 +18,7 @@ enum class RwsemImplToggle : std::uint8_t { Spinlock, Xadd };
 enum class EvictableCall : std::uint8_t { None, OutOfLine, Inline };
 enum class LruBarrier : std::uint8_t { None, SmpMb, AfterAtomic };
 enum class SlotsCache : std::uint8_t { Off, PerCpu, PerCpuPerDevice };
+enum class Overcommit : std::uint8_t { GuessFree, GuessTotal, Always };
 enum class IMmapLock : std::uint8_t { Mutex, Rwsem };
 
 // A kernel version "X.Y" or "X.Y.Z" (2.6.20, 3.12, 4.11, 5.6, ...).
@@ -69,10 +70,12 @@ struct Toggles {
     // whose MAX_RECLAIM_RETRIES rounds of direct reclaim in a row freed nothing calls the OOM killer. Before it (off),
     // the OOM killer runs only when nothing is left that reclaim could free (zone_reclaimable()).
     bool reclaimRetries = false;
-    // overcommit.guess: how __vm_enough_memory() guesses under the default vm.overcommit_memory=0 whether a private
-    // mapping can be backed: `free` (before 5.2) counts free pages, page cache and free swap less the high
-    // watermarks; `total` (8c7829b04c52, 5.2) refuses only a mapping larger than RAM + swap.
-    bool overcommitTotal = false;
+    // overcommit: vm.overcommit_memory and how __vm_enough_memory() decides whether a new private mapping can be
+    // backed. The default 0 (OVERCOMMIT_GUESS) guesses as the kernel version does: `guess-free` (before 5.2) counts
+    // free pages, page cache and free swap less the high watermarks; `guess-total` (8c7829b04c52, 5.2) refuses only
+    // a mapping larger than RAM + swap. `always` is vm.overcommit_memory=1: every mapping is granted, and memory
+    // runs out at fault time instead (the OOM killer).
+    Overcommit overcommit = Overcommit::GuessFree;
 
     // The defaults of a kernel version: each era rule (toggles.cpp) with the commit or release it comes from.
     static Toggles forKernel(const KernelVersion& v);
