@@ -48,6 +48,9 @@ Kernel::Kernel(Sched& sched, const Toggles& toggles, std::uint64_t reservedPages
         si->slot.assign(slots, SwapSlot {});
         si->dev = std::make_unique<BlockDevice>(s, m.swap[i].device, static_cast<int>(i));
         si->dev->setCompletion([this](BlockDevice& d, IoRequest& r) { endIo(d, r); });
+        // SWP_SOLIDSTATE: every device kind here but the rotating disk.
+        if (tg.swapPercpuCluster && tg.slotsCache == SlotsCache::Off && m.swap[i].device.kind != "hdd-2007")
+            si->percpuCluster.assign(static_cast<std::size_t>(s.cpuCount()), 0);
         if (tg.slotsCache != SlotsCache::Off) {
             si->clusterLocks.reserve((slots + SWAPFILE_CLUSTER - 1) / SWAPFILE_CLUSTER);
             for (std::uint32_t c = 0; c < slots; c += SWAPFILE_CLUSTER)
@@ -214,6 +217,8 @@ std::vector<const LockStat*> Kernel::lockStats() const
         v.push_back(&lv->lru_lock.stat());
     if (tlbAckWait.acquisitions)
         v.push_back(&tlbAckWait);
+    if (swapAvailLock.stat().acquisitions)
+        v.push_back(&swapAvailLock.stat());
     for (auto& si : swap) {
         v.push_back(&si->lock.stat());
         v.push_back(&si->treeLock.stat());
@@ -234,6 +239,8 @@ std::vector<const LockStat*> Kernel::lockStats() const
     }
     for (auto& mm : mms) {
         v.push_back(&mm->mmap_sem.stat());
+        if (mm->anon_vma.stat().acquisitions)
+            v.push_back(&mm->anon_vma.stat());
         if (mm->mmap_sem.impl() == RwsemImpl::Spinlock)
             v.push_back(&mm->mmap_sem.waitLock().stat());
         for (auto& l : mm->ptl)
@@ -419,6 +426,7 @@ const char* vmName(Vm v)
     case Vm::PgDeactivate: return "pgdeactivate";
     case Vm::PgRotated: return "pgrotated";
     case Vm::AllocStall: return "allocstall";
+    case Vm::IsolateThrottle: return "too_many_isolated_waits";
     case Vm::KswapdWakeup: return "kswapd_wakeup";
     case Vm::TlbLocalFlush: return "tlb_local_flush";
     case Vm::TlbRemoteIpi: return "tlb_remote_ipi";

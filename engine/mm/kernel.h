@@ -139,6 +139,9 @@ public:
     }();
     std::vector<SwapSlotsCache> swapSlots; // per CPU; empty when swap.slots_cache is off
     int nrSwapPagesLine = -1; // the CPU that last wrote nr_swap_pages (a global atomic_long_t); -1: none yet
+    // swap_avail_lock (4.0-4.10): guards the plist of swap devices with free slots; get_swap_page() takes it for
+    // every slot before the device's own si->lock. Listed by lockStats() once taken.
+    SpinLock swapAvailLock { "swap_avail_lock" };
 
     // The allocator's ways out when memory runs out (page_alloc.cpp): allocations that gave up (__GFP_NORETRY
     // after a round of direct reclaim, costly orders, an OOM victim with the reserves gone), and the OOM killer's

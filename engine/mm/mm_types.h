@@ -38,6 +38,11 @@ struct MmStruct {
     std::vector<Pte> pte; // one entry per virtual page, from vpn 0
     std::vector<std::unique_ptr<SpinLock>> ptl; // split page-table locks, one per PTRS_PER_PTE entries
     RwSem mmap_sem { "mm->mmap_sem" };
+    // The root anon_vma's rwsem (3.8+; a spinlock before 2.6.36): one anon_vma per process here, as a process that
+    // never forks has. Reclaim's rmap walks of its anonymous pages take it for read (page_referenced through
+    // page_lock_anon_vma_read's down_read_trylock, try_to_unmap through anon_vma_lock_read), so its count's cache
+    // line travels between the reclaiming CPUs.
+    RwSem anon_vma { "anon_vma->rwsem" };
     std::vector<Vma> vmas;
     std::vector<std::uint8_t> cpuVmMask; // mm_cpumask: CPUs running the mm at its last TLB flush (x86 clears lazily)
     std::uint64_t rss = 0; // MM_ANONPAGES

@@ -43,6 +43,9 @@ struct Zone {
 
     SpinLock lock { "zone->lock" };
     std::uint64_t watermarkMin = 0, watermarkLow = 0, watermarkHigh = 0; // pages
+    // NR_ISOLATED_ANON / NR_ISOLATED_FILE: pages reclaim has taken off the LRU lists and not yet put back or freed
+    // (too_many_isolated() compares them with the inactive lists).
+    std::uint64_t nrIsolatedAnon = 0, nrIsolatedFile = 0;
     std::uint64_t nrFree() const { return m_nrFree; } // NR_FREE_PAGES (the per-cpu lists not included)
     std::uint64_t nrFreeArea(int order) const { return m_nrArea[static_cast<std::size_t>(order)]; }
     // compaction's scanner positions (zone->compact_cached_migrate_pfn / free_pfn) and deferral (3.x)

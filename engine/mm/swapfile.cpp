@@ -6,6 +6,7 @@
 #include "mm/page_alloc.h"
 #include "mm/swap_slots.h"
 
+#include <algorithm>
 #include <cassert>
 
 namespace mms {
@@ -13,18 +14,30 @@ namespace mms {
 namespace {
     SwapInfo& swapInfo(Kernel& k, std::uint32_t entry) { return *k.swap[pte::swpType(entry)]; }
 
-    void maybeReleaseSlot(SwapInfo& si, std::uint32_t off)
+    // atomic_long_inc/dec(&nr_swap_pages): one locked RMW on a global line, plus its transfer when another CPU
+    // wrote it last.
+    void nr_swap_pages_add(Kernel& k, Task& t)
     {
-        if (!si.slotUsed(off))
+        Sched::burn(t, k.cost.lockedRmwNs + k.s.lineTransferNs(k.nrSwapPagesLine, t.cpu));
+        k.nrSwapPagesLine = t.cpu;
+    }
+
+    // swap_entry_free() (4.0), under si->lock: a slot left with no reference is free again (inuse_pages--,
+    // nr_swap_pages++).
+    void maybeReleaseSlot(Kernel& k, Task& t, SwapInfo& si, std::uint32_t off)
+    {
+        if (!si.slotUsed(off)) {
             --si.inuse;
+            nr_swap_pages_add(k, t);
+        }
     }
 
     // With the slots cache (4.11), a slot whose last reference went is not freed but kept (SWAP_HAS_CACHE) for
     // free_swap_slot(). Returns true when the caller must hand it over, after dropping its lock.
-    bool releaseSlot(Kernel& k, SwapInfo& si, std::uint32_t off)
+    bool releaseSlot(Kernel& k, Task& t, SwapInfo& si, std::uint32_t off)
     {
         if (k.tg.slotsCache == SlotsCache::Off) {
-            maybeReleaseSlot(si, off);
+            maybeReleaseSlot(k, t, si, off);
             return false;
         }
         if (si.slotUsed(off))
@@ -55,6 +68,59 @@ namespace {
         spin_unlock(k.s, t, k.lruvec.lru_lock);
         co_await free_hot_cold_page(k, t, p);
     }
+    // A cluster none of whose slots is in use (cluster_is_free()).
+    bool clusterFree(const SwapInfo& si, std::uint32_t c)
+    {
+        std::uint32_t end = std::min(si.nrSlots(), (c + 1) * SWAPFILE_CLUSTER);
+        for (std::uint32_t off = c * SWAPFILE_CLUSTER; off < end; ++off)
+            if (si.slotUsed(off))
+                return false;
+        return true;
+    }
+
+    // scan_swap_map_try_ssd_cluster() (3.14-4.10), the caller holding si->lock: the next free slot of this CPU's
+    // cluster; when it has none or has used it up, a free cluster becomes its own (the head of si->free_clusters:
+    // here the next free one from where the last search ended, the header's cluster 0 never being free). 0 when the
+    // device has no per-CPU clusters or no free cluster is left, and scan_swap_map() falls back to its linear scan.
+    // `scanned`: swap_map bytes looked at in the cluster.
+    std::uint32_t scan_swap_map_try_ssd_cluster(SwapInfo& si, int cpu, std::uint32_t& scanned)
+    {
+        if (si.percpuCluster.empty())
+            return 0;
+        std::uint32_t& next = si.percpuCluster[static_cast<std::size_t>(cpu)];
+        const std::uint32_t nrClusters = si.nrSlots() / SWAPFILE_CLUSTER; // a partial last cluster is not used
+        if (nrClusters < 2)
+            return 0;
+        for (int fresh = 0; fresh < 2; ++fresh) {
+            if (next == 0) {
+                std::uint32_t c = 0;
+                for (std::uint32_t tries = 0; tries < nrClusters; ++tries) {
+                    std::uint32_t cand = si.freeClusterNext >= nrClusters ? 1 : si.freeClusterNext;
+                    si.freeClusterNext = cand + 1;
+                    if (cand != 0 && clusterFree(si, cand)) {
+                        c = cand;
+                        break;
+                    }
+                }
+                if (c == 0)
+                    return 0;
+                next = c * SWAPFILE_CLUSTER;
+            }
+            std::uint32_t end = (next / SWAPFILE_CLUSTER + 1) * SWAPFILE_CLUSTER;
+            while (next < end && si.slotUsed(next)) {
+                ++next;
+                ++scanned;
+            }
+            if (next < end) {
+                std::uint32_t off = next++;
+                if (next == end)
+                    next = 0;
+                return off;
+            }
+            next = 0; // used up by frees and allocations of others: take another
+        }
+        return 0;
+    }
 } // namespace
 
 // get_swap_page() + scan_swap_map(): round-robin over equal-priority devices, first free slot from cluster_next.
@@ -68,18 +134,27 @@ static Co<std::uint32_t> get_swap_page_for(Kernel& k, Task& t, Pfn p)
     FnScope fn(t, "get_swap_page");
     static constexpr std::uint32_t kNone = 0xffffffffu;
     std::size_t n = k.swap.size();
+    // 4.0: atomic_long_dec(&nr_swap_pages), then swap_avail_lock while the device is picked from swap_avail_head
+    // and requeued behind its equal-priority siblings; the lock is dropped before the device's si->lock is taken.
+    nr_swap_pages_add(k, t);
+    co_await spin_lock(k.s, t, k.swapAvailLock);
+    Sched::burn(t, k.cost.listOpNs); // plist_requeue()
+    spin_unlock(k.s, t, k.swapAvailLock);
     for (std::size_t tries = 0; tries < n; ++tries) {
         std::size_t idx = (k.swapRotor + tries) % n;
         SwapInfo& si = *k.swap[idx];
         if (si.inuse + 1 >= si.nrSlots())
             continue;
         co_await spin_lock(k.s, t, si.lock);
-        std::uint32_t off = si.clusterNext;
         std::uint32_t scanned = 0;
-        while (si.slotUsed(off) || off == 0) {
-            off = off + 1 >= si.nrSlots() ? 1 : off + 1;
-            if (++scanned > si.nrSlots())
-                break;
+        std::uint32_t off = scan_swap_map_try_ssd_cluster(si, t.cpu, scanned);
+        if (off == 0) { // no per-CPU clusters, or no free cluster left: the linear scan from cluster_next
+            off = si.clusterNext;
+            while (si.slotUsed(off) || off == 0) {
+                off = off + 1 >= si.nrSlots() ? 1 : off + 1;
+                if (++scanned > si.nrSlots())
+                    break;
+            }
         }
         Sched::burn(t, k.cost.swapAllocNs + scanned * k.cost.swapScanPerSlotNs);
         if (scanned > si.nrSlots()) {
@@ -122,7 +197,7 @@ Co<> swapcache_free(Kernel& k, Task& t, std::uint32_t entry)
     co_await spin_lock(k.s, t, l);
     Sched::burn(t, k.cost.swapFreeNs);
     si.slot[off].cache = kNoPage;
-    bool toSlots = releaseSlot(k, si, off);
+    bool toSlots = releaseSlot(k, t, si, off);
     spin_unlock(k.s, t, l);
     if (toSlots)
         co_await free_swap_slot(k, t, entry);
@@ -165,7 +240,7 @@ Co<> swap_free(Kernel& k, Task& t, std::uint32_t entry)
     Sched::burn(t, k.cost.swapFreeNs);
     assert(si.slot[off].swapMap > 0);
     --si.slot[off].swapMap;
-    bool toSlots = releaseSlot(k, si, off);
+    bool toSlots = releaseSlot(k, t, si, off);
     spin_unlock(k.s, t, l);
     if (toSlots)
         co_await free_swap_slot(k, t, entry);
@@ -195,7 +270,7 @@ Co<> free_swap_and_cache(Kernel& k, Task& t, std::uint32_t entry)
     assert(si.slot[off].swapMap > 0);
     --si.slot[off].swapMap;
     Pfn page = si.slot[off].swapMap == 0 ? si.slot[off].cache : kNoPage;
-    bool toSlots = releaseSlot(k, si, off);
+    bool toSlots = releaseSlot(k, t, si, off);
     // find_get_page() + trylock_page(): a page under read I/O is locked and stays in the cache.
     if (page != kNoPage && k.pages.test(page, PG_locked))
         page = kNoPage;

@@ -48,6 +48,10 @@ struct SwapInfo {
     std::unique_ptr<BlockDevice> dev;
     // With swap.slots_cache only (empty otherwise): the clusters' ci->lock.
     std::vector<SpinLock> clusterLocks;
+    // si->percpu_cluster (swap.percpu_cluster, non-rotational device, no slots cache; empty otherwise): by CPU, the
+    // next offset to try in the cluster that CPU allocates from, 0 when it has none.
+    std::vector<std::uint32_t> percpuCluster;
+    std::uint32_t freeClusterNext = 1; // where the search for a free cluster resumes (cluster 0 holds the header)
 
     std::uint32_t nrSlots() const { return static_cast<std::uint32_t>(slot.size()); }
     bool slotUsed(std::uint32_t off) const

@@ -97,6 +97,7 @@ namespace {
                 choice(&Toggles::slotsCache,
                     { { "off", SlotsCache::Off }, { "per_cpu", SlotsCache::PerCpu }, { "per_cpu_per_device", SlotsCache::PerCpuPerDevice } }) },
             { "swap.sort_before_free", boolean(&Toggles::sortBeforeFree) },
+            { "swap.percpu_cluster", boolean(&Toggles::swapPercpuCluster) },
             { "swap.page_cluster", integer(&Toggles::swapPageCluster, 0, 6) },
             { "migrate.skip_unmapped", boolean(&Toggles::skipUnmapped) },
             { "i_mmap.lock", choice(&Toggles::immapLock, { { "mutex", IMmapLock::Mutex }, { "rwsem", IMmapLock::Rwsem } }) },
@@ -160,6 +161,9 @@ Toggles Toggles::forKernel(const KernelVersion& v)
     // batch by device before freeing it: Huang Ying's "mm, swap: sort swap entries before free" (4.13).
     t.slotsCache = before(4, 11) ? SlotsCache::Off : SlotsCache::PerCpu;
     t.sortBeforeFree = !before(4, 13);
+    // Per-CPU swap clusters on SSDs: ebc2a1a69111 "swap: make cluster allocation per-cpu" (3.14), on top of the
+    // cluster list of 2a8f94493432 (3.12).
+    t.swapPercpuCluster = !before(3, 14);
     // i_mmap: a mutex (a spinlock before 3.0, which the model does not distinguish) until c8c06efa8b55 made it
     // i_mmap_rwsem (3.19); in the same release 2ebba6b7e1d9 let migration skip the rmap walks of unmapped pages.
     t.immapLock = before(3, 19) ? IMmapLock::Mutex : IMmapLock::Rwsem;
@@ -211,6 +215,7 @@ nlohmann::json Toggles::toJson() const
         { "lru.lruvecs", lruvecs },
         { "swap.slots_cache", pick(slotsCache, { "off", "per_cpu", "per_cpu_per_device" }) },
         { "swap.sort_before_free", sortBeforeFree },
+        { "swap.percpu_cluster", swapPercpuCluster },
         { "swap.page_cluster", swapPageCluster },
         { "migrate.skip_unmapped", skipUnmapped },
         { "i_mmap.lock", pick(immapLock, { "mutex", "rwsem" }) },

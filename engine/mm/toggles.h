@@ -50,6 +50,10 @@ struct Toggles {
     // swap (seed 003)
     SlotsCache slotsCache = SlotsCache::Off; // swap.slots_cache: off|per_cpu|per_cpu_per_device
     bool sortBeforeFree = false; // swap.sort_before_free
+    // swap.percpu_cluster: scan_swap_map() on a non-rotational device gives each CPU a free 256-slot cluster of its
+    // own to allocate from (scan_swap_map_try_ssd_cluster, 3.14); off: every CPU allocates from the device's one
+    // cluster_next, so concurrent reclaimers interleave their slots.
+    bool swapPercpuCluster = false;
     int swapPageCluster = 3; // swap.page_cluster: readahead 2^n pages
     // migration (seed 004)
     bool skipUnmapped = false; // migrate.skip_unmapped

@@ -13,6 +13,7 @@
 #include "mm/tlb.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cmath>
 
 namespace mms {
@@ -34,7 +35,10 @@ namespace {
         return static_cast<double>(k.lruvec.nr[LRU_INACTIVE_ANON]) * ratio < static_cast<double>(k.lruvec.nr[LRU_ACTIVE_ANON]);
     }
 
-    // isolate_lru_pages() from the tail of list `l` (caller holds lru_lock).
+    // isolate_lru_pages() from the tail of list `l` (caller holds lru_lock): per page __isolate_lru_page()'s
+    // get_page_unless_zero() and ClearPageLRU(), two atomics on a struct page another CPU wrote last (the fault that
+    // mapped it, the reclaimer that put it back), and list_move() off the list, which writes both neighbours. The
+    // batch is counted in NR_ISOLATED_ANON until it is put back or freed.
     std::vector<Pfn> isolate_lru_pages(Kernel& k, Task& t, LruList l, int nr)
     {
         std::vector<Pfn> out;
@@ -43,11 +47,13 @@ namespace {
             Pfn p = k.pages.last(k.lruHead(l));
             if (p == kNoPage)
                 break;
+            k.touchLruDel(t, p);
             k.del_page_from_lru_list(p);
             k.pages.set(p, PG_isolated);
             out.push_back(p);
-            Sched::burn(t, k.cost.listOpNs);
+            Sched::burn(t, 2 * k.cost.lockedRmwNs + k.cost.listOpNs);
         }
+        k.zone.nrIsolatedAnon += out.size();
         return out;
     }
 
@@ -64,38 +70,57 @@ namespace {
         return young;
     }
 
-    // page_referenced() for an anonymous page (page_referenced_anon before 3.x's rmap_walk; the file half is
-    // mm/rmap.cpp): test and clear the young bit of its PTE under the owner's ptl.
-    Co<bool> page_referenced_anon(Kernel& k, Task& t, Pfn p)
+    // page_referenced() for an anonymous page (rmap_walk_anon; the file half is mm/rmap.cpp): under the anon_vma's
+    // rwsem for read (page_lock_anon_vma_read: down_read_trylock, else down_read), the interval tree's one VMA, then
+    // test and clear the young bit of its PTE under the owner's ptl. `held`: the caller has the rwsem already.
+    Co<bool> page_referenced_anon(Kernel& k, Task& t, Pfn p, bool held = false)
     {
         MmStruct* mm = k.mmOf(p);
         if (!mm || k.pages.mapcount(p) == 0)
             co_return false;
         FnScope fn(t, "page_referenced");
+        if (!held) {
+            if (!mm->anon_vma.down_read_trylock(k.s, t))
+                co_await mm->anon_vma.down_read(k.s, t);
+            Sched::burn(t, k.cost.rmapOpNs); // anon_vma_interval_tree_foreach + vma_address
+        }
         std::uint32_t vpn = k.pages.index(p);
         SpinLock& ptl = mm->ptlFor(vpn);
         co_await spin_lock(k.s, t, ptl);
-        co_return page_referenced_anon_pte(k, t, p, *mm, vpn, ptl);
+        bool young = page_referenced_anon_pte(k, t, p, *mm, vpn, ptl);
+        if (!mm->anon_vma.up_read_nowait(k.s, t))
+            co_await mm->anon_vma.up_read(k.s, t);
+        co_return young;
     }
 
-    // page_referenced_anon() as a plain call when the ptl is granted without suspending (SpinLock::Acquire's
-    // await_ready fast path): 0 or 1 is the answer, with the same clock, grant and charges as the coroutine's; -1
-    // when it would suspend, before anything changed (a refused await_ready has no side effect), and the caller
-    // awaits page_referenced_anon(), which makes the same attempt again. Host-side only: one coroutine frame
-    // fewer per page reclaim scans.
+    // page_referenced_anon() as a plain call when nothing in it suspends (the anon_vma's trylock succeeds, the ptl
+    // is granted by SpinLock::Acquire's await_ready fast path, the up_read wakes nobody): 0 or 1 is the answer, with
+    // the same clock, grants and charges as the coroutine's. -1: the trylock failed and nothing changed; -2: the
+    // rwsem is held and the ptl would have to be awaited (a refused await_ready has no side effect). The caller then
+    // awaits page_referenced_anon(), with held = (answer == -2), which carries on from the same point. Host-side
+    // only: one coroutine frame fewer per page reclaim scans.
     int page_referenced_anon_now(Kernel& k, Task& t, Pfn p)
     {
         MmStruct* mm = k.mmOf(p);
         if (!mm || k.pages.mapcount(p) == 0)
             return 0;
         FnScope fn(t, "page_referenced");
+        if (!mm->anon_vma.down_read_trylock(k.s, t))
+            return -1;
+        Sched::burn(t, k.cost.rmapOpNs); // anon_vma_interval_tree_foreach + vma_address
         std::uint32_t vpn = k.pages.index(p);
         SpinLock& ptl = mm->ptlFor(vpn);
         SpinLock::Acquire acquire = spin_lock(k.s, t, ptl);
         if (!acquire.await_ready())
-            return -1;
-        return page_referenced_anon_pte(k, t, p, *mm, vpn, ptl) ? 1 : 0;
+            return -2;
+        bool young = page_referenced_anon_pte(k, t, p, *mm, vpn, ptl);
+        // The trylock found no waiter and nothing has run since: the up_read wakes nobody and completes here.
+        [[maybe_unused]] bool released = mm->anon_vma.up_read_nowait(k.s, t);
+        assert(released);
+        return young ? 1 : 0;
     }
+
+    Co<Unmap> try_to_unmap_anon_one(Kernel& k, Task& t, Pfn p, MmStruct& mmRef);
 
     // try_to_unmap_one() for an anonymous page mapped once (try_to_unmap_anon).
     Co<Unmap> try_to_unmap_anon(Kernel& k, Task& t, Pfn p)
@@ -104,6 +129,18 @@ namespace {
         if (!mm || k.pages.mapcount(p) == 0)
             co_return Unmap::Done;
         FnScope fn(t, "try_to_unmap_one");
+        // rmap_walk_anon(): anon_vma_lock_read() around the walk.
+        co_await mm->anon_vma.down_read(k.s, t);
+        Sched::burn(t, k.cost.rmapOpNs); // anon_vma_interval_tree_foreach + vma_address
+        Unmap r = co_await try_to_unmap_anon_one(k, t, p, *mm);
+        co_await mm->anon_vma.up_read(k.s, t);
+        co_return r;
+    }
+
+    // try_to_unmap_one()'s work under the ptl.
+    Co<Unmap> try_to_unmap_anon_one(Kernel& k, Task& t, Pfn p, MmStruct& mmRef)
+    {
+        MmStruct* mm = &mmRef;
         std::uint32_t vpn = k.pages.index(p);
         SpinLock& ptl = mm->ptlFor(vpn);
         co_await spin_lock(k.s, t, ptl);
@@ -174,7 +211,7 @@ namespace {
         }
         int referenced = page_referenced_anon_now(k, t, p);
         if (referenced < 0) {
-            bool young = co_await page_referenced_anon(k, t, p);
+            bool young = co_await page_referenced_anon(k, t, p, referenced == -2);
             referenced = young ? 1 : 0;
         }
         if (referenced) { // PAGEREF_ACTIVATE for a swap-backed page
@@ -258,8 +295,10 @@ namespace {
         co_return toFree.size();
     }
 
-    // putback_inactive_pages() / move_active_pages_to_lru().
-    Co<> putback_lru_pages(Kernel& k, Task& t, std::vector<Pfn>& list)
+    // putback_inactive_pages() / move_active_pages_to_lru(): under lru_lock, per page SetPageLRU and list_add at
+    // the head of its list (the head, its old first entry and the page written), and put_page_testzero(). The
+    // `isolated` pages the batch took leave NR_ISOLATED_ANON here, those freed in between included.
+    Co<> putback_lru_pages(Kernel& k, Task& t, std::vector<Pfn>& list, std::uint64_t isolated)
     {
         std::vector<Pfn> orphans;
         co_await spin_lock(k.s, t, k.lruvec.lru_lock);
@@ -269,9 +308,12 @@ namespace {
                 orphans.push_back(p);
                 continue;
             }
-            k.add_page_to_lru_list(p, Kernel::page_lru(k.pages.flags(p)));
-            Sched::burn(t, k.cost.listOpNs);
+            LruList l = Kernel::page_lru(k.pages.flags(p));
+            k.touchLruAdd(t, p, l);
+            k.add_page_to_lru_list(p, l);
+            Sched::burn(t, 2 * k.cost.lockedRmwNs + k.cost.listOpNs);
         }
+        k.zone.nrIsolatedAnon -= std::min(isolated, k.zone.nrIsolatedAnon);
         spin_unlock(k.s, t, k.lruvec.lru_lock);
         for (Pfn p : orphans)
             co_await free_hot_cold_page(k, t, p);
@@ -285,26 +327,41 @@ namespace {
         co_await spin_lock(k.s, t, k.lruvec.lru_lock);
         std::vector<Pfn> list = isolate_lru_pages(k, t, LRU_ACTIVE_ANON, nr);
         spin_unlock(k.s, t, k.lruvec.lru_lock);
+        const std::uint64_t isolated = list.size();
         for (Pfn p : list) {
             // anon pages are deactivated even when referenced
-            if (page_referenced_anon_now(k, t, p) < 0)
-                co_await page_referenced_anon(k, t, p);
+            if (int r = page_referenced_anon_now(k, t, p); r < 0)
+                co_await page_referenced_anon(k, t, p, r == -2);
             k.pages.clear(p, PG_active | PG_referenced);
             k.vm.inc(Vm::PgDeactivate);
         }
-        co_await putback_lru_pages(k, t, list);
+        co_await putback_lru_pages(k, t, list, isolated);
     }
 
+    // shrink_inactive_list() (4.0) for the anonymous list. A direct reclaimer first waits while too_many_isolated():
+    // congestion_wait(BLK_RW_ASYNC, HZ/10) in a loop with no bound, left early only by a fatal signal. Then one
+    // batch: isolate under lru_lock, shrink_page_list, put back under lru_lock. The wait_iff_congested() that follows
+    // for a direct reclaimer sleeps only when the zone is ZONE_CONGESTED, which anonymous pages never make it
+    // (page_check_dirty_writeback() reports them neither dirty nor under writeback): a cond_resched().
     Co<std::uint64_t> shrink_inactive_list(Kernel& k, Task& t, int nr, bool kswapd)
     {
         FnScope fn(t, "shrink_inactive_list");
+        while (!kswapd && too_many_isolated(k, false)) {
+            k.vm.inc(Vm::IsolateThrottle);
+            co_await k.congestion_wait(t, ms(100));
+            if (k.fatal_signal_pending(t))
+                co_return SWAP_CLUSTER_MAX; // "We are about to die and free our memory. Return now."
+        }
         co_await lru_add_drain(k, t);
         co_await spin_lock(k.s, t, k.lruvec.lru_lock);
         std::vector<Pfn> list = isolate_lru_pages(k, t, LRU_INACTIVE_ANON, nr);
         spin_unlock(k.s, t, k.lruvec.lru_lock);
+        const std::uint64_t isolated = list.size();
         k.vm.inc(kswapd ? Vm::PgScanKswapd : Vm::PgScanDirect, list.size());
         std::uint64_t freed = co_await shrink_page_list(k, t, list);
-        co_await putback_lru_pages(k, t, list);
+        co_await putback_lru_pages(k, t, list, isolated);
+        if (!kswapd)
+            co_await k.s.cond_resched(t); // wait_iff_congested() on a zone that is not ZONE_CONGESTED
         co_return freed;
     }
 
@@ -501,6 +558,16 @@ namespace {
         co_return got;
     }
 } // namespace
+
+bool too_many_isolated(const Kernel& k, bool file)
+{
+    std::uint64_t inactive = file ? k.lruvec.nr[LRU_INACTIVE_FILE] : k.lruvec.nr[LRU_INACTIVE_ANON];
+    std::uint64_t isolated = file ? k.zone.nrIsolatedFile : k.zone.nrIsolatedAnon;
+    // Every allocation that reclaims here is GFP_IOFS (user pages, page cache, kernel GFP_KERNEL): such callers are
+    // throttled at an eighth of the inactive list, so that GFP_NOIO/NOFS ones can still isolate.
+    inactive >>= 3;
+    return isolated > inactive;
+}
 
 Co<std::uint64_t> shrink_zone(Kernel& k, Task& t, bool kswapd)
 {

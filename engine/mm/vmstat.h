@@ -22,6 +22,7 @@ enum class Vm : std::uint8_t {
     PgDeactivate,
     PgRotated,
     AllocStall, // direct reclaim entries
+    IsolateThrottle, // model tracepoint: direct reclaimers' congestion_wait()s in shrink_inactive_list's too_many_isolated() loop
     KswapdWakeup,
     TlbLocalFlush,
     TlbRemoteIpi, // IPIs sent for TLB shootdowns (one per target CPU)

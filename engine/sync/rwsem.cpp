@@ -41,10 +41,11 @@ void RwSem::grantFast(Sched& s, Task& t, bool write)
     noteGranted(s, t, since, false);
 }
 
-// The hold time of the task's acquisition, at the release (after its flush).
+// The hold time of the task's acquisition, at the release (the task's own time: the clock plus its pending CPU
+// time, which is none after a flush).
 void RwSem::noteReleased(Sched& s, Task& t)
 {
-    Time now = s.sim().now();
+    Time now = s.sim().now() + t.debt;
     if (t.id < m_acquiredAt.size() && m_acquiredAt[t.id] >= 0) {
         Time since = m_acquiredAt[t.id];
         m_stat.noteHold(now - since);
@@ -71,6 +72,24 @@ MaybeCo RwSem::up_read_flushed(Sched& s, Task& t)
         return {};
     }
     return release(s, t, false, true);
+}
+
+bool RwSem::down_read_trylock(Sched& s, Task& t)
+{
+    if (m_impl != RwsemImpl::Xadd || !canGrant(false))
+        return false;
+    grantFast(s, t, false);
+    return true;
+}
+
+bool RwSem::up_read_nowait(Sched& s, Task& t)
+{
+    if (m_impl != RwsemImpl::Xadd || !m_waiters.empty())
+        return false;
+    noteReleased(s, t);
+    countOp(s, t);
+    --m_readers;
+    return true;
 }
 
 Co<> RwSem::acquire(Sched& s, Task& t, bool write, bool flushed)

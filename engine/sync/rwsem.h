@@ -31,6 +31,13 @@ public:
     // flush; that time stays pending here too, as it would inside down_read().
     MaybeCo down_read_flushed(Sched& s, Task& t);
     MaybeCo up_read_flushed(Sched& s, Task& t);
+    // down_read_trylock() of the xadd rwsem: the cmpxchg that succeeds while the count shows neither an active nor a
+    // waiting writer; true when granted (no suspension, the task's pending CPU time stays pending). The spinlock
+    // rwsem's trylock takes wait_lock, which may mean spinning: it answers false, and the caller awaits down_read().
+    bool down_read_trylock(Sched& s, Task& t);
+    // up_read() when it wakes nobody (xadd, no waiter): done, true; otherwise false with nothing changed, and the
+    // caller awaits up_read().
+    bool up_read_nowait(Sched& s, Task& t);
 
     void setImpl(RwsemImpl impl) { m_impl = impl; }
     RwsemImpl impl() const { return m_impl; }

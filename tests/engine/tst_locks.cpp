@@ -160,6 +160,27 @@ Co<> rwRounds(Sched& s, Task& t, RwSem& l, bool write, bool flushed, int rounds)
             co_await holdRw(s, t, l, false, 1'000);
     }
 }
+
+// Runs `beforeNs` of other work, then holds the rwsem for holdNs; `granted` and `released` get the clock at the
+// grant and at the release.
+Co<> timedRw(Sched& s, Task& t, RwSem& l, bool write, double beforeNs, double holdNs, Time& granted, Time& released)
+{
+    Sched::burn(t, beforeNs);
+    co_await s.flush(t);
+    if (write)
+        co_await l.down_write(s, t);
+    else
+        co_await l.down_read(s, t);
+    co_await s.flush(t);
+    granted = s.sim().now();
+    Sched::burn(t, holdNs);
+    co_await s.flush(t);
+    released = s.sim().now();
+    if (write)
+        co_await l.up_write(s, t);
+    else
+        co_await l.up_read(s, t);
+}
 } // namespace
 
 class TestLocks : public QObject {
@@ -491,6 +512,68 @@ private Q_SLOTS:
         QCOMPARE(sem2.stat().contentions, std::uint64_t(2));
         QCOMPARE(sem2.readers(), 0);
         QVERIFY(!sem2.writer());
+    }
+    // lib/rwsem-spinlock.c __down_read(): a reader is granted only with no writer active *and an empty wait list*,
+    // so a reader that comes while a writer waits for the current readers queues behind that writer rather than
+    // sharing the lock with them (the xadd rwsem's negative count does the same).
+    void rwsemReaderQueuesBehindWaitingWriter_data()
+    {
+        QTest::addColumn<bool>("spinlockImpl");
+        QTest::addRow("xadd") << false;
+        QTest::addRow("spinlock (2.6.20)") << true;
+    }
+    void rwsemReaderQueuesBehindWaitingWriter()
+    {
+        QFETCH(bool, spinlockImpl);
+        Simulator sim;
+        Sched s(sim, machine(3));
+        RwSem sem("sem", spinlockImpl ? RwsemImpl::Spinlock : RwsemImpl::Xadd);
+        Time g[3] = {}, r[3] = {};
+        // r0 reads from t=0 for 20 us; w1 asks at 2 us, r2 at 4 us.
+        const double before[3] = { 0, 2'000, 4'000 };
+        const bool write[3] = { false, true, false };
+        for (int i = 0; i < 3; ++i) {
+            Task& t = s.spawn("t" + std::to_string(i), i, false, nullptr, 1);
+            s.start(t, timedRw(s, t, sem, write[i], before[i], i == 0 ? 20'000 : 5'000, g[i], r[i]));
+        }
+        QVERIFY(sim.run());
+        QVERIFY2(g[1] >= r[0], "the writer waits for the reader");
+        QVERIFY2(g[2] >= r[1], "the late reader waits for the queued writer, not only for the active reader");
+        QVERIFY(toNs(g[2]) > 20'000 + 5'000);
+        QCOMPARE(sem.stat().contentions, std::uint64_t(2));
+        QCOMPARE(sem.readers(), 0);
+        QVERIFY(!sem.writer());
+    }
+
+    // FIFO hand-off (__rwsem_do_wake): up_write() grants the lock to the head of the queue before the woken task
+    // runs -- a writer alone, or every reader up to the next writer -- and the last up_read() grants it to a
+    // waiting writer. Queue w0 (holding), r1, w2, r3, r4: r1 alone, then w2, then r3 and r4 together.
+    void rwsemFifoHandOff_data()
+    {
+        QTest::addColumn<bool>("spinlockImpl");
+        QTest::addRow("xadd") << false;
+        QTest::addRow("spinlock (2.6.20)") << true;
+    }
+    void rwsemFifoHandOff()
+    {
+        QFETCH(bool, spinlockImpl);
+        Simulator sim;
+        Sched s(sim, machine(5));
+        RwSem sem("sem", spinlockImpl ? RwsemImpl::Spinlock : RwsemImpl::Xadd);
+        Time g[5] = {}, r[5] = {};
+        const bool write[5] = { true, false, true, false, false };
+        for (int i = 0; i < 5; ++i) {
+            Task& t = s.spawn("t" + std::to_string(i), i, false, nullptr, 1);
+            s.start(t, timedRw(s, t, sem, write[i], 1'000.0 * i, 10'000, g[i], r[i]));
+        }
+        QVERIFY(sim.run());
+        QVERIFY(g[1] >= r[0]); // r1 after w0
+        QVERIFY(g[2] >= r[1]); // w2 after r1, although r1 came after w0's grant like everyone else
+        QVERIFY(g[3] >= r[2] && g[4] >= r[2]); // r3, r4 after w2
+        QVERIFY2(g[3] < r[4] && g[4] < r[3], "r3 and r4 are woken together and share the lock");
+        QCOMPARE(sem.stat().contentions, std::uint64_t(4));
+        // Four hand-offs of a 10 us hold, in one chain: the last readers finish about five holds after t=0.
+        QVERIFY(toNs(r[3]) > 50'000 && toNs(r[3]) < 60'000);
     }
 };
 

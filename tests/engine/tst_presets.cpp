@@ -135,6 +135,8 @@ private Q_SLOTS:
         QCOMPARE(at("4.11", "swap.slots_cache"), QString("per_cpu"));
         QCOMPARE(at("4.12", "swap.sort_before_free"), QString("false"));
         QCOMPARE(at("4.13", "swap.sort_before_free"), QString("true"));
+        QCOMPARE(at("3.13", "swap.percpu_cluster"), QString("false"));
+        QCOMPARE(at("3.14", "swap.percpu_cluster"), QString("true"));
         QCOMPARE(at("3.18", "i_mmap.lock"), QString("mutex"));
         QCOMPARE(at("3.19", "i_mmap.lock"), QString("rwsem"));
         QCOMPARE(at("3.18", "migrate.skip_unmapped"), QString("false"));
