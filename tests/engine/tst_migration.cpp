@@ -614,6 +614,10 @@ private Q_SLOTS:
         ResultSet one = run(sc, 0.1, 1);
         ResultSet two = run(sc, 0.1, 2);
         QCOMPARE(withoutHost(one), withoutHost(two));
+        // The scenario as it is, system("sync") and the libraries' mapped text included.
+        Scenario full = loadScenario("migration-unmapped");
+        full.set("users", "241");
+        QCOMPARE(withoutHost(run(full, 0.1, 1)), withoutHost(run(full, 0.1, 2)));
     }
 };
 
