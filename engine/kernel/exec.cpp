@@ -1,7 +1,9 @@
 // fs/exec.c (3.x): do_execve -> bprm_mm_init (a new mm, its pgd), load_elf_binary -> flush_old_exec -> exec_mmap
 // (the new mm installed, the old one dropped: mmput -> exit_mmap unlinks its file VMAs from their i_mmap trees), then
 // the binary's and the interpreter's mappings (elf_map -> vm_mmap: vma_link under mmap_sem and the file's i_mmap
-// lock; ld.so maps the libraries the same way), then the first faults of the program's text.
+// lock; ld.so maps the libraries the same way), then the first faults of the program's text: page faults that map
+// the pages they touch, so a shared library's hot text is mapped by every process and the rest of its page cache
+// by none, though every process's VMA covers it.
 #include "kernel/process.h"
 #include "kernel/syscalls.h"
 #include "mm/filemap.h"
@@ -25,7 +27,6 @@ Co<> do_execve(Kernel& k, Task& t, const sys::ExecImage& image)
     if (old)
         co_await mmput(k, t, *old);
     // The mappings: vm_mmap() under the new mm's mmap_sem for write, vma_link into the file's i_mmap tree.
-    std::uint64_t mapped = 0;
     for (const sys::ExecImage::Mapping& map : image.mappings) {
         co_await mm.mmap_sem.down_write(k.s, t);
         std::uint32_t start = k.do_mmap(mm, map.pages);
@@ -34,23 +35,31 @@ Co<> do_execve(Kernel& k, Task& t, const sys::ExecImage& image)
         v.pgoff = map.pgoff;
         co_await vma_link_file_locked(k, t, *v.file, FileVma { &mm, start, map.pages, map.pgoff });
         co_await mm.mmap_sem.up_write(k.s, t);
-        mapped += map.pages;
     }
-    // The text faults: the page tables they need, then fault-around mapping kFaultAroundPages a fault (the PTEs and
-    // rmap of every mapped page charged; the model keeps those PTEs out of the page table, so that a shared file's
-    // page is not mapped by thousands of processes past the page array's 8-bit mapcount).
+    // The program's first text faults. One that lands in a mapping is a page fault (handle_mm_fault ->
+    // do_read_fault: the page mapped, with fault-around, and read in first if it is not cached); one outside every
+    // mapping reads around in the file only (filemap_fault's readaround: the pages come into the page cache).
     {
         FnScope faults(t, "do_read_fault");
         for (int i = 0; i < kExecPageTables; ++i)
             if (!co_await pte_alloc_one(k, t, mm))
                 break; // an OOM victim: it exits next
-        Sched::burn(t,
-            static_cast<double>(mapped) / kFaultAroundPages * k.cost.faultEntryNs
-                + static_cast<double>(mapped) * (k.cost.pteOpNs + k.cost.rmapOpNs));
     }
-    // filemap_fault()'s readaround where the faults land: the file's pages read into the page cache (or found there).
     for (const sys::ExecImage::TextFault& f : image.faults) {
+        if (k.fatal_signal_pending(t))
+            break;
         AddressSpace& m = *f.file.mapping();
+        const Vma* hit = nullptr;
+        for (const Vma& v : mm.vmas)
+            if (v.file == &m && f.index >= v.pgoff && f.index < v.pgoff + v.pages) {
+                hit = &v;
+                break;
+            }
+        if (hit) {
+            auto vpn = static_cast<std::uint32_t>(hit->start + (f.index - hit->pgoff));
+            co_await handle_mm_fault(k, t, mm, vpn, false);
+            continue;
+        }
         for (int i = 0; i < image.readaround && f.index + static_cast<std::uint64_t>(i) < m.sizePages; ++i)
             co_await generic_file_buffered_read(k, t, m, f.index + static_cast<std::uint64_t>(i));
     }

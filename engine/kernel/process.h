@@ -31,8 +31,6 @@ constexpr int kSlabMinOrder = 1;
 constexpr int kForkNewSlabEvery = 4; // GUESS: one fork in four needs a new slab
 // The page tables a new program's first faults allocate beside mm_init's pgd: a pud, a pmd and a pte page.
 constexpr int kExecPageTables = 3;
-// Text pages one fault maps (fault_around_bytes, 64 KiB): the faults exec's loader and the program's start take.
-constexpr int kFaultAroundPages = 16;
 
 struct Process {
     MmStruct* mm = nullptr;

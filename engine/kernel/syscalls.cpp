@@ -75,6 +75,23 @@ Co<> execve(Kernel& k, Task& t, const ExecImage& image)
 }
 
 Co<> exit(Kernel& k, Task& t) { co_await do_exit(k, t); }
+
+Co<> sync(Kernel& k, Task& t)
+{
+    {
+        FnScope fn(t, "sys_sync");
+        Sched::burn(t, k.cost.faultEntryNs + k.cost.wakeupNs); // the syscall; wakeup_flusher_threads
+        std::uint64_t inodes = 0;
+        for (const auto& m : k.mappings)
+            inodes += m->nrpages != 0;
+        // wait_sb_inodes(), per inode with pages: i_lock lock and unlock, __iget, inode_sb_list_lock unlock and
+        // lock, iput (six locked operations) on the inode's line, last written by whichever CPU used the file (on
+        // this 4-socket machine most likely another socket), and the writeback-tag lookup.
+        Sched::burn(t,
+            static_cast<double>(inodes) * (6 * k.cost.lockedRmwNs + k.cost.lineCrossSocketNs + k.cost.pteOpNs));
+    }
+    co_await ret_to_user(k, t);
+}
 Co<bool> wait(Kernel& k, Task& t) { co_return co_await do_wait(k, t); }
 
 bool killed(const Kernel& k, const Task& t) { return k.fatal_signal_pending(t); }

@@ -149,6 +149,10 @@ namespace sys {
     Co<> punch_hole(Kernel& k, Task& t, File f, std::uint64_t index, std::uint64_t pages);
     // write() to /dev/null: entry and exit, write_null returns at once.
     void write_null(Kernel& k, Task& t);
+    // sync(2) (fs/sync.c, 3.x): wakeup_flusher_threads, then sync_inodes_sb -> wait_sb_inodes, which walks the
+    // superblock's inodes and, for each with page cache, takes its i_lock, grabs it (__iget), drops and re-takes
+    // inode_sb_list_lock around filemap_fdatawait (no page under writeback in the model: one tag lookup) and iput.
+    Co<> sync(Kernel& k, Task& t);
 
     // --- fork, exec, exit, wait -----------------------------------------------------------------------------------
     //
@@ -157,8 +161,9 @@ namespace sys {
     // returns in the parent, which then reaps it with wait(). Children may fork in turn.
 
     // An executable and what its loader maps: the binary, the interpreter and the libraries (each mapping a File's
-    // pages from `pgoff`), and where the program's first text faults land in them, each reading `readaround` pages
-    // there into the page cache (filemap_fault's readaround; the pages need not be inside a mapping).
+    // pages from `pgoff`), and where the program's first text faults land in them. A fault inside a mapping is a
+    // page fault that maps the page (and its fault-around neighbours); one outside every mapping reads `readaround`
+    // pages there into the page cache (filemap_fault's readaround).
     struct ExecImage {
         struct Mapping {
             File file;
@@ -181,7 +186,7 @@ namespace sys {
     Co<> fork(Kernel& k, Task& t);
     // execve(): a new mm and its pgd; exec_mmap drops the old one (exit_mmap: its file VMAs unlinked, each under its
     // file's i_mmap lock); each of the image's mappings linked (mmap_sem and i_mmap lock for write); the first text
-    // faults (their page tables, fault-around) and their readaround.
+    // faults (their page tables, the faults that map text, the readaround of the others).
     Co<> execve(Kernel& k, Task& t, const ExecImage& image);
     // exit(): do_exit -> exit_mm -> mmput -> exit_mmap (the heap and every VMA zapped, file VMAs unlinked under their
     // i_mmap locks), free_pgtables. In a forked child it returns in the parent, back from wait4; in a process started

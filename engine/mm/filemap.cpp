@@ -138,7 +138,8 @@ AddressSpace& new_address_space(Kernel& k, std::uint64_t sizePages)
     m->costs.xaStore = ns(c.swapCacheOpNs);
     m->costs.pageAlloc = ns(c.pageAllocNs);
     m->i_mmap_kind = k.tg.immapLock;
-    m->i_mmap_rwsem.setImpl(k.tg.rwsemImpl == RwsemImplToggle::Spinlock ? RwsemImpl::Spinlock : RwsemImpl::Xadd);
+    // i_mmap_rwsem exists from 3.19 on, whose rwsem lets a running writer steal it from a woken one (3.10).
+    m->i_mmap_rwsem.setImpl(RwsemImpl::XaddSteal);
     k.mappings.push_back(std::move(m));
     return *k.mappings.back();
 }

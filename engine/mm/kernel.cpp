@@ -450,6 +450,9 @@ const char* vmName(Vm v)
     case Vm::CompactSyncStall: return "compact_sync_stall";
     case Vm::MigrateUnmappedRmapWalks: return "migrate_unmapped_rmap_walks";
     case Vm::MigrateUnmappedRmapNs: return "migrate_unmapped_rmap_ns";
+    case Vm::MigrateRmapWalks: return "migrate_rmap_walks";
+    case Vm::MigrateRmapVmas: return "migrate_rmap_vmas";
+    case Vm::RmapPmdWalks: return "rmap_pmd_walks";
     case Vm::Count: break;
     }
     return "?";

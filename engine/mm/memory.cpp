@@ -83,6 +83,12 @@ namespace {
                     prefetch_swap_entry(k, pte::toSwpEntry(mm.pte[vpn + kZapPrefetchAhead]));
                 if (pte::none(e))
                     continue;
+                if (pte::isMigration(e)) {
+                    // A page being migrated (try_to_unmap left this entry; the mapping's count already went with
+                    // the PTE): the entry goes, so remove_migration_ptes() finds nothing to restore here.
+                    mm.pte[vpn] = 0;
+                    continue;
+                }
                 if (pte::present(e) && page_is_file_cache(k, pte::pfn(e))) {
                     // A page-cache page stays in its file: drop the mapping only. (The kernel gathers it too, to
                     // put_page after the flush; its refcount never reaches zero there, so nothing is freed.)

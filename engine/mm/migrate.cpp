@@ -69,6 +69,12 @@ namespace {
         k.vm.inc(Vm::MigrateUnmappedRmapWalks);
     }
 
+    void noteWalk(Kernel& k, std::uint32_t visited)
+    {
+        k.vm.inc(Vm::MigrateRmapWalks);
+        k.vm.inc(Vm::MigrateRmapVmas, visited);
+    }
+
     Co<Rc> __unmap_and_move(Kernel& k, Task& t, Pfn page, Pfn newpage)
     {
         FnScope fn(t, "__unmap_and_move");
@@ -84,14 +90,17 @@ namespace {
         // The walks of a page no one maps, timed waits included: what the patch saves (vmstat migrate_unmapped_rmap_ns).
         const bool unmapped = !page_mapped(k, page);
         Time start = k.s.sim().now() + t.debt;
+        std::uint32_t visited = 0;
         if (!k.tg.skipUnmapped) {
             // Before 2ebba6b7e1d9: try_to_unmap() whatever the page's state -- for an unmapped page-cache page
-            // that is an i_mmap lock round-trip that finds nothing.
-            co_await try_to_unmap(k, t, page, TTU_MIGRATION | TTU_IGNORE_ACCESS);
+            // that is an i_mmap lock round-trip that stops after the first covering VMA (!page_mapped).
+            co_await try_to_unmap(k, t, page, TTU_MIGRATION | TTU_IGNORE_ACCESS, nullptr, &visited);
+            noteWalk(k, visited);
             if (unmapped)
                 noteUnmappedWalk(k, t, start);
         } else if (page_mapped(k, page)) {
-            co_await try_to_unmap(k, t, page, TTU_MIGRATION | TTU_IGNORE_ACCESS);
+            co_await try_to_unmap(k, t, page, TTU_MIGRATION | TTU_IGNORE_ACCESS, nullptr, &visited);
+            noteWalk(k, visited);
             pageWasMapped = true;
         }
         bool moved = false;
@@ -102,7 +111,10 @@ namespace {
                 migrate_page_copy(k, t, newpage, page);
             if (!k.tg.skipUnmapped || pageWasMapped) { // the old page's PTEs back if the move failed
                 start = k.s.sim().now() + t.debt;
-                co_await remove_migration_ptes(k, t, page, moved ? newpage : page);
+                // For an unmapped page this walk visits every VMA that covers its index: each a pmd walk and a
+                // ptl round trip, all under the i_mmap lock.
+                visited = co_await remove_migration_ptes(k, t, page, moved ? newpage : page);
+                noteWalk(k, visited);
                 if (unmapped)
                     noteUnmappedWalk(k, t, start);
             }

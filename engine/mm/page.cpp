@@ -80,6 +80,7 @@ void PageArray::resize(std::uint32_t nrPages)
     m_owner.assign(n, 0);
     m_index.assign(n, 0);
     m_private = {};
+    m_mapcountHigh = {};
     m_link.assign(n + kListHeads, kNextBits | kPrevBits); // unlinked, mapcount 0
     for (std::uint32_t i = 0; i < kListHeads; ++i)
         listInit(i);

@@ -1,8 +1,8 @@
 #pragma once
 // struct page, struct-of-arrays: every simulated page frame is 16 bytes: flags (2), owner (2), index (4), and one
-// 64-bit word with both LRU links (28 bits each, like the PTE's pfn: 1 TiB of RAM) and the mapcount (8 bits).
-// page_private (the swap entry of a swap-cache page) lives in a side table, so it costs memory only for the pages
-// that have one. Page frame numbers (Pfn) index these arrays; the last few indices beyond the real frames are the
+// 64-bit word with both LRU links (28 bits each, like the PTE's pfn: 1 TiB of RAM) and the low byte of the mapcount.
+// page_private (the swap entry of a swap-cache page) and a mapcount of 255 or more (a shared library's text page
+// that hundreds of processes map) live in side tables, so they cost memory only for the pages that have one. Page frame numbers (Pfn) index these arrays; the last few indices beyond the real frames are the
 // list heads of the LRU lists (intrusive, like struct list_head).
 
 #include "sim/flatmap.h"
@@ -102,10 +102,23 @@ public:
         else
             m_private.erase(p);
     }
-    std::uint8_t mapcount(Pfn p) const { return static_cast<std::uint8_t>(m_link[p] >> kMapcountShift); }
-    void setMapcount(Pfn p, std::uint8_t c)
+    // _mapcount + 1: the PTEs that map the page. Up to 254 in the link word; from 255 on the word holds 255 and the
+    // count is in m_mapcountHigh.
+    std::uint32_t mapcount(Pfn p) const
     {
-        m_link[p] = (m_link[p] & ~(kByte << kMapcountShift)) | (static_cast<std::uint64_t>(c) << kMapcountShift);
+        auto low = static_cast<std::uint32_t>(m_link[p] >> kMapcountShift);
+        if (low < kByte)
+            return low;
+        return *m_mapcountHigh.find(p);
+    }
+    void setMapcount(Pfn p, std::uint32_t c)
+    {
+        if (c >= kByte)
+            m_mapcountHigh[p] = c;
+        else if (mapcount(p) >= kByte)
+            m_mapcountHigh.erase(p);
+        std::uint64_t low = c < kByte ? c : kByte;
+        m_link[p] = (m_link[p] & ~(kByte << kMapcountShift)) | (low << kMapcountShift);
     }
 
     PageState state(Pfn p) const;
@@ -113,7 +126,8 @@ public:
     std::size_t memoryBytes() const
     {
         return m_flags.capacity() * sizeof(std::uint16_t) + m_owner.capacity() * sizeof(std::uint16_t)
-            + m_index.capacity() * sizeof(std::uint32_t) + m_link.capacity() * sizeof(std::uint64_t) + m_private.memoryBytes();
+            + m_index.capacity() * sizeof(std::uint32_t) + m_link.capacity() * sizeof(std::uint64_t) + m_private.memoryBytes()
+            + m_mapcountHigh.memoryBytes();
     }
 
     // Intrusive doubly-linked lists. A list is identified by its head index (>= size()).
@@ -165,7 +179,7 @@ private:
     std::vector<std::uint16_t> m_flags;
     std::vector<std::uint16_t> m_owner;
     std::vector<std::uint32_t> m_index;
-    // m_link[p]: next in bits 0..27, prev in bits 28..55, mapcount in bits 56..63. kLinkNone stands for kNoPage.
+    // m_link[p]: next in bits 0..27, prev in bits 28..55, mapcount (up to 255) in bits 56..63. kLinkNone stands for kNoPage.
     static constexpr std::uint32_t kLinkMask = (1u << 28) - 1;
     static constexpr std::uint32_t kLinkNone = kLinkMask;
     static constexpr unsigned kPrevShift = 28;
@@ -191,6 +205,7 @@ private:
 
     std::vector<std::uint64_t> m_link;
     FlatMap<std::uint32_t> m_private;
+    FlatMap<std::uint32_t> m_mapcountHigh; // the mapcounts of 255 and more
 };
 
 } // namespace mms

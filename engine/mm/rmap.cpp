@@ -8,6 +8,15 @@
 //                                     set_tlb_ubc_flush_pending), migration entry if TTU_MIGRATION,
 //                                     dec_mm_counter(MM_FILEPAGES), page_remove_rmap, put_page
 //     i_mmap_unlock_read
+//
+//   remove_migration_ptes(old, new)   (mm/migrate.c, 3.x)
+//     rmap_walk_file                  i_mmap_lock_read, vma_interval_tree_foreach: every VMA covering the index
+//       remove_migration_pte          mm_find_pmd (pgd, pud, pmd), pte_offset_map, spin_lock(ptl) -- 3.x takes the
+//                                     ptl before it looks ("we can race mremap's move_ptes"), so a VMA that never
+//                                     mapped the page costs the walk and a ptl round trip -- is_swap_pte? unlock
+//
+// try_to_unmap_one's page_check_address (3.x; page_vma_mapped_walk's map_pte in 4.13+) looks at the PTE before it
+// takes the ptl: a PTE that is not present costs the pmd walk only.
 #include "mm/rmap.h"
 
 #include "mm/kernel.h"
@@ -26,6 +35,20 @@ namespace {
     };
 
     bool page_not_mapped(const Kernel& k, Pfn p) { return !page_mapped(k, p); }
+
+    // mm_find_pmd(): the pgd, pud and pmd entries of another process's page tables, three dependent loads of lines
+    // that the CPU running that mm wrote (its faults, fork, exec); a line last written on this CPU is a hit. An mm
+    // no CPU has run since its last flush (mm_cpumask empty) has its lines in memory: a remote-socket fetch.
+    // Every process in the model has faulted in each file it maps, so the pmd is present.
+    void mm_find_pmd(Kernel& k, Task& t, const MmStruct& mm)
+    {
+        const auto& mask = mm.cpuVmMask;
+        auto it = std::find(mask.begin(), mask.end(), std::uint8_t { 1 });
+        double load = it == mask.end() ? k.cost.lineCrossSocketNs
+                                       : k.s.lineTransferNs(static_cast<int>(it - mask.begin()), t.cpu);
+        Sched::burn(t, 3 * (k.cost.pteOpNs + load));
+        k.vm.inc(Vm::RmapPmdWalks);
+    }
 
     // page_referenced_one()'s work under the ptl: test and clear the young bit of the PTE at `vpn` if it maps the
     // page. Releases the ptl.
@@ -112,6 +135,9 @@ namespace {
     {
         auto& ua = *static_cast<UnmapArg*>(arg);
         MmStruct& mm = *vma.mm;
+        mm_find_pmd(k, t, mm);
+        if (!pte::present(mm.pte[vpn])) // the look before the lock: nothing mapped here
+            co_return true;
         SpinLock& ptl = mm.ptlFor(vpn);
         co_await spin_lock(k.s, t, ptl);
         Pte e = 0;
@@ -130,13 +156,18 @@ namespace {
     int try_to_unmap_one_now(Kernel& k, Task& t, Pfn p, const FileVma& vma, std::uint32_t vpn, void* arg)
     {
         auto& ua = *static_cast<UnmapArg*>(arg);
+        MmStruct& mm = *vma.mm;
+        if (!pte::present(mm.pte[vpn])) { // the look before the lock: nothing mapped here
+            mm_find_pmd(k, t, mm);
+            return 1;
+        }
         if (!batches_flush(ua))
             return -1;
-        MmStruct& mm = *vma.mm;
         SpinLock& ptl = mm.ptlFor(vpn);
         SpinLock::Acquire acquire = spin_lock(k.s, t, ptl);
         if (!acquire.await_ready())
             return -1;
+        mm_find_pmd(k, t, mm);
         Pte e = 0;
         UnmapStep step = unmap_pte(k, t, p, mm, vpn, ua, ptl, e);
         if (step != UnmapStep::Cleared)
@@ -250,6 +281,7 @@ Co<> rmap_walk_file(Kernel& k, Task& t, Pfn p, RmapWalkControl& rwc)
     for (std::size_t i = 0; i < n; ++i) {
         const FileVma& v = i < kInline ? inlineCopy[i] : spill[i - kInline];
         Sched::burn(t, k.cost.pteOpNs); // the next node of the interval tree
+        ++rwc.visited;
         int more = rwc.rmap_one_now ? rwc.rmap_one_now(k, t, p, v, v.vpnOf(index), rwc.arg) : -1;
         if (more < 0) {
             bool awaited = co_await rwc.rmap_one(k, t, p, v, v.vpnOf(index), rwc.arg);
@@ -270,14 +302,14 @@ void page_add_file_rmap(Kernel& k, Task& t, Pfn p)
 {
     Sched::burn(t, k.cost.rmapOpNs); // atomic_inc_and_test(&page->_mapcount), __inc_node_page_state(NR_FILE_MAPPED)
     k.touchLine(t, p);
-    k.pages.setMapcount(p, static_cast<std::uint8_t>(k.pages.mapcount(p) + 1));
+    k.pages.setMapcount(p, k.pages.mapcount(p) + 1);
 }
 
 void page_remove_file_rmap(Kernel& k, Task& t, Pfn p)
 {
     Sched::burn(t, k.cost.rmapOpNs); // atomic_add_negative(-1, &page->_mapcount), NR_FILE_MAPPED
     k.touchLine(t, p);
-    k.pages.setMapcount(p, static_cast<std::uint8_t>(k.pages.mapcount(p) - 1));
+    k.pages.setMapcount(p, k.pages.mapcount(p) - 1);
 }
 
 Co<int> page_referenced(Kernel& k, Task& t, Pfn p)
@@ -294,7 +326,7 @@ Co<int> page_referenced(Kernel& k, Task& t, Pfn p)
     co_return referenced;
 }
 
-Co<bool> try_to_unmap(Kernel& k, Task& t, Pfn p, unsigned flags, TlbflushUnmapBatch* batch)
+Co<bool> try_to_unmap(Kernel& k, Task& t, Pfn p, unsigned flags, TlbflushUnmapBatch* batch, std::uint32_t* visited)
 {
     if (!page_is_file_cache(k, p))
         co_return !page_mapped(k, p);
@@ -306,6 +338,8 @@ Co<bool> try_to_unmap(Kernel& k, Task& t, Pfn p, unsigned flags, TlbflushUnmapBa
     rwc.rmap_one_now = try_to_unmap_one_now;
     rwc.done = page_not_mapped;
     co_await rmap_walk_file(k, t, p, rwc);
+    if (visited)
+        *visited = rwc.visited;
     co_return !page_mapped(k, p);
 }
 
@@ -355,7 +389,8 @@ namespace {
         (void)p;
         auto& ra = *static_cast<RemoveArg*>(arg);
         MmStruct& mm = *vma.mm;
-        SpinLock& ptl = mm.ptlFor(vpn);
+        mm_find_pmd(k, t, mm);
+        SpinLock& ptl = mm.ptlFor(vpn); // pte_lockptr: taken before the PTE is looked at
         co_await spin_lock(k.s, t, ptl);
         Pte e = mm.pte[vpn];
         Sched::burn(t, k.cost.pteOpNs);
@@ -370,7 +405,7 @@ namespace {
     }
 } // namespace
 
-Co<> remove_migration_ptes(Kernel& k, Task& t, Pfn oldPage, Pfn newPage)
+Co<std::uint32_t> remove_migration_ptes(Kernel& k, Task& t, Pfn oldPage, Pfn newPage)
 {
     FnScope fn(t, "remove_migration_ptes");
     RemoveArg ra { oldPage, newPage };
@@ -378,6 +413,7 @@ Co<> remove_migration_ptes(Kernel& k, Task& t, Pfn oldPage, Pfn newPage)
     rwc.arg = &ra;
     rwc.rmap_one = remove_migration_pte;
     co_await rmap_walk_file(k, t, newPage, rwc); // newPage now sits at the old one's index of the mapping
+    co_return rwc.visited;
 }
 
 } // namespace mms

@@ -44,6 +44,7 @@ struct RmapWalkControl {
     // then awaits rmap_one instead.
     int (*rmap_one_now)(Kernel& k, Task& t, Pfn p, const FileVma& vma, std::uint32_t vpn, void* arg) = nullptr;
     bool (*done)(const Kernel& k, Pfn p) = nullptr;
+    std::uint32_t visited = 0; // out: the VMAs rmap_one was called for
 };
 
 bool page_mapped(const Kernel& k, Pfn p);
@@ -80,11 +81,13 @@ Co<int> page_referenced(Kernel& k, Task& t, Pfn p);
 // flushing the TLB (or recording the mm in `batch` with TTU_BATCH_FLUSH), dropping mapcount and MM_FILEPAGES.
 // Without TTU_IGNORE_ACCESS a young PTE stops the walk (the page was used again: reclaim activates it). Returns
 // true when the page is no longer mapped.
-Co<bool> try_to_unmap(Kernel& k, Task& t, Pfn p, unsigned flags, TlbflushUnmapBatch* batch = nullptr);
+Co<bool> try_to_unmap(Kernel& k, Task& t, Pfn p, unsigned flags, TlbflushUnmapBatch* batch = nullptr,
+    std::uint32_t* visited = nullptr);
 // remove_migration_ptes(old, new) (mm/migrate.c): a second rmap_walk_file over the page's mapping; every
 // migration entry for `oldPage` becomes a present PTE of `newPage` (page_add_file_rmap). Before 2ebba6b7e1d9
 // page migration called it for every page, mapped or not.
-Co<> remove_migration_ptes(Kernel& k, Task& t, Pfn oldPage, Pfn newPage);
+// Returns the VMAs the walk visited.
+Co<std::uint32_t> remove_migration_ptes(Kernel& k, Task& t, Pfn oldPage, Pfn newPage);
 // try_to_unmap_flush(): one local flush and one IPI round to the CPUs any batched mm is live on.
 Co<> try_to_unmap_flush(Kernel& k, Task& t, TlbflushUnmapBatch& batch);
 

@@ -51,6 +51,12 @@ enum class Vm : std::uint8_t {
     // i_mmap lock round-trips, waits included), their number and their time in ns. Zero with migrate.skip_unmapped.
     MigrateUnmappedRmapWalks,
     MigrateUnmappedRmapNs,
+    // Page migration's rmap walks of page-cache pages (try_to_unmap and remove_migration_ptes, mapped or not: each an
+    // i_mmap lock acquisition) and the VMAs they visited (vma_interval_tree_foreach); the pmd walks (mm_find_pmd) of
+    // every rmap_one.
+    MigrateRmapWalks,
+    MigrateRmapVmas,
+    RmapPmdWalks,
     Count
 };
 

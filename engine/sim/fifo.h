@@ -31,6 +31,13 @@ public:
         push_back(T { std::forward<Args>(args)... });
     }
     void pop_front() { ++m_head; }
+    // Back at the head of the queue (a waiter that was woken but found its turn taken).
+    void push_front(const T& v)
+    {
+        if (size() == m_buf.size())
+            grow();
+        m_buf[--m_head & mask()] = v;
+    }
     void clear() { m_head = m_tail = 0; }
 
 private:

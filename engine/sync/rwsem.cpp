@@ -56,7 +56,7 @@ void RwSem::noteReleased(Sched& s, Task& t)
 
 MaybeCo RwSem::down_read_flushed(Sched& s, Task& t)
 {
-    if (m_impl == RwsemImpl::Xadd && canGrant(false)) {
+    if (fastPath() && canGrant(false)) {
         grantFast(s, t, false);
         return {};
     }
@@ -65,7 +65,7 @@ MaybeCo RwSem::down_read_flushed(Sched& s, Task& t)
 
 MaybeCo RwSem::up_read_flushed(Sched& s, Task& t)
 {
-    if (m_impl == RwsemImpl::Xadd && m_waiters.empty()) {
+    if (fastPath() && m_waiters.empty()) {
         noteReleased(s, t);
         countOp(s, t);
         --m_readers;
@@ -97,7 +97,7 @@ Co<> RwSem::acquire(Sched& s, Task& t, bool write, bool flushed)
     if (!flushed)
         co_await s.flush(t);
     Time since = s.sim().now();
-    if (m_impl == RwsemImpl::Xadd && canGrant(write)) {
+    if (fastPath() && canGrant(write)) {
         grantFast(s, t, write);
         co_return;
     }
@@ -118,9 +118,24 @@ Co<> RwSem::acquire(Sched& s, Task& t, bool write, bool flushed)
     // before it resumes, its CPU runs another task or idles: a LockSleep span. lock_stat's waittime counts from
     // `since`, wait_lock included.
     const int cpu = t.cpu;
-    const Time asleep = s.sim().now() + t.debt;
-    co_await s.sleep(t); // woken with the lock granted (see wakeWaiters)
+    Time asleep = s.sim().now() + t.debt;
+    co_await s.sleep(t); // woken with the lock granted (see wakeWaiters), or, a stealing writer, only woken
     s.traceSleep(cpu, asleep, SpanKind::LockSleep, m_stat.name.c_str());
+    while (m_impl == RwsemImpl::XaddSteal && write) {
+        // rwsem_down_write_failed(): woken, try to take it; if a running writer stole it, back to sleep, first in
+        // line.
+        --m_wokenWriters;
+        co_await s.flush(t);
+        if (!m_writer && m_readers == 0) {
+            countOp(s, t);
+            m_writer = true;
+            break;
+        }
+        m_waiters.push_front(Waiter { &t, true, since });
+        asleep = s.sim().now() + t.debt;
+        co_await s.sleep(t);
+        s.traceSleep(t.cpu, asleep, SpanKind::LockSleep, m_stat.name.c_str());
+    }
     noteGranted(s, t, since, true);
 }
 
@@ -132,7 +147,10 @@ void RwSem::wakeWaiters(Sched& s, Task& waker)
         if (w.write) {
             if (m_readers > 0 || m_writer)
                 break;
-            m_writer = true;
+            if (m_impl == RwsemImpl::XaddSteal)
+                ++m_wokenWriters; // woken, not granted: it takes the lock when it runs
+            else
+                m_writer = true;
         } else {
             if (m_writer)
                 break;
@@ -151,7 +169,7 @@ Co<> RwSem::release(Sched& s, Task& t, bool write, bool flushed)
     if (!flushed)
         co_await s.flush(t);
     noteReleased(s, t);
-    if (m_impl == RwsemImpl::Xadd) {
+    if (fastPath()) {
         countOp(s, t);
         (write ? m_writer = false : (--m_readers, true));
         if (m_waiters.empty())

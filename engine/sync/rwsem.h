@@ -4,6 +4,11 @@
 //    down/up, readers' too, takes the internal wait_lock spinlock, so readers serialise and bounce its line.
 //  - Xadd: the atomic-count rwsem (lib/rwsem.c): readers' fast path is one locked xadd on the count's line;
 //    wait_lock is taken only on the slow path.
+//  - XaddSteal: the same with 3.10's writer lock stealing (ce6711f3d196, "rwsem: steal writing sem for better
+//    performance"): __rwsem_do_wake wakes a writer at the head of the queue without granting it the lock; the woken
+//    writer takes it when it runs (rwsem_try_write_lock), unless a running writer took it first, which any writer
+//    on the slow path may do while no one holds it, waiters or not. A writer that finds it taken goes back to the
+//    head of the queue. Readers still queue behind waiters. (The later optimistic spinning, 3.16, is not modelled.)
 // Contended acquirers sleep. On release the queue is served FIFO: a writer alone, or every reader up to the next
 // writer (__rwsem_do_wake).
 
@@ -15,7 +20,7 @@
 
 namespace mms {
 
-enum class RwsemImpl : std::uint8_t { Spinlock, Xadd };
+enum class RwsemImpl : std::uint8_t { Spinlock, Xadd, XaddSteal };
 
 class RwSem {
 public:
@@ -58,7 +63,15 @@ private:
     Co<> release(Sched& s, Task& t, bool write, bool flushed = false);
     void grantFast(Sched& s, Task& t, bool write);
     void noteReleased(Sched& s, Task& t);
-    bool canGrant(bool write) const { return !m_writer && (write ? m_readers == 0 : true) && m_waiters.empty(); }
+    bool canGrant(bool write) const
+    {
+        if (m_writer)
+            return false;
+        if (write)
+            return m_readers == 0 && (m_waiters.empty() || m_impl == RwsemImpl::XaddSteal);
+        return m_waiters.empty() && m_wokenWriters == 0;
+    }
+    bool fastPath() const { return m_impl != RwsemImpl::Spinlock; }
     void countOp(Sched& s, Task& t); // the locked RMW on the count's cache line
     void wakeWaiters(Sched& s, Task& waker);
     void noteGranted(Sched& s, Task& t, Time since, bool contended);
@@ -69,6 +82,7 @@ private:
     int m_readers = 0;
     bool m_writer = false;
     int m_lastCpu = -1;
+    int m_wokenWriters = 0; // XaddSteal: writers woken and not yet running (still first in line in the kernel)
     Fifo<Waiter> m_waiters;
     std::vector<Time> m_acquiredAt; // by task id, for hold times; -1: not held by that task
 };

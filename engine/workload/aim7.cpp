@@ -2,26 +2,33 @@
 //
 // N users (re-aim's forked children) run the workfile's tests, drawn by the workfile's weights (580 hits: the six
 // disk_* tests 30 each, mem_rtns_1 and udp_test 40, ...; kernel-mm.md Path D). What this model makes of a test:
-//  - it runs in a freshly forked and exec'd child (the GUESS of kernel-mm.md Path D: AIM7's fork/exec/exit storm).
-//    Each user is a process that maps the shared files (the re-aim binary, ld.so, libc); its child inherits those
-//    mappings at fork, execs the same image (the loader maps the files again; the program's first text faults read
-//    around in them, which keeps their page cache -- mostly pages no process maps -- in memory), and exits; the user
-//    waits for it and forks the next. What fork, exec, exit and wait take and give back (kernel stacks, slabs, page
-//    tables, the i_mmap lock of every file VMA linked or unlinked) is the kernel's (kernel/process.h).
-//  - disk_* tests write `io_size` to the user's own file through the page cache and read it back; memory is full
-//    of page cache, so kswapd and direct reclaim run, and the free memory they leave is fragmented. The other tests
-//    are user-space compute (mem_rtns, sort, string, add/div/mul, jmp, ram_copy) or short system calls
-//    (creat_clo, link, dir, misc, signal, tcp/udp on loopback) with the CPU costs below.
+//  - it runs in a freshly forked and exec'd child. Each user is a process that maps the re-aim binary, ld.so and libc
+//    (a text VMA over the whole file and a data VMA over its last pages, as the ELF loader maps them); its child
+//    inherits those mappings at fork, execs the same image (the loader maps the files again and the program's first
+//    text faults map the hot pages of each), runs tests_per_child tests and exits; the user waits for it and forks
+//    the next. What fork, exec, exit and wait take and give back (kernel stacks, slabs, page tables, the i_mmap lock
+//    of every file VMA linked or unlinked) is the kernel's (kernel/process.h).
+//  - disk_* tests write `io_size` to the user's own file through the page cache and read it back, and call
+//    system("sync") where re-aim's disk1.c does (DO_SYNC without -y, as mmtests ran it before 2015: disk_rr,
+//    disk_rw, disk_rd and disk_wrt twice, disk_cp three times, disk_src never; 330 calls per 580 hits).
+//    system() is glibc's: fork, exec /bin/sh (bash, which execs the last command of -c in place), exec /bin/sync,
+//    sync(2), exit, and the caller's wait. Each of those processes maps ld.so and libc: the i_mmap trees of the
+//    shared files change all through the run, under each file's i_mmap lock, for write.
+//  - memory is full of page cache, so kswapd and direct reclaim run, and the free memory they leave is fragmented.
+//    The other tests are user-space compute (mem_rtns, sort, string, add/div/mul, jmp, ram_copy) or short system
+//    calls (creat_clo, link, dir, misc, signal, tcp/udp on loopback) with the CPU costs below.
 //  - every heap_every tests the child mallocs a work buffer (brk grows the heap past 2 MiB), touches it and frees it
 //    (glibc trims the heap top). With transparent hugepages the touch faults a THP, an order-9 allocation that finds
 //    no free block of its order and enters direct compaction, which migrates page-cache pages -- of the users'
 //    files and of the shared files -- and, before 2ebba6b7e1d9, takes the file's i_mmap lock twice per page even
-//    when nothing maps it: the same lock every fork, exec and exit takes.
+//    when nothing maps it; the second walk (remove_migration_ptes) visits every VMA that covers the page, which for a
+//    library's unmapped page is one or two per live process.
 //
 // Metric: jobs_per_min = tests completed in the measured window / hits_per_job x 60 / window, a job being one pass
 // of the workfile (580 hits). re-aim's own JPM counts each test invocation as a job (driver.c: users x jobs per
 // child x 60 / elapsed), and its children run ~98 tests and never exec; see docs/fidelity.md, "What re-aim really
-// runs", for that and the other differences from its source.
+// runs", for that and the other differences from its source. steady_state_drift compares the two halves of the
+// measured window.
 #include "workload/aim7.h"
 
 #include "kernel/syscalls.h"
@@ -29,7 +36,9 @@
 
 #include <algorithm>
 #include <array>
+#include <initializer_list>
 #include <stdexcept>
+#include <string>
 #include <utility>
 
 namespace mms {
@@ -42,12 +51,13 @@ namespace {
         int hits;
         TestClass cls;
         double cpuWeight; // CPU time relative to the class's base cost
+        int syncs = 0; // system("sync") calls (re-aim's disk1.c DO_SYNC)
     };
     // workfile.new_fserver (580 hits).
     constexpr std::array<TestDef, 28> kWorkfile = { {
-        { "disk_cp", 30, TestClass::Disk, 1.0 }, { "disk_rd", 30, TestClass::Disk, 1.0 },
-        { "disk_rr", 30, TestClass::Disk, 1.0 }, { "disk_rw", 30, TestClass::Disk, 1.0 },
-        { "disk_src", 30, TestClass::Disk, 1.0 }, { "disk_wrt", 30, TestClass::Disk, 1.0 },
+        { "disk_cp", 30, TestClass::Disk, 1.0, 3 }, { "disk_rd", 30, TestClass::Disk, 1.0, 2 },
+        { "disk_rr", 30, TestClass::Disk, 1.0, 2 }, { "disk_rw", 30, TestClass::Disk, 1.0, 2 },
+        { "disk_src", 30, TestClass::Disk, 1.0, 0 }, { "disk_wrt", 30, TestClass::Disk, 1.0, 2 },
         { "mem_rtns_1", 40, TestClass::Compute, 1.0 }, { "udp_test", 40, TestClass::Syscall, 2.0 },
         { "sort_rtns_1", 30, TestClass::Compute, 1.5 }, { "string_rtns", 30, TestClass::Compute, 1.0 },
         { "creat_clo", 20, TestClass::Syscall, 1.0 }, { "dir_rtns_1", 20, TestClass::Syscall, 1.0 },
@@ -70,14 +80,22 @@ namespace {
         return n;
     }
 
+    // The files every process maps: ld.so and libc (every program), and the programs re-aim runs.
+    enum SharedFile : std::uint8_t { LdSo, Libc, Reaim, Sh, Sync, kSharedFiles };
+    constexpr std::array<const char*, kSharedFiles> kSharedName = { "ld", "libc", "reaim", "sh", "sync" };
+    constexpr std::array<const char*, kSharedFiles> kSharedSizeParam = { "ld_size", "libc_size", "reaim_size",
+        "sh_size", "sync_size" };
+
+    // The data segment's share of a shared object's file (GUESS: libc 2.11's .data, .bss-backed pages and RELRO are
+    // a few per cent of its size).
+    constexpr std::uint32_t kDataShare = 16;
+
     struct Params {
         int users = 61;
         Time end = 0, warmup = 0;
-        int sharedFiles = 3;
-        std::uint64_t sharedPages = 0; // page cache of each shared file
-        std::uint32_t mappedPages = 0; // pages each VMA maps (text whose page cache the model leaves out)
-        int vmasPerFile = 2;
-        int readaroundPages = 16;
+        std::array<std::uint32_t, kSharedFiles> filePages {}; // page cache of each shared file (the whole file)
+        int textFaults = 4;
+        bool systemSync = true;
         std::uint64_t ioPages = 16;
         std::uint64_t cacheFilePages = 256;
         int testsPerChild = 1;
@@ -101,12 +119,11 @@ namespace {
             double runtime = p.at("runtime_s").get<double>();
             m_p.end = ns(runtime * 1e9);
             m_p.warmup = ns(runtime * p.at("warmup_fraction").get<double>() * 1e9);
-            m_p.sharedFiles = p.at("shared_files").get<int>();
-            m_p.sharedPages = std::max<std::uint64_t>(1, p.at("shared_file_size").get<std::uint64_t>() / kPageSize);
-            m_p.mappedPages = static_cast<std::uint32_t>(
-                std::min<std::uint64_t>(m_p.sharedPages, p.at("mapped_size").get<std::uint64_t>() / kPageSize));
-            m_p.vmasPerFile = p.at("vmas_per_file").get<int>();
-            m_p.readaroundPages = p.at("readaround_pages").get<int>();
+            for (int f = 0; f < kSharedFiles; ++f)
+                m_p.filePages[f] = static_cast<std::uint32_t>(std::clamp<std::uint64_t>(
+                    p.at(kSharedSizeParam[f]).get<std::uint64_t>() / kPageSize, 1, std::uint64_t(1) << 20));
+            m_p.textFaults = p.at("text_faults").get<int>();
+            m_p.systemSync = p.at("system_sync").get<bool>();
             m_p.ioPages = std::max<std::uint64_t>(1, p.at("io_size").get<std::uint64_t>() / kPageSize);
             m_p.cacheFilePages = std::max<std::uint64_t>(1, p.at("cache_file_size").get<std::uint64_t>() / kPageSize);
             m_p.testsPerChild = p.at("tests_per_child").get<int>();
@@ -126,8 +143,8 @@ namespace {
             // files of one size (earlier runs' temp and data files), so that, as on a real file server,
             // compaction's neighbouring pages mostly belong to different files, whose i_mmap and tree locks nobody
             // else wants.
-            for (int f = 0; f < m_p.sharedFiles; ++f)
-                m_shared.push_back(sys::create_sparse(k, m_p.sharedPages));
+            for (int f = 0; f < kSharedFiles; ++f)
+                m_shared.push_back(sys::create_sparse(k, m_p.filePages[f]));
             try {
                 sys::fill_page_cache(k, m_shared, m_p.cacheFilePages, p.at("free_fraction").get<double>(),
                     m_p.contiguousFiles, ctx.seed);
@@ -135,15 +152,11 @@ namespace {
                 throw std::invalid_argument(
                     std::string("aim7-fserver: cache_file_size too small for this memory (") + e.what() + ")");
             }
-            // The program every child execs: each shared file mapped vmas_per_file times. The VMAs map file pages
-            // past the cached ones: the text every process has faulted in is not modelled (its mapcount would pass
-            // the page array's 8 bits at these user counts), and the cached pages compaction meets are, as in the
-            // post, mapped by no one and outside every VMA.
-            for (const sys::File& f : m_shared)
-                for (int v = 0; v < m_p.vmasPerFile; ++v)
-                    m_image.mappings.push_back(
-                        { f, m_p.sharedPages + static_cast<std::uint64_t>(v) * m_p.mappedPages, m_p.mappedPages });
-            m_image.readaround = m_p.readaroundPages;
+            // The programs: each maps its binary, ld.so and libc, and its first text faults land on the same pages
+            // every time (the code every run of it executes).
+            m_image = image({ Reaim, LdSo, Libc });
+            m_shImage = image({ Sh, LdSo, Libc });
+            m_syncImage = image({ Sync, LdSo, Libc });
             // Each user: a re-aim process that maps the same files for its whole life, and its own data file.
             for (int u = 0; u < m_p.users; ++u) {
                 Task& t = sys::spawn_process(
@@ -182,6 +195,9 @@ namespace {
                 acq += l.acquisitions;
                 con += l.contentions;
             }
+            // The i_mmap locks of every file (the users' and the older page cache's too), and libc's alone.
+            const LockStat all = sys::lock_stat(k, "mapping->i_mmap_mutex");
+            const LockStat allRw = sys::lock_stat(k, "mapping->i_mmap_rwsem");
             double tests = static_cast<double>(std::max<std::uint64_t>(1, m_testsAll));
             double forks = static_cast<double>(std::max<std::uint64_t>(1, m_forks));
             out["i_mmap_wait_us_per_test"] = toUs(wait) / tests;
@@ -190,6 +206,25 @@ namespace {
             out["compact_stall_per_fork"] = vm("compact_stall") / forks;
             out["i_mmap_contentions_per_test"] = static_cast<double>(con) / tests;
             out["i_mmap_hold_ns_per_acq"] = acq ? toNs(hold) / static_cast<double>(acq) : 0.0;
+            out["i_mmap_wait_us_per_test_all_files"] = toUs(all.waitTotal + allRw.waitTotal) / tests;
+            // Each shared file's lock: waits and acquisitions per test, hold time per acquisition and the longest.
+            for (int f = 0; f < kSharedFiles; ++f) {
+                const LockStat l = sys::i_mmap_lock_stat(k, m_shared[static_cast<std::size_t>(f)]);
+                const std::string name = kSharedName[static_cast<std::size_t>(f)];
+                out[name + "_i_mmap_wait_us_per_test"] = toUs(l.waitTotal) / tests;
+                out[name + "_i_mmap_acquisitions_per_test"] = static_cast<double>(l.acquisitions) / tests;
+                out[name + "_i_mmap_hold_ns_per_acq"]
+                    = l.acquisitions ? toNs(l.holdTotal) / static_cast<double>(l.acquisitions) : 0.0;
+                out[name + "_i_mmap_hold_us_max"] = toUs(l.holdMax);
+            }
+            out["system_per_test"] = static_cast<double>(m_systems) / tests;
+            // Migration's i_mmap acquisitions per page it moved, and the VMAs each of its walks visited.
+            double migrated = std::max(1.0, vm("pgmigrate_success") + vm("pgmigrate_fail"));
+            out["migrate_i_mmap_acq_per_page"] = vm("migrate_rmap_walks") / migrated;
+            out["migrate_rmap_vmas_per_walk"] = vm("migrate_rmap_vmas") / std::max(1.0, vm("migrate_rmap_walks"));
+            // Steady state: the tests of the measured window's second half against its first (0 = level).
+            double h0 = static_cast<double>(m_testsHalf[0]), h1 = static_cast<double>(m_testsHalf[1]);
+            out["steady_state_drift"] = h0 + h1 > 0 ? (h1 - h0) / ((h0 + h1) / 2) : 0.0;
             out["migrated_per_test"] = vm("pgmigrate_success") / tests;
             out["thp_fault_alloc_per_fork"] = vm("thp_fault_alloc") / forks;
             out["thp_fault_fallback_per_fork"] = vm("thp_fault_fallback") / forks;
@@ -230,15 +265,54 @@ namespace {
             return 0;
         }
 
-        // A disk test: write io_size to the user's file through the page cache, read it back.
-        Co<> diskTest(Kernel& k, Task& t, sys::File file, std::uint64_t& offset)
+        // An ELF program and its libraries as the loader maps each file: a text VMA over the whole file (r-x, with
+        // the read-only data) and a data VMA over its last pages (rw-, private), and the text faults at evenly
+        // spaced pages of each file.
+        sys::ExecImage image(std::initializer_list<SharedFile> files) const
+        {
+            sys::ExecImage img;
+            for (SharedFile f : files) {
+                std::uint32_t n = m_p.filePages[f];
+                std::uint32_t data = std::max<std::uint32_t>(1, n / kDataShare);
+                img.mappings.push_back({ m_shared[f], 0, n });
+                img.mappings.push_back({ m_shared[f], n - data, data });
+                for (int i = 0; i < m_p.textFaults; ++i)
+                    img.faults.push_back(
+                        { m_shared[f], static_cast<std::uint64_t>(i) * (n - data) / std::max(1, m_p.textFaults) });
+            }
+            return img;
+        }
+
+        // glibc's system("sync"): fork; the child execs /bin/sh -c sync, which execs /bin/sync (bash runs the last
+        // command of -c in place), which calls sync(2) and exits; the caller waits for it.
+        Co<> system_sync(Kernel& k, Task& t)
+        {
+            co_await sys::fork(k, t);
+            if (!sys::killed(k, t))
+                co_await sys::execve(k, t, m_shImage);
+            if (!sys::killed(k, t))
+                co_await sys::execve(k, t, m_syncImage);
+            if (!sys::killed(k, t))
+                co_await sys::sync(k, t);
+            co_await sys::exit(k, t);
+            co_await sys::wait(k, t);
+            ++m_systems;
+        }
+
+        // A disk test: write io_size to the user's file through the page cache, read it back, with the test's
+        // system("sync") calls: all but the last after the write, the last at the end (disk1.c).
+        Co<> diskTest(Kernel& k, Task& t, sys::File file, std::uint64_t& offset, int syncs)
         {
             std::uint64_t start = offset;
             offset += m_p.ioPages; // the file grows: every write meets new pages, whatever the number of users
             co_await sys::pwrite(k, t, file, start, m_p.ioPages);
+            for (int i = 0; m_p.systemSync && i + 1 < syncs && !sys::killed(k, t); ++i)
+                co_await system_sync(k, t);
             co_await sys::pread(k, t, file, start, m_p.ioPages);
             if (m_p.unlinkFiles) // the test's temp file goes: its pages leave the page cache
                 co_await sys::punch_hole(k, t, file, start, m_p.ioPages);
+            if (m_p.systemSync && syncs > 0 && !sys::killed(k, t))
+                co_await system_sync(k, t);
         }
 
         // One test of the workfile, drawn by its weight.
@@ -248,7 +322,7 @@ namespace {
             double jitter = 0.5 + t.rng.uniform();
             switch (d.cls) {
             case TestClass::Disk:
-                co_await diskTest(k, t, file, offset);
+                co_await diskTest(k, t, file, offset, d.syncs);
                 sys::compute(t, m_p.diskUs * 1000.0 * d.cpuWeight * jitter);
                 break;
             case TestClass::Compute:
@@ -263,8 +337,10 @@ namespace {
                 co_return; // killed during the test: not completed
             ++m_testsAll;
             Time now = sys::now(k);
-            if (now >= m_p.warmup && now < m_p.end)
+            if (now >= m_p.warmup && now < m_p.end) {
                 ++m_tests;
+                ++m_testsHalf[now < m_p.warmup + (m_p.end - m_p.warmup) / 2 ? 0 : 1];
+            }
         }
 
         // A re-aim user: forks a child that execs the program, runs tests_per_child tests (the scenario: the whole
@@ -279,13 +355,8 @@ namespace {
                 // stops at its next step, runs no more tests (re-aim counts only the tests a child completes), and
                 // exits, which frees its memory; the user forks the next child as usual.
                 co_await sys::fork(k, t);
-                if (!sys::killed(k, t)) {
-                    // Where the program's first text faults land: one of the files, anywhere in its cached pages.
-                    sys::ExecImage image = m_image;
-                    const sys::File& f = m_shared[t.rng.below(m_shared.size())];
-                    image.faults.push_back({ f, t.rng.below(m_p.sharedPages) });
-                    co_await sys::execve(k, t, image);
-                }
+                if (!sys::killed(k, t))
+                    co_await sys::execve(k, t, m_image);
                 for (int i = 0; i < m_p.testsPerChild && !sys::killed(k, t) && sys::clock(k, t) < m_p.end; ++i) {
                     bool cycleStart = i % m_p.heapEvery == 0;
                     if (cycleStart) { // malloc: brk grows the heap; the buffer's first touch faults it in
@@ -313,8 +384,9 @@ namespace {
         std::array<bool, 2> m_idleTaken {};
         std::vector<int> m_cum;
         std::vector<sys::File> m_shared;
-        sys::ExecImage m_image; // the program's mappings; each exec adds where its faults land
-        std::uint64_t m_tests = 0, m_testsAll = 0, m_forks = 0;
+        sys::ExecImage m_image, m_shImage, m_syncImage; // re-aim, /bin/sh, /bin/sync
+        std::uint64_t m_tests = 0, m_testsAll = 0, m_forks = 0, m_systems = 0;
+        std::array<std::uint64_t, 2> m_testsHalf {}; // tests completed in each half of the measured window
     };
 } // namespace
 
@@ -328,13 +400,18 @@ WorkloadKind aim7FserverKind()
             { "users", ParamKind::Int, 61, false, "re-aim users (forked children running tests)", 1, 4096 },
             { "runtime_s", ParamKind::Double, 0.2, true, "simulated seconds per point", 0.001, 3600 },
             { "warmup_fraction", ParamKind::Double, 0.25, false, "the first part of the run, not measured", 0, 0.9 },
-            { "shared_files", ParamKind::Int, 3, false, "files every process maps (the re-aim binary, ld.so, libc)", 1,
-                64 },
-            { "shared_file_size", ParamKind::Size, "64MiB", true, "page cache of each shared file", 4096, 1e12 },
-            { "mapped_size", ParamKind::Size, "256KiB", false, "length of each VMA of a shared file", 4096, 1e12 },
-            { "vmas_per_file", ParamKind::Int, 2, false, "VMAs per shared file per process (text, data)", 1, 8 },
-            { "readaround_pages", ParamKind::Int, 16, false, "pages exec's faults read around in a shared file", 0,
+            // The shared files, whole in the page cache (GUESS: the sizes of SLES 11's glibc 2.11 x86_64 ld.so and
+            // libc.so, bash 3.2 and coreutils' sync; the re-aim binary as osdl-aim-7 builds it).
+            { "ld_size", ParamKind::Size, "152KiB", false, "page cache of ld.so", 4096, 1e10 },
+            { "libc_size", ParamKind::Size, "1792KiB", false, "page cache of libc", 4096, 1e10 },
+            { "reaim_size", ParamKind::Size, "256KiB", false, "page cache of the re-aim binary", 4096, 1e10 },
+            { "sh_size", ParamKind::Size, "688KiB", false, "page cache of /bin/sh (bash)", 4096, 1e10 },
+            { "sync_size", ParamKind::Size, "32KiB", false, "page cache of /bin/sync", 4096, 1e10 },
+            { "text_faults", ParamKind::Int, 4, false,
+                "text faults a program takes in each file it maps (GUESS; each maps its fault-around window)", 0,
                 1024 },
+            { "system_sync", ParamKind::Bool, true, false,
+                "disk tests call system(\"sync\") as re-aim does without -y (mmtests before 2015)", 0, 1 },
             { "io_size", ParamKind::Size, "1MiB", false, "bytes a disk_* test writes and reads back", 4096, 1e9 },
             { "cache_file_size", ParamKind::Size, "1MiB", false,
                 "size of the files of the older page cache that fills memory at the start", 4096, 1e12 },

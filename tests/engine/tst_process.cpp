@@ -213,6 +213,56 @@ private Q_SLOTS:
         QVERIFY2(b.k.checkInvariants().empty(), b.k.checkInvariants().c_str());
     }
 
+    void systemForksAndExecsTwice()
+    {
+        // glibc's system("sync") from a process that maps its program and a library (2 VMAs each): fork (the child
+        // links both), exec /bin/sh (unlinks them; links sh and the library), exec /bin/sync (unlinks sh and the
+        // library; links sync and the library), sync(2), exit (unlinks sync and the library), wait. The library's
+        // i_mmap lock is taken 2 x 6 times; each program's 2 x 2. The text fault each program takes in the library
+        // maps its page while the program runs.
+        Machine b(64ull << 20);
+        AddressSpace& prog = new_address_space(b.k, 64);
+        AddressSpace& lib = new_address_space(b.k, 64);
+        AddressSpace& sh = new_address_space(b.k, 64);
+        AddressSpace& sync = new_address_space(b.k, 64);
+        Task& t = b.process(prog, 2, 32);
+        sys::mmap_file(b.k, t, sys::File(&lib), 0, 64);
+        sys::mmap_file(b.k, t, sys::File(&lib), 56, 8);
+        auto image = [&](AddressSpace& bin) {
+            sys::ExecImage img;
+            img.mappings = { { sys::File(&bin), 0, 64 }, { sys::File(&bin), 56, 8 }, { sys::File(&lib), 0, 64 },
+                { sys::File(&lib), 56, 8 } };
+            img.faults = { { sys::File(&bin), 0 }, { sys::File(&lib), 20 } };
+            return img;
+        };
+        const sys::ExecImage shImage = image(sh), syncImage = image(sync);
+        std::vector<std::uint32_t> mapcount;
+        std::vector<std::size_t> libTree;
+        auto body = [&]() -> Co<> {
+            co_await sys::fork(b.k, t);
+            libTree.push_back(lib.i_mmap.size());
+            co_await sys::execve(b.k, t, shImage);
+            mapcount.push_back(b.k.pages.mapcount(lib.lookup(20)));
+            co_await sys::execve(b.k, t, syncImage);
+            mapcount.push_back(b.k.pages.mapcount(lib.lookup(20)));
+            co_await sys::sync(b.k, t);
+            co_await sys::exit(b.k, t);
+            co_await sys::wait(b.k, t);
+            libTree.push_back(lib.i_mmap.size());
+            mapcount.push_back(b.k.pages.mapcount(lib.lookup(20)));
+        };
+        sys::start(b.k, t, body());
+        QVERIFY(b.sim.run());
+        QCOMPARE(b.acquisitions(lib), std::uint64_t(12));
+        QCOMPARE(b.acquisitions(prog), std::uint64_t(4));
+        QCOMPARE(b.acquisitions(sh), std::uint64_t(4));
+        QCOMPARE(b.acquisitions(sync), std::uint64_t(4));
+        QCOMPARE(libTree, (std::vector<std::size_t> { 4, 2 }));
+        QCOMPARE(mapcount, (std::vector<std::uint32_t> { 1, 1, 0 }));
+        QCOMPARE(sh.i_mmap.size() + sync.i_mmap.size(), std::size_t(0));
+        QVERIFY2(b.k.checkInvariants().empty(), b.k.checkInvariants().c_str());
+    }
+
     void aSecondProcessSharesTheTree()
     {
         // Two processes map the same file: its tree holds both; a fork of one adds the child's, exit takes it away.
