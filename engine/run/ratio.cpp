@@ -17,8 +17,8 @@ bool scaleFree(const std::string& m)
 {
     if (m.rfind("throughput", 0) == 0 || m.find("_per_") != std::string::npos)
         return true; // a rate, or a figure per page, per call, per test
-    if (m.find("_call_") != std::string::npos || endsWith(m, "_call_us") || endsWith(m, "_entry_us") || endsWith(m, "_entry_ns"))
-        return true; // the time of one call
+    if (m.find("_call_") != std::string::npos || endsWith(m, "_entry_us") || endsWith(m, "_entry_ns"))
+        return true; // the time of one call, of one entry
     return endsWith(m, "_mbps") || endsWith(m, "_share") || endsWith(m, "_busy") || endsWith(m, "ratio") || endsWith(m, "_fraction");
 }
 
