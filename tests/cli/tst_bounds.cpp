@@ -89,7 +89,9 @@ std::vector<Case> allCases()
         std::size_t n = 0;
         for (auto& sets : boundsOf(sc)) {
             Case c { info.id, variants[n % variants.size()], sets };
-            for (auto& [axis, values] : sweep.items()) {
+            for (auto& item : sweep.items()) { // not a structured binding: clang 14 cannot capture one in a lambda
+                const std::string& axis = item.key();
+                const mms::OJson& values = item.value();
                 bool given = std::any_of(sets.begin(), sets.end(), [&](auto& s) { return s.first == axis; });
                 if (!given)
                     c.sets.emplace_back(axis, (n % 2 ? values.back() : values.front()).dump());
