@@ -9,6 +9,7 @@
 #include "resultschart.h"
 #include "resultsmodel.h"
 #include "run/format.h"
+#include "run/ratio.h"
 #include "run/recording.h"
 #include "run/runner.h"
 
@@ -119,14 +120,25 @@ namespace {
         std::vector<Chart> charts;
         auto scp = std::make_shared<const Scenario>(sc);
         auto rsp = std::make_shared<const ResultSet>(rs);
+        // Per metric, the ratios to the baseline (they compare with the post's at any scale) and, where the absolute
+        // figures compare too (scale 1 or a scale-free metric), the figures themselves: each on one value axis.
         ResultsChart chart;
         chart.setResults(scp, rsp);
+        const QString base = QString::fromStdString(sc.baseline());
         for (const std::string& m : sc.metrics()) {
-            chart.setMetric(QString::fromStdString(m));
-            charts.push_back({ QStringLiteral("chart-%1.png").arg(charts.size()),
-                               sc.axes().empty() ? QStringLiteral("%1 per variant, simulated beside the post's figure").arg(QString::fromStdString(m))
-                                                 : QStringLiteral("%1 vs %2 per variant").arg(QString::fromStdString(m), QString::fromStdString(sc.axes().front())),
-                               chart.renderImage(QSize(760, 340)) });
+            const QString metric = QString::fromStdString(m);
+            chart.setMetric(metric);
+            for (ResultsChart::Values v : { ResultsChart::Values::Ratio, ResultsChart::Values::Absolute }) {
+                if (v == ResultsChart::Values::Absolute && !comparableToPost(m, rs.scale))
+                    continue;
+                chart.setValues(v);
+                const QString what = v == ResultsChart::Values::Ratio ? QStringLiteral("%1 ÷ %2").arg(metric, base) : metric;
+                charts.push_back({ QStringLiteral("chart-%1.png").arg(charts.size()),
+                                   sc.axes().empty() ? QStringLiteral("%1 per variant, simulated beside the post").arg(what)
+                                                     : QStringLiteral("%1 vs %2 per variant, simulated (solid) and the post (dashed)")
+                                                           .arg(what, QString::fromStdString(sc.axes().front())),
+                                   chart.renderImage(QSize(760, 340)) });
+            }
         }
         QVector<CounterPlot::Series> series;
         for (const RunResult& r : rs.results)
@@ -172,7 +184,11 @@ namespace {
         ResultsModel model;
         model.setResults(std::make_shared<const Scenario>(sc), std::make_shared<const ResultSet>(rs));
         h += modelToHtml(model);
-        h += QStringLiteral("<p>Δ% is the simulated value against the post's published figure.</p>");
+        h += QStringLiteral("<p>Per metric: each variant's ratio to %1 at the same point, the post's same ratio, and how far the simulated "
+                            "ratio is from the post's (ratios compare at any scale); then the simulated figure%2.</p>")
+                 .arg(esc(sc.baseline()),
+                      rs.scale == 1.0 ? QStringLiteral(", the post's figure and the difference in %")
+                                      : QStringLiteral(" at scale %1, with the post's figure and the difference in % only for scale-free metrics").arg(rs.scale));
         h += QStringLiteral("<h3>As the post's table</h3><pre>%1</pre>").arg(esc(formatResults(rs, sc, Format::Text)));
         h += QStringLiteral("<h3>mmtests compare-kernels style</h3><pre>%1</pre>").arg(esc(formatResults(rs, sc, Format::Mmtests)));
 
