@@ -82,7 +82,8 @@ namespace {
         std::string scenario;
         std::vector<std::string> variants;
         std::vector<std::pair<std::string, std::string>> sets;
-        double scale = 1.0;
+        // --scale; when not given, `run` and `report` take the scenario's faithful scale and `reproduce` takes 1.
+        std::optional<double> scale;
         std::optional<int> reps;
         std::optional<std::uint64_t> seed;
         int threads = 0;
@@ -246,7 +247,7 @@ namespace {
     {
         RunnerOptions opts;
         opts.threads = r.threads;
-        opts.scale = r.scale;
+        opts.scale = r.scale.value_or(1.0);
         opts.checkInvariants = r.checkInvariants;
         // A report charts counters over time, so its runs record (within a budget; frames are decimated past it).
         opts.recording.enabled = record;
@@ -313,10 +314,22 @@ namespace {
             writeFile(r.out, text);
     }
 
+    // Below a scenario's faithful scale its ratios may be more than 10 % from scale 1's: said on stderr, and the run
+    // goes on (small scales are what tests and quick looks are for).
+    void warnBelowFaithful(const Scenario& sc, double scale, std::ostream& err)
+    {
+        if (scale < sc.faithfulScale())
+            err << "mmscope-cli: warning: " << sc.id() << " at --scale " << scale << ", below its faithful scale " << sc.faithfulScale()
+                << ": its ratios may be more than 10 % from those at scale 1\n";
+    }
+
     int cmdRun(const std::vector<std::string>& args, bool report, std::ostream& out, std::ostream& err)
     {
         RunArgs r = parseRunArgs(args, 1, report);
         Scenario sc = prepare(r);
+        if (!r.scale)
+            r.scale = sc.faithfulScale();
+        warnBelowFaithful(sc, *r.scale, err);
         ResultSet rs = execute(sc, runnerOptions(r, report), err);
         checkInterrupted();
         if (report) {
@@ -375,6 +388,7 @@ namespace {
             try {
                 auto sc = std::make_unique<Scenario>(loadScenario(info.id));
                 row.runs = planRuns(*sc).size();
+                warnBelowFaithful(*sc, opts.scale, err);
                 checkMemory(*sc, opts);
                 pooled.push_back(sc.get());
                 rowOfPooled.push_back(rows.size());
@@ -408,6 +422,7 @@ namespace {
             const ResultSet& rs = o->results;
             row.wall = rs.wallSeconds;
             row.d = distanceToPost(rs, *sc);
+            row.ratios = ratioDistanceToPost(rs, *sc);
             print(formatReproduced(row, rs, *sc));
         };
         std::vector<const ScenarioOutcome*> outcomeOfRow(rows.size(), nullptr);
@@ -449,7 +464,7 @@ namespace {
             flushRows();
         }
         double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        print(formatReproduceSummary(rows, r.scale, total));
+        print(formatReproduceSummary(rows, opts.scale, total));
         if (!r.out.empty())
             writeFile(r.out, all.str());
         return std::any_of(rows.begin(), rows.end(), [](const ReproduceRow& row) { return !row.failed.empty(); }) ? 2 : 0;
@@ -510,7 +525,10 @@ options:
   --variant NAME      run only this variant (repeatable; default: all)
   --set PATH=VALUE    override a field (machine.cpus=16), a toggle for every variant
                       (i_mmap.lock=rwsem) or a sweep axis (users=481) (repeatable)
-  --scale F           multiply memory sizes and amounts of work by F (CPU counts kept)
+  --scale F           multiply memory sizes and amounts of work by F (CPU counts kept); default:
+                      the scenario's faithful scale (`show` prints it as faithful_scale), the
+                      smallest whose ratios stay within 10 % of scale 1's; 1 for reproduce.
+                      Below it a warning goes to stderr
   --reps N            repetitions per variant and sweep point
   --seed S            scenario seed
   --threads N         host threads for the runner (default: all cores)

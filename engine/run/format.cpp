@@ -1,9 +1,12 @@
 #include "run/format.h"
 
+#include "run/ratio.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <iomanip>
+#include <map>
 #include <sstream>
 
 namespace mms {
@@ -106,9 +109,7 @@ namespace {
     {
         if (!c.published || *c.published == 0 || c.n == 0)
             return "";
-        char buf[32];
-        std::snprintf(buf, sizeof buf, "%+.1f%%", (c.mean / *c.published - 1.0) * 100.0);
-        return buf;
+        return formatPercent((c.mean / *c.published - 1.0) * 100.0);
     }
 
     std::string simText(const Cell& c, const std::string& metric)
@@ -138,14 +139,25 @@ namespace {
                 f(v, p, m);
     }
 
-    // A table as rows of cells; rendered as aligned text or as markdown.
+    // A table as rows of cells, with a caption line above it when it has one; rendered as aligned text or as
+    // markdown.
     struct Table {
+        std::string caption;
         std::vector<std::string> header;
         std::vector<std::vector<std::string>> rows;
     };
 
-    // Rows: variants (no sweep) or points (with a sweep); columns: metric x (sim, post, distance) or
-    // variant x (sim, post).
+    // A metric's column heading: "(scaled)" when its figures grow with the scale and the scale is not 1.
+    std::string metricLabel(const std::string& m, double scale) { return comparableToPost(m, scale) ? m : m + " (scaled)"; }
+
+    std::string pointCell(const Scenario& sc, const OJson& p)
+    {
+        return sc.axes().size() == 1 ? p.begin().value().dump() : pointLabel(p);
+    }
+
+    // The absolute figures. Rows: variants (no sweep) or points (with a sweep); columns: metric x (sim, post,
+    // distance) or variant x (sim, post). The distance to the post's absolute figure is shown only where the two
+    // compare (comparableToPost): at scale 1, or for a scale-free metric.
     Table buildTable(const ResultSet& rs, const Scenario& sc)
     {
         Table t;
@@ -155,9 +167,10 @@ namespace {
         if (!sweep) {
             t.header.push_back("variant");
             for (auto& m : metrics) {
-                t.header.push_back(m);
+                t.header.push_back(metricLabel(m, rs.scale));
                 t.header.push_back("post");
-                t.header.push_back("vs post");
+                if (comparableToPost(m, rs.scale))
+                    t.header.push_back("vs post");
             }
             for (auto& v : sc.variantNames()) {
                 std::vector<std::string> row { v };
@@ -165,26 +178,92 @@ namespace {
                     Cell c = tableCell(rs, sc, v, OJson::object(), m);
                     row.push_back(simText(c, m));
                     row.push_back(c.published ? formatNumber(*c.published, m) : "");
-                    row.push_back(distance(c));
+                    if (comparableToPost(m, rs.scale))
+                        row.push_back(distance(c));
                 }
                 t.rows.push_back(row);
             }
             return t;
         }
         std::string m = metrics.empty() ? "elapsed_s" : metrics.front();
+        t.caption = metricLabel(m, rs.scale) + ":";
         t.header.push_back(sc.axes().size() == 1 ? sc.axes().front() : "point");
         for (auto& v : sc.variantNames()) {
             t.header.push_back(v);
             t.header.push_back("post");
         }
         for (auto& p : points) {
-            std::vector<std::string> row;
-            row.push_back(sc.axes().size() == 1 ? p.begin().value().dump() : pointLabel(p));
+            std::vector<std::string> row { pointCell(sc, p) };
             for (auto& v : sc.variantNames()) {
                 Cell c = tableCell(rs, sc, v, p, m);
                 row.push_back(simText(c, m));
                 row.push_back(c.published ? formatNumber(*c.published, m) : "");
             }
+            t.rows.push_back(row);
+        }
+        return t;
+    }
+
+    // The ratios (run/ratio.h) in the table's cells, in the order buildRatioTable() shows them: every variant
+    // but the baseline, with the table's metrics (no sweep) or its first metric at every point (a sweep).
+    template <typename F>
+    void forEachRatioCell(const Scenario& sc, F&& f)
+    {
+        std::string base = sc.baseline();
+        forEachTableCell(sc, [&](const std::string& v, const OJson& p, const std::string& m) {
+            if (v != base)
+                f(v, p, m);
+        });
+    }
+
+    void pushRatio(std::vector<std::string>& row, const Ratio& r)
+    {
+        row.push_back(r.sim ? formatRatio(*r.sim) : "-");
+        row.push_back(r.post ? formatRatio(*r.post) : "");
+        row.push_back(r.distancePercent ? formatPercent(*r.distancePercent) : "");
+    }
+
+    // Each variant's ratio to the baseline beside the post's ratio and the distance between them. Rows: variants
+    // but the baseline (no sweep) or points (a sweep); columns: metric x (ratio, post, vs post) or variant x
+    // (ratio, post, vs post). Empty when the scenario has one variant.
+    Table buildRatioTable(const ResultSet& rs, const Scenario& sc)
+    {
+        Table t;
+        std::vector<std::string> variants = sc.variantNames();
+        std::string base = sc.baseline();
+        variants.erase(std::remove(variants.begin(), variants.end(), base), variants.end());
+        if (variants.empty())
+            return t;
+        std::vector<std::string> metrics = sc.metrics();
+        if (sc.axes().empty()) {
+            t.caption = "ratio to " + base + " (variant / " + base + "), beside the post's same ratio:";
+            t.header.push_back("variant");
+            for (auto& m : metrics) {
+                t.header.push_back(m + " ratio");
+                t.header.push_back("post");
+                t.header.push_back("vs post");
+            }
+            for (auto& v : variants) {
+                std::vector<std::string> row { v };
+                for (auto& m : metrics)
+                    pushRatio(row, tableRatio(rs, sc, v, OJson::object(), m));
+                t.rows.push_back(row);
+            }
+            return t;
+        }
+        std::string m = metrics.empty() ? "elapsed_s" : metrics.front();
+        std::string axis = sc.axes().size() == 1 ? sc.axes().front() : "point";
+        t.caption = m + " ratio to " + base + " at the same " + axis + " (variant / " + base + "), beside the post's same ratio:";
+        t.header.push_back(axis);
+        for (auto& v : variants) {
+            t.header.push_back(v);
+            t.header.push_back("post");
+            t.header.push_back("vs post");
+        }
+        for (auto& p : sc.points()) {
+            std::vector<std::string> row { pointCell(sc, p) };
+            for (auto& v : variants)
+                pushRatio(row, tableRatio(rs, sc, v, p, m));
             t.rows.push_back(row);
         }
         return t;
@@ -201,6 +280,8 @@ namespace {
         for (auto& r : t.rows)
             fit(r);
         std::ostringstream o;
+        if (!t.caption.empty())
+            o << t.caption << "\n";
         auto line = [&](const std::vector<std::string>& r) {
             std::string s;
             for (std::size_t i = 0; i < r.size(); ++i) {
@@ -223,6 +304,8 @@ namespace {
     std::string renderMarkdown(const Table& t)
     {
         std::ostringstream o;
+        if (!t.caption.empty())
+            o << t.caption << "\n\n";
         auto line = [&](const std::vector<std::string>& r) {
             o << "|";
             for (auto& c : r)
@@ -246,10 +329,17 @@ namespace {
         std::string seedFile = sc.json()["source"]["seed"];
         if (!seedFile.empty())
             o << "source: seeds/" << seedFile << " (" << sc.json()["source"]["measured"].get<std::string>() << ")\n";
-        o << "scale " << rs.scale << ", seed " << rs.seed << ", " << sc.reps() << " repetition" << (sc.reps() > 1 ? "s" : "")
+        o << "scale " << rs.scale;
+        if (sc.faithfulScale() < 1.0 && rs.scale >= sc.faithfulScale())
+            o << " (faithful from " << sc.faithfulScale() << ")";
+        o << ", seed " << rs.seed << ", " << sc.reps() << " repetition" << (sc.reps() > 1 ? "s" : "")
           << ", mmscope " << rs.engineVersion << "\n";
         if (rs.scale != 1.0)
-            o << "note: sizes and work are scaled by " << rs.scale << "; published figures are for scale 1\n";
+            o << "note: sizes and work are scaled by " << rs.scale
+              << "; published figures are for scale 1: figures marked (scaled) grow with the scale, their ratios do not\n";
+        if (rs.scale < sc.faithfulScale())
+            o << "warning: below this scenario's faithful scale " << sc.faithfulScale()
+              << ": its ratios may be more than 10 % from those at scale 1\n";
         return o.str();
     }
 
@@ -377,37 +467,88 @@ namespace {
     }
 } // namespace
 
+namespace {
+    // Accumulates |distance| in % over cells into a PostDistance.
+    struct DistanceSum {
+        PostDistance d;
+        double sum = 0;
+        void add(double pct, const std::string& v, const OJson& p, const std::string& m)
+        {
+            pct = std::fabs(pct);
+            sum += pct;
+            ++d.cells;
+            if (pct > d.maxAbsPercent || d.cells == 1) {
+                d.maxAbsPercent = pct;
+                d.worst = v + " " + (p.empty() ? m : pointLabel(p));
+            }
+        }
+        PostDistance done()
+        {
+            if (d.cells)
+                d.meanAbsPercent = sum / d.cells;
+            return d;
+        }
+    };
+} // namespace
+
 PostDistance distanceToPost(const ResultSet& rs, const Scenario& sc)
 {
-    PostDistance d;
-    double sum = 0;
+    DistanceSum s;
     forEachTableCell(sc, [&](const std::string& v, const OJson& p, const std::string& m) {
         Cell c = tableCell(rs, sc, v, p, m);
-        if (!c.published || *c.published == 0 || c.n == 0)
+        if (!c.published || *c.published == 0 || c.n == 0 || !comparableToPost(m, rs.scale))
             return;
-        double pct = std::fabs(c.mean / *c.published - 1.0) * 100.0;
-        sum += pct;
-        ++d.cells;
-        if (pct > d.maxAbsPercent || d.cells == 1) {
-            d.maxAbsPercent = pct;
-            d.worst = v + " " + (p.empty() ? m : pointLabel(p));
-        }
+        s.add((c.mean / *c.published - 1.0) * 100.0, v, p, m);
     });
-    if (d.cells)
-        d.meanAbsPercent = sum / d.cells;
-    return d;
+    return s.done();
 }
 
-std::string formatTable(const ResultSet& rs, const Scenario& sc) { return heading(rs, sc) + "\n" + renderText(buildTable(rs, sc)); }
+PostDistance ratioDistanceToPost(const ResultSet& rs, const Scenario& sc)
+{
+    DistanceSum s;
+    forEachRatioCell(sc, [&](const std::string& v, const OJson& p, const std::string& m) {
+        Ratio r = tableRatio(rs, sc, v, p, m);
+        if (r.distancePercent)
+            s.add(*r.distancePercent, v, p, m);
+    });
+    return s.done();
+}
 
-OJson resultsToJson(const ResultSet& rs)
+std::string formatTable(const ResultSet& rs, const Scenario& sc)
+{
+    std::string text = heading(rs, sc) + "\n" + renderText(buildTable(rs, sc));
+    Table ratios = buildRatioTable(rs, sc);
+    if (!ratios.header.empty())
+        text += "\n" + renderText(ratios);
+    return text;
+}
+
+OJson resultsToJson(const ResultSet& rs) { return resultsToJson(rs, std::string()); }
+
+OJson resultsToJson(const ResultSet& rs, const std::string& baseline)
 {
     OJson j;
     j["scenario"] = rs.scenario;
     j["engine_version"] = rs.engineVersion;
     j["seed"] = rs.seed;
     j["scale"] = rs.scale;
+    if (!baseline.empty())
+        j["baseline"] = baseline;
     j["results"] = OJson::array();
+    // The baseline's mean per (point, metric) over its repetitions, for each result's ratio.
+    std::vector<std::pair<const OJson*, std::map<std::string, std::pair<double, int>>>> baseMeans;
+    if (!baseline.empty())
+        for (const RunResult& r : rs.results) {
+            if (r.variant != baseline)
+                continue;
+            auto it = std::find_if(baseMeans.begin(), baseMeans.end(), [&](const auto& b) { return *b.first == r.point; });
+            if (it == baseMeans.end())
+                it = baseMeans.insert(baseMeans.end(), { &r.point, {} });
+            for (auto& [k, v] : r.metrics) {
+                it->second[k].first += v;
+                it->second[k].second += 1;
+            }
+        }
     for (const RunResult& r : rs.results) {
         OJson jr;
         jr["variant"] = r.variant;
@@ -417,6 +558,17 @@ OJson resultsToJson(const ResultSet& rs)
         jr["metrics"] = OJson::object();
         for (auto& [k, v] : r.metrics)
             jr["metrics"][k] = v;
+        if (!baseline.empty()) {
+            // This run's figure over the baseline's mean at the same point, for every metric the baseline has
+            // and is not 0 in.
+            auto base = std::find_if(baseMeans.begin(), baseMeans.end(), [&](const auto& b) { return *b.first == r.point; });
+            OJson ratio = OJson::object();
+            if (base != baseMeans.end())
+                for (auto& [k, v] : r.metrics)
+                    if (auto b = base->second.find(k); b != base->second.end() && b->second.first != 0)
+                        ratio[k] = v / (b->second.first / b->second.second);
+            jr["ratio"] = ratio;
+        }
         jr["locks"] = OJson::array();
         for (const LockSummary& l : r.locks)
             jr["locks"].push_back(OJson { { "name", l.name }, { "kind", l.kind }, { "instances", l.instances },
@@ -490,12 +642,18 @@ std::string formatResults(const ResultSet& rs, const Scenario& sc, Format f)
     switch (f) {
     case Format::Text:
         return formatTable(rs, sc) + lockText(rs);
-    case Format::Markdown:
-        return "**" + sc.id() + "**: " + sc.title() + " (scale " + formatNumber(rs.scale, "") + ", seed " + std::to_string(rs.seed) + ")\n\n" + renderMarkdown(buildTable(rs, sc));
+    case Format::Markdown: {
+        std::string md = "**" + sc.id() + "**: " + sc.title() + " (scale " + formatNumber(rs.scale, "") + ", seed " + std::to_string(rs.seed) + ")\n\n"
+            + renderMarkdown(buildTable(rs, sc));
+        Table ratios = buildRatioTable(rs, sc);
+        if (!ratios.header.empty())
+            md += "\n" + renderMarkdown(ratios);
+        return md;
+    }
     case Format::Csv:
         return renderCsv(rs, sc);
     case Format::Json:
-        return resultsToJson(rs).dump(2) + "\n";
+        return resultsToJson(rs, sc.baseline()).dump(2) + "\n";
     case Format::Mmtests:
         return renderMmtests(rs, sc);
     }

@@ -15,7 +15,11 @@ std::optional<Format> parseFormat(const std::string& name);
 std::string formatResults(const ResultSet& rs, const Scenario& sc, Format f);
 // The text format's heading and table without the lockstat excerpt (mmscope-cli reproduce prints one per scenario).
 std::string formatTable(const ResultSet& rs, const Scenario& sc);
+// Without a baseline: the runs as they are (what shards and tests that compare runs use). With one (the scenario's,
+// Scenario::baseline()): also "baseline" at the top and, per result, "ratio": {metric: this run's figure / the
+// baseline's mean over its repetitions at the same point}, for every metric the baseline has and is not 0 in.
 OJson resultsToJson(const ResultSet& rs);
+OJson resultsToJson(const ResultSet& rs, const std::string& baseline);
 // The inverse of resultsToJson, for merging and for reading results back (throws ScenarioError on bad input).
 ResultSet resultsFromJson(const OJson& doc, const std::string& origin);
 
@@ -30,7 +34,8 @@ struct Cell {
 // Table access shared by the text formats and the desktop app's results view.
 Cell tableCell(const ResultSet& rs, const Scenario& sc, const std::string& variant, const OJson& point, const std::string& metric);
 std::optional<double> publishedValue(const Scenario& sc, const std::string& variant, const OJson& point, const std::string& metric);
-// How far the table's cells are from the post's: over every cell the text table shows with a published figure.
+// How far the table's cells are from the post's: over every cell the text table shows with a published figure and
+// a "vs post" distance (at scale 1, or a scale-free metric; run/ratio.h).
 struct PostDistance {
     int cells = 0;
     double meanAbsPercent = 0;

@@ -36,7 +36,7 @@ namespace {
         throw ScenarioError(msg);
     }
 
-    const std::set<std::string> kTopKeys = { "id", "title", "description", "source", "kernel", "machine", "workload", "variants", "sweep", "metrics", "table", "reps", "seed", "published" };
+    const std::set<std::string> kTopKeys = { "id", "title", "description", "source", "kernel", "machine", "workload", "variants", "sweep", "metrics", "table", "reps", "seed", "published", "faithful_scale" };
     const std::set<std::string> kMachineKeys = { "preset", "sockets", "cpus", "memory", "swap" };
 
     KernelVersion kernelOf(const OJson& v, const std::string& origin)
@@ -158,7 +158,7 @@ void Scenario::normalise()
         fail(o, "(top level)", "a JSON object", &d);
     for (auto& [k, v] : d.items())
         if (!kTopKeys.count(k))
-            fail(o, k, "one of the fields id, title, description, source, kernel, machine, workload, variants, sweep, metrics, table, reps, seed, published (unknown field)");
+            fail(o, k, "one of the fields id, title, description, source, kernel, machine, workload, variants, sweep, metrics, table, reps, seed, published, faithful_scale (unknown field)");
 
     if (!d.contains("id") || !d["id"].is_string() || !std::regex_match(d["id"].get<std::string>(), std::regex("[a-z0-9][a-z0-9.-]*")))
         fail(o, "id", "a lower-case identifier such as \"madv-free-swapin\"", d.contains("id") ? &d["id"] : nullptr);
@@ -340,6 +340,13 @@ void Scenario::normalise()
         d["seed"] = 1;
     if (!d["seed"].is_number_unsigned() && !(d["seed"].is_number_integer() && d["seed"].get<long long>() >= 0))
         fail(o, "seed", "a non-negative integer", &d["seed"]);
+    // The smallest --scale at which the ratios the post is about stay within 10 % of their value at scale 1
+    // (run/ratio.h); 1 when not measured.
+    if (!d.contains("faithful_scale"))
+        d["faithful_scale"] = 1.0;
+    if (!d["faithful_scale"].is_number() || !(d["faithful_scale"].get<double>() >= 1e-4 && d["faithful_scale"].get<double>() <= 1.0))
+        fail(o, "faithful_scale", "a number in [0.0001, 1] (the smallest scale whose ratios stay within 10 % of scale 1's)",
+            &d["faithful_scale"]);
     if (!d.contains("published")) {
         const auto& all = publishedFigures();
         std::string id = d["id"];
@@ -371,6 +378,12 @@ std::vector<std::string> Scenario::variantNames() const
     for (auto& [k, t] : m_doc["variants"].items())
         v.push_back(k);
     return v;
+}
+
+std::string Scenario::baseline() const
+{
+    const OJson& v = m_doc["variants"];
+    return v.empty() ? std::string() : v.begin().key();
 }
 
 std::vector<std::string> Scenario::metrics() const { return m_doc["metrics"].get<std::vector<std::string>>(); }

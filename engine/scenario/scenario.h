@@ -33,6 +33,8 @@ public:
     std::string id() const { return m_doc["id"]; }
     std::string title() const { return m_doc["title"]; }
     std::vector<std::string> variantNames() const;
+    // The variant every other is compared with (run/ratio.h): the first one, as in mmtests' compare-kernels.
+    std::string baseline() const;
     std::vector<std::string> metrics() const;
     int reps() const { return m_doc["reps"]; }
     std::uint64_t seed() const { return m_doc["seed"]; }
@@ -40,6 +42,10 @@ public:
     std::vector<OJson> points() const;
     std::vector<std::string> axes() const;
     const OJson& published() const { return m_doc["published"]; }
+    // The smallest --scale at which the ratios the post is about (run/ratio.h) stay within 10 % of their value at
+    // scale 1, measured (tests/bench/faithful-scale.sh) and declared in the scenario's "faithful_scale"; 1 when
+    // not declared. What mmscope-cli and the app run at when no scale is given.
+    double faithfulScale() const { return m_doc["faithful_scale"]; }
 
     // --set PATH=VALUE: a scenario field (machine.cpus, kernel), a toggle (held for every variant) or a sweep axis
     // (narrowed to that one value). VALUE is JSON if it parses as JSON, else a string. machine.preset=NAME puts

@@ -111,6 +111,56 @@ private Q_SLOTS:
         QVERIFY2(r.out.contains(expect), qPrintable(r.out));
     }
 
+    // Each variant's ratio to the baseline (the first variant) beside the post's: a table in markdown and text,
+    // a `ratio` per result in JSON.
+    void ratiosInMarkdownAndJson()
+    {
+        const QStringList run { "run", "madv-free-swapin", "--scale", "0.01", "--threads", "2", "--set", "loops=2" };
+        Out md = cli(run + QStringList { "--format", "markdown" });
+        QCOMPARE(md.code, 0);
+        QVERIFY2(md.out.contains("ratio to dontneed (variant / dontneed), beside the post's same ratio:"), qPrintable(md.out));
+        QVERIFY2(md.out.contains("| variant | swapins ratio | post | vs post | user_s ratio | post | vs post |"), qPrintable(md.out));
+        // The post's elapsed-time ratio of madvfree, 90.67 / 50.44, beside the simulated one and the
+        // distance; scaled absolute figures are labelled and get no absolute "vs post".
+        QVERIFY2(md.out.contains(QRegularExpression("\\| madvfree \\|.*\\| [0-9.]+ \\| 1\\.798 \\| [-+][0-9.]+% \\|")), qPrintable(md.out));
+        QVERIFY2(md.out.contains("| variant | swapins (scaled) | post | user_s (scaled) | post |"), qPrintable(md.out));
+
+        Out js = cli(run + QStringList { "--format", "json" });
+        QCOMPARE(js.code, 0);
+        QJsonObject j = QJsonDocument::fromJson(js.out.toUtf8()).object();
+        QCOMPARE(j["baseline"].toString(), QString("dontneed"));
+        QJsonArray results = j["results"].toArray();
+        QCOMPARE(results.size(), 3);
+        double baseElapsed = results[0].toObject()["metrics"].toObject()["elapsed_s"].toDouble();
+        for (const QJsonValue& v : results) {
+            QJsonObject r = v.toObject();
+            QJsonObject ratio = r["ratio"].toObject();
+            QVERIFY2(ratio.contains("elapsed_s") && ratio.contains("swapouts"), qPrintable(r["variant"].toString()));
+            QCOMPARE(ratio["elapsed_s"].toDouble(), r["metrics"].toObject()["elapsed_s"].toDouble() / baseElapsed);
+        }
+        QCOMPARE(results[0].toObject()["ratio"].toObject()["elapsed_s"].toDouble(), 1.0);
+    }
+
+    // Without --scale, `run` takes the scenario's faithful scale (`show` prints it); below it, a warning.
+    void defaultScaleIsTheFaithfulScale()
+    {
+        Out show = cli({ "show", "madv-free-tlb-batch" });
+        double faithful = QJsonDocument::fromJson(show.out.toUtf8()).object()["faithful_scale"].toDouble();
+        QVERIFY2(faithful > 0 && faithful < 1, qPrintable(show.out));
+        const QStringList run { "run", "madv-free-tlb-batch", "--variant", "vanilla", "--variant", "glibc", "--set", "threads=1", "--format", "json" };
+        Out r = cli(run);
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QCOMPARE(QJsonDocument::fromJson(r.out.toUtf8()).object()["scale"].toDouble(), faithful);
+        QVERIFY2(!r.err.contains("warning"), qPrintable(r.err));
+        Out below = cli(run + QStringList { "--scale", QString::number(faithful / 2) });
+        QCOMPARE(below.code, 0);
+        QVERIFY2(below.err.contains(QString("warning: madv-free-tlb-batch at --scale %1, below its faithful scale %2: its ratios may be more than 10 % from those at scale 1")
+                                        .arg(faithful / 2).arg(faithful)),
+            qPrintable(below.err));
+        Out text = cli(QStringList { "run", "madv-free-tlb-batch", "--variant", "vanilla", "--set", "threads=1" });
+        QVERIFY2(text.out.contains(QString("scale %1 (faithful from %1)").arg(faithful)), qPrintable(text.out));
+    }
+
     void outFileAndJsonShape()
     {
         QTemporaryDir dir;
@@ -304,7 +354,7 @@ private Q_SLOTS:
     // A scenario that cannot fit in the host's memory is refused before anything is allocated, with the estimate.
     void refusesWhatDoesNotFit()
     {
-        Out r = cli({ "run", "madv-free-swapin", "--set", "machine.memory=1TiB", "--set", "machine.swap=[]", "--reps", "30", "--threads", "64" });
+        Out r = cli({ "run", "madv-free-swapin", "--set", "machine.memory=1TiB", "--set", "machine.swap=[]", "--reps", "30", "--threads", "64", "--scale", "1" });
         QCOMPARE(r.code, 2);
         QVERIFY2(r.err.contains(QRegularExpression("madv-free-swapin: needs about [0-9.]+ GiB of host memory \\(64 concurrent runs x [0-9.]+ GiB for 268435456 simulated pages")), qPrintable(r.err));
         QVERIFY2(r.err.contains("but the host has"), qPrintable(r.err));

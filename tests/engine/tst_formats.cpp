@@ -2,6 +2,7 @@
 // when a format does. On a mismatch the test writes <golden>.actual beside it and prints the diff command;
 // MMSCOPE_UPDATE_GOLDEN=1 rewrites the goldens.
 #include "run/format.h"
+#include "run/ratio.h"
 
 #include <QtTest>
 
@@ -34,6 +35,7 @@ Scenario sweepScenario()
         "metrics": ["jobs_per_min"],
         "table": {"mmtests_op": "new_fserver"},
         "reps": 2,
+        "faithful_scale": 0.25,
         "published": {"metric": "jobs_per_min", "processes": [61, 121],
                       "columns": {"baseline": [21456.59, 22335.16], "skip-unmapped": [35875.59, 38037.28]}}})",
         "golden-sweep");
@@ -145,6 +147,102 @@ private Q_SLOTS:
         ResultSet back = resultsFromJson(j, "roundtrip");
         QCOMPARE(resultsToJson(back).dump(), j.dump());
         QCOMPARE(j["host"]["threads"].get<int>(), rs.threads);
+    }
+
+    void ratiosInMarkdown()
+    {
+        // madvfree / dontneed: swapins 900000 / 1500 = 600 against the post's 879585 / 1612 = 545.6 (+10.0 %);
+        // elapsed 95.5 / 48.25 = 1.979 against 90.67 / 50.44 = 1.798 (+10.1 %).
+        std::string md = formatResults(rowsResults(), tableScenario(), Format::Markdown);
+        QVERIFY2(md.find("ratio to dontneed (variant / dontneed)") != std::string::npos, md.c_str());
+        QVERIFY2(md.find("| variant | swapins ratio | post | vs post | elapsed_s ratio | post | vs post |") != std::string::npos, md.c_str());
+        QVERIFY2(md.find("| madvfree | 600.0 | 545.6 | +10.0% | 1.979 | 1.798 | +10.1% |") != std::string::npos, md.c_str());
+        // The sweep: each point's ratio to its own baseline, 32050 / 20050 = 1.599 against 35875.59 / 21456.59.
+        std::string sw = formatResults(sweepResults(), sweepScenario(), Format::Markdown);
+        QVERIFY2(sw.find("| processes | skip-unmapped | post | vs post |") != std::string::npos, sw.c_str());
+        QVERIFY2(sw.find("| 61 | 1.599 | 1.672 | -4.4% |") != std::string::npos, sw.c_str());
+        QVERIFY2(sw.find("| 121 | 1.698 | 1.703 | -0.3% |") != std::string::npos, sw.c_str());
+    }
+
+    void ratiosInJson()
+    {
+        OJson j = OJson::parse(formatResults(sweepResults(), sweepScenario(), Format::Json));
+        QCOMPARE(j["baseline"].get<std::string>(), std::string("baseline"));
+        for (const OJson& r : j["results"]) {
+            QVERIFY(r.contains("ratio"));
+            // Every run over the baseline's mean at its own point.
+            int users = r["point"]["processes"];
+            double base = users == 61 ? 20050.0 : 21050.0;
+            QVERIFY(std::fabs(r["ratio"]["jobs_per_min"].get<double>() - r["metrics"]["jobs_per_min"].get<double>() / base) < 1e-12);
+        }
+        QCOMPARE(j["results"][1]["variant"].get<std::string>(), std::string("skip-unmapped"));
+        QVERIFY(std::fabs(j["results"][1]["ratio"]["jobs_per_min"].get<double>() - 32000.0 / 20050.0) < 1e-12);
+        // Ratios are derived: reading the results back and writing them again gives the same document.
+        ResultSet back = resultsFromJson(j, "roundtrip");
+        QCOMPARE(resultsToJson(back, "baseline").dump(), j.dump());
+        // Without a baseline (shards), no ratios.
+        QVERIFY(!resultsToJson(sweepResults()).contains("baseline"));
+        QVERIFY(!resultsToJson(sweepResults())["results"][0].contains("ratio"));
+    }
+
+    void tableRatioAgainstThePost()
+    {
+        Ratio r = tableRatio(rowsResults(), tableScenario(), "madvfree", OJson::object(), "elapsed_s");
+        QCOMPARE(r.baseline, std::string("dontneed"));
+        QVERIFY(std::fabs(*r.sim - 95.5 / 48.25) < 1e-12);
+        QVERIFY(std::fabs(*r.post - 90.67 / 50.44) < 1e-12);
+        QVERIFY(std::fabs(*r.distancePercent - ((95.5 / 48.25) / (90.67 / 50.44) - 1) * 100) < 1e-9);
+        Ratio self = tableRatio(rowsResults(), tableScenario(), "dontneed", OJson::object(), "elapsed_s");
+        QCOMPARE(*self.sim, 1.0);
+        QCOMPARE(*self.distancePercent, 0.0);
+        Ratio none = tableRatio(rowsResults(), tableScenario(), "madvfree", OJson::object(), "no_such_metric");
+        QVERIFY(!none.sim && !none.post && !none.distancePercent);
+    }
+
+    void scaledFiguresAreLabelledAndNotComparedWithThePost()
+    {
+        // At scale 0.5 the counts and total times are scaled: labelled, and no absolute "vs post" for them; the
+        // ratios stay. At scale 1 (the rows golden) every figure has its "vs post".
+        ResultSet rs = rowsResults();
+        rs.scale = 0.5;
+        std::string md = formatResults(rs, tableScenario(), Format::Markdown);
+        QVERIFY2(md.find("| variant | swapins (scaled) | post | elapsed_s (scaled) | post |") != std::string::npos, md.c_str());
+        QVERIFY2(md.find("| madvfree | 600.0 | 545.6 | +10.0% |") != std::string::npos, md.c_str());
+        QCOMPARE(distanceToPost(rs, tableScenario()).cells, 0);
+        QCOMPARE(distanceToPost(rowsResults(), tableScenario()).cells, 4);
+        PostDistance rd = ratioDistanceToPost(rs, tableScenario());
+        QCOMPARE(rd.cells, 2);
+        QCOMPARE(rd.worst, std::string("madvfree elapsed_s"));
+        // A scale-free metric keeps its "vs post" at any scale (the sweep golden, jobs_per_min at scale 0.5).
+        std::string sw = formatResults(sweepResults(), sweepScenario(), Format::Text);
+        QVERIFY2(sw.find("jobs_per_min:\n") != std::string::npos, sw.c_str());
+        QVERIFY2(sw.find("jobs_per_min (scaled)") == std::string::npos, sw.c_str());
+        // Below the scenario's faithful scale (1 when it declares none) the text says so; at or above it, which
+        // it is.
+        std::string text = formatResults(rs, tableScenario(), Format::Text);
+        QVERIFY2(text.find("warning: below this scenario's faithful scale 1:") != std::string::npos, text.c_str());
+        QVERIFY2(sw.find("scale 0.5 (faithful from 0.25), seed 7") != std::string::npos, sw.c_str());
+        QVERIFY2(sw.find("warning") == std::string::npos, sw.c_str());
+    }
+
+    void scaleFreeMetrics_data()
+    {
+        QTest::addColumn<QString>("metric");
+        QTest::addColumn<bool>("free");
+        for (const char* m : { "throughput", "throughput_mbps", "records_per_s", "jobs_per_min", "free_entries_call_us", "free_entry_us",
+                 "ns_per_page", "lru_lock_hold_ns_per_page", "i_mmap_wait_us_per_test", "lru_lock_busy", "unmapped_rmap_share" })
+            QTest::addRow("%s", m) << m << true;
+        for (const char* m : { "swapins", "swapouts", "transactions", "elapsed_s", "user_s", "sys_s", "idle_s", "free_time_s",
+                 "free_time_max_s", "free_entries_calls", "vm.pgmajfault", "vm.rmap_unmap" })
+            QTest::addRow("%s", m) << m << false;
+    }
+    void scaleFreeMetrics()
+    {
+        QFETCH(QString, metric);
+        QFETCH(bool, free);
+        QCOMPARE(scaleFree(metric.toStdString()), free);
+        QVERIFY(comparableToPost(metric.toStdString(), 1.0));
+        QCOMPARE(comparableToPost(metric.toStdString(), 0.1), free);
     }
 
     void tableCellsMeanStddevAndPost()

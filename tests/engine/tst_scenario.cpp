@@ -81,6 +81,27 @@ private Q_SLOTS:
         QCOMPARE(s.reps(), 1);
         QCOMPARE(s.seed(), std::uint64_t(1));
         QCOMPARE(s.points().size(), std::size_t(1));
+        QCOMPARE(s.faithfulScale(), 1.0); // not measured: only scale 1 is known to be faithful
+        QCOMPARE(s.baseline(), s.variantNames().front());
+    }
+
+    void builtinsDeclareTheirFaithfulScale()
+    {
+        // Every built-in scenario says from which scale its ratios can be trusted (tests/bench/faithful-scale.sh
+        // measures it; tst_faithful checks the cheap ones), and `show` prints it.
+        for (auto& info : builtinScenarios()) {
+            Scenario s = loadScenario(info.id);
+            QVERIFY2(s.json().contains("faithful_scale"), info.id.c_str());
+            QVERIFY2(s.faithfulScale() > 0 && s.faithfulScale() <= 1.0, info.id.c_str());
+        }
+    }
+
+    void baselineIsTheFirstVariant()
+    {
+        Scenario s = loadScenario("madv-free-swapin");
+        QCOMPARE(s.baseline(), std::string("dontneed"));
+        s.selectVariants({ "madvfree-patched", "madvfree" });
+        QCOMPARE(s.baseline(), std::string("madvfree-patched"));
     }
 
     void badInputNamesFileFieldAndExpectation_data()
@@ -107,6 +128,9 @@ private Q_SLOTS:
         QTest::addRow("bad id") << "/id" << R"("Not An Id")" << "id: expected a lower-case identifier";
         QTest::addRow("bad kernel") << "/kernel" << R"("linux-4")" << "test.json: kernel: expected a kernel version \"X.Y\" or \"X.Y.Z\"";
         QTest::addRow("kernel as number") << "/kernel" << "4.11" << "kernel: expected a kernel version";
+        QTest::addRow("faithful scale zero") << "/faithful_scale" << "0" << "test.json: faithful_scale: expected a number in [0.0001, 1]";
+        QTest::addRow("faithful scale above 1") << "/faithful_scale" << "2" << "faithful_scale: expected a number in [0.0001, 1]";
+        QTest::addRow("faithful scale text") << "/faithful_scale" << R"("0.1")" << "faithful_scale: expected a number";
         QTest::addRow("kernel too old") << "/kernel" << R"("2.4.37")" << "kernel: expected a kernel version \"X.Y\" or \"X.Y.Z\" from 2.6 on";
     }
     void badInputNamesFileFieldAndExpectation()
