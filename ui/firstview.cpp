@@ -15,15 +15,6 @@ namespace {
         return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
     }
 
-    // The variant the others are compared with: the scenario's first variant that has a run.
-    std::string baselineOf(const Scenario& sc, const ResultSet& rs)
-    {
-        for (const std::string& v : sc.variantNames())
-            if (std::any_of(rs.results.begin(), rs.results.end(), [&](const RunResult& r) { return r.variant == v; }))
-                return v;
-        return {};
-    }
-
     int runIndex(const ResultSet& rs, const std::string& variant, const OJson& point)
     {
         int best = -1;
@@ -66,7 +57,7 @@ FirstView chooseFirstView(const Scenario& sc, const ResultSet& rs)
     if (rs.results.empty())
         return out;
     const std::string metric = headlineMetric(sc);
-    const std::string base = baselineOf(sc, rs);
+    const std::string base = sc.baseline(); // as run/ratio.h
     std::vector<OJson> points = sc.points();
     if (points.empty())
         points.push_back(OJson::object());

@@ -15,7 +15,9 @@
 #include "run/recording.h"
 #include "run/runner.h"
 
+#include <QDoubleSpinBox>
 #include <QHeaderView>
+#include <QLabel>
 #include <QSignalSpy>
 #include <QTableView>
 #include <QTest>
@@ -245,6 +247,29 @@ private Q_SLOTS:
             }
             QVERIFY2(std::abs(integral - moved) <= 1e-6 * std::max(1.0, moved), counter);
         }
+    }
+
+    // Each scenario opens at its faithful scale; below it, the label by the scale control says so.
+    void opensAtTheFaithfulScale()
+    {
+        MainWindow::Options o;
+        o.restoreLayout = false;
+        o.dialogs = false;
+        MainWindow w(o);
+        for (const char* id : { "madv-free-tlb-batch", "lru-file-readtwice" }) {
+            QVERIFY(w.loadScenario(QString::fromLatin1(id)));
+            const double faithful = loadScenario(id).faithfulScale();
+            QCOMPARE(w.scale(), faithful);
+            auto* hint = w.findChild<QLabel*>(QStringLiteral("scaleHint"));
+            QVERIFY(hint);
+            QVERIFY2(!hint->text().contains(QStringLiteral("below")), qPrintable(hint->text()));
+            w.findChild<QDoubleSpinBox*>()->setValue(faithful / 2);
+            QVERIFY2(hint->text().contains(QStringLiteral("below faithful")), qPrintable(hint->text()));
+        }
+        // An explicit scale holds for every scenario opened after it.
+        w.setScale(0.01);
+        QVERIFY(w.loadScenario(QStringLiteral("ebizzy")));
+        QCOMPARE(w.scale(), 0.01);
     }
 
     // The app opens on that run and moment, and at 1280x800 the headline's ratio column is on screen unscrolled.
