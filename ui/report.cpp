@@ -4,6 +4,7 @@
 #include "counterplot.h"
 #include "cpulockmapview.h"
 #include "export.h"
+#include "firstview.h"
 #include "lockheatmapview.h"
 #include "recordingview.h"
 #include "resultschart.h"
@@ -125,7 +126,9 @@ namespace {
         ResultsChart chart;
         chart.setResults(scp, rsp);
         const QString base = QString::fromStdString(sc.baseline());
-        for (const std::string& m : sc.metrics()) {
+        std::vector<std::string> metrics = sc.metrics();
+        std::stable_partition(metrics.begin(), metrics.end(), [&](const std::string& m) { return m == headlineMetric(sc); }); // as the table
+        for (const std::string& m : metrics) {
             const QString metric = QString::fromStdString(m);
             chart.setMetric(metric);
             for (ResultsChart::Values v : { ResultsChart::Values::Ratio, ResultsChart::Values::Absolute }) {
@@ -140,9 +143,15 @@ namespace {
                                    chart.renderImage(QSize(760, 340)) });
             }
         }
+        // Counters: every variant at the point the app opens on (for a sweep, where the variants differ most).
+        const FirstView first = chooseFirstView(sc, rs);
+        const OJson point = first.run >= 0 ? rs.results[std::size_t(first.run)].point : OJson::object();
+        QString where; // " at threads=16"
+        for (auto& [axis, v] : point.items())
+            where += QStringLiteral("%1%2=%3").arg(where.isEmpty() ? QStringLiteral(" at ") : QStringLiteral(", "), QString::fromStdString(axis), QString::fromStdString(v.dump()));
         QVector<CounterPlot::Series> series;
         for (const RunResult& r : rs.results)
-            if (r.recording && r.rep == 0)
+            if (r.recording && r.rep == 0 && r.point == point)
                 series.push_back({ ComparePanel::runLabel(r, false), r.recording });
         if (!series.isEmpty()) {
             CounterPlot counters;
@@ -153,7 +162,8 @@ namespace {
                 counters.setCounter(QString::fromLatin1(c));
                 counters.setTime(-1);
                 charts.push_back({ QStringLiteral("chart-%1.png").arg(charts.size()),
-                                   QStringLiteral("%1 over simulated time").arg(QString::fromLatin1(c)), counters.renderImage(QSize(760, 300)) });
+                                   QStringLiteral("%1 over simulated time%2, per variant")
+                                       .arg(QString::fromLatin1(c), where), counters.renderImage(QSize(760, 300)) });
             }
         }
         addLockCharts(rs, charts);
