@@ -26,6 +26,16 @@ namespace {
         return best;
     }
 
+    // The first event of the most telling kind the recording has (events() is in time order).
+    const InterestingEvent* tellingEvent(const Recording& rec)
+    {
+        for (const char* kind : { "first-swapin", "first-contention", "reclaim-starts", "oom-kill" })
+            for (const InterestingEvent& e : rec.events())
+                if (e.kind == kind)
+                    return &e;
+        return rec.events().empty() ? nullptr : &rec.events().front();
+    }
+
     // The frame with the fewest free pages: where the page map shows the most.
     std::size_t fullestFrame(const Recording& rec)
     {
@@ -102,10 +112,10 @@ FirstView chooseFirstView(const Scenario& sc, const ResultSet& rs)
         if (out.run < 0)
             out.run = i;
         const auto& rec = rs.results[std::size_t(i)].recording;
-        if (rec && !rec->events().empty()) {
+        if (const InterestingEvent* e = rec ? tellingEvent(*rec) : nullptr) {
             out.run = i;
-            out.at = rec->events().front().at;
-            out.why = rec->events().front().what;
+            out.at = e->at;
+            out.why = e->what;
             return out;
         }
     }

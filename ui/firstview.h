@@ -7,9 +7,10 @@
 //    |log(variant / baseline)| over the variants); the only point otherwise.
 //  - The run: at that point, the variant farthest from the baseline (the one the post is about), repetition 0; the
 //    A/B panel sets it against the baseline at the same point.
-//  - The moment: the first event of interest the recording found (first contention, reclaim starts, first swap-in,
-//    an IPI storm, an OOM kill) in that run, or in the next farthest variant's; with none, the frame where the
-//    most pages are in use.
+//  - The moment: an event of interest the recording found in that run (or, with none, in the next farthest
+//    variant's): its first swap-in, else its first lock contention, else where reclaim starts, else its first OOM
+//    kill, else its first event of any kind; the costliest to a task first (a swap-in waits for I/O, a contended
+//    lock spins or sleeps). With no event at all, the frame where the most pages are in use.
 
 #include "run/result.h"
 
