@@ -35,11 +35,13 @@
 #include <QProgressBar>
 #include <QScreen>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QSettings>
 #include <QSignalBlocker>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTableView>
+#include <QTimer>
 #include <QToolBar>
 #include <QVBoxLayout>
 
@@ -176,6 +178,12 @@ void MainWindow::buildDocks()
     m_resultsTable->setAlternatingRowColors(true);
     m_resultsTable->setWordWrap(false);
     m_resultsTable->setSelectionBehavior(QAbstractItemView::SelectRows);
+    // The shown run's row stays in view when the table's height changes (new contents, a horizontal scroll bar).
+    connect(m_resultsTable->verticalScrollBar(), &QScrollBar::rangeChanged, this, [this] {
+        const QModelIndexList rows = m_resultsTable->selectionModel()->selectedRows();
+        if (!rows.isEmpty())
+            m_resultsTable->scrollTo(rows.front(), QAbstractItemView::EnsureVisible);
+    });
     m_chart = new ResultsChart(this);
     m_compare = new ComparePanel(this);
     m_scaleNote = new QLabel(this);
