@@ -643,7 +643,9 @@ std::string formatResults(const ResultSet& rs, const Scenario& sc, Format f)
     case Format::Text:
         return formatTable(rs, sc) + lockText(rs);
     case Format::Markdown: {
-        std::string md = "**" + sc.id() + "**: " + sc.title() + " (scale " + formatNumber(rs.scale, "") + ", seed " + std::to_string(rs.seed) + ")\n\n"
+        std::ostringstream scale; // as the text heading writes it: 0.05, not 0.050
+        scale << rs.scale;
+        std::string md = "**" + sc.id() + "**: " + sc.title() + " (scale " + scale.str() + ", seed " + std::to_string(rs.seed) + ")\n\n"
             + renderMarkdown(buildTable(rs, sc));
         Table ratios = buildRatioTable(rs, sc);
         if (!ratios.header.empty())

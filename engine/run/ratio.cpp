@@ -39,21 +39,37 @@ Ratio tableRatio(const ResultSet& rs, const Scenario& sc, const std::string& var
     return r;
 }
 
+namespace {
+    // Whether the post publishes a figure for `metric` anywhere in its table (a row's column, or the metric of
+    // its sweep's columns).
+    bool postPublishes(const Scenario& sc, const std::string& metric)
+    {
+        const OJson& pub = sc.published();
+        if (pub.contains("columns") && pub.value("metric", "") == metric)
+            return true;
+        if (pub.contains("rows") && pub["rows"].is_array())
+            for (const OJson& row : pub["rows"])
+                if (row.is_object() && row.contains(metric) && row[metric].is_number())
+                    return true;
+        return false;
+    }
+} // namespace
+
 std::vector<RatioKey> postRatios(const Scenario& sc)
 {
+    std::vector<std::string> metrics;
+    for (const std::string& m : sc.metrics())
+        if (postPublishes(sc, m))
+            metrics.push_back(m);
+    if (metrics.empty() && !sc.metrics().empty())
+        metrics.push_back(sc.metrics().front());
     std::vector<RatioKey> keys;
     std::string base = sc.baseline();
-    std::vector<std::string> metrics = sc.metrics();
     for (const OJson& p : sc.points())
         for (const std::string& v : sc.variantNames())
-            for (const std::string& m : metrics)
-                if (v != base && publishedValue(sc, v, p, m) && publishedValue(sc, base, p, m))
+            if (v != base)
+                for (const std::string& m : metrics)
                     keys.push_back({ v, p, m });
-    if (keys.empty() && !metrics.empty())
-        for (const OJson& p : sc.points())
-            for (const std::string& v : sc.variantNames())
-                if (v != base)
-                    keys.push_back({ v, p, metrics.front() });
     return keys;
 }
 

@@ -50,8 +50,8 @@ struct RatioKey {
     std::string metric;
 };
 // The ratios the post is about: every variant's but the baseline's, at every sweep point, for every metric of the
-// scenario that the post publishes for both; where it publishes no such pair (a sweep it sums up in one figure),
-// the scenario's first metric at every point.
+// scenario that the post publishes a figure for (the later variants and the points the post did not measure
+// included: the table shows them beside the post's); where it publishes none, the scenario's first metric.
 std::vector<RatioKey> postRatios(const Scenario& sc);
 
 // How far the ratios the post is about move between a run at a smaller scale and one at scale 1: the largest

@@ -225,6 +225,31 @@ private Q_SLOTS:
         QVERIFY2(sw.find("warning") == std::string::npos, sw.c_str());
     }
 
+    void driftOfThePostsRatiosBetweenScales()
+    {
+        // The ratios the post is about: madvfree's swapins and elapsed_s (both published); every other variant at
+        // every point of the sweep for its published metric.
+        std::vector<RatioKey> rows = postRatios(tableScenario());
+        QCOMPARE(rows.size(), std::size_t(2));
+        QCOMPARE(rows[1].variant + " " + rows[1].metric, std::string("madvfree elapsed_s"));
+        QCOMPARE(postRatios(sweepScenario()).size(), std::size_t(2));
+        // madvfree's elapsed ratio 1.979 at "scale 1"; at the smaller scale 95.5 / 60 = 1.592 (-19.6 %) and the
+        // swapins ratio 900000 / 1500 = 600 unchanged.
+        ResultSet full = rowsResults(), small = rowsResults();
+        small.results[0].metrics["elapsed_s"] = 60.0;
+        RatioDrift d = ratioDrift(small, full, tableScenario());
+        QCOMPARE(d.ratios, 2);
+        QVERIFY(std::fabs(d.maxAbsPercent - (1.0 - (95.5 / 60.0) / (95.5 / 48.25)) * 100.0) < 1e-9);
+        QCOMPARE(d.worst, std::string("madvfree elapsed_s"));
+        QCOMPARE(d.changedSides, 0);
+        QVERIFY(!d.faithful());
+        // A variant that was slower at scale 1 is faster at the smaller one: changed sides.
+        small.results[0].metrics["elapsed_s"] = 100.0;
+        d = ratioDrift(small, full, tableScenario());
+        QCOMPARE(d.changedSides, 1);
+        QVERIFY(ratioDrift(full, full, tableScenario()).faithful());
+    }
+
     void scaleFreeMetrics_data()
     {
         QTest::addColumn<QString>("metric");
