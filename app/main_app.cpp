@@ -29,9 +29,9 @@ int main(int argc, char** argv)
     cli.addHelpOption();
     cli.addVersionOption();
     QCommandLineOption scenario(QStringLiteral("scenario"), QStringLiteral("Scenario id or file (default madv-free-swapin)."), QStringLiteral("ID"), QStringLiteral("madv-free-swapin"));
-    QCommandLineOption variant(QStringLiteral("variant"), QStringLiteral("Variant shown in the main views."), QStringLiteral("V"));
-    QCommandLineOption at(QStringLiteral("at"), QStringLiteral("Time cursor as a fraction of the run (0..1)."), QStringLiteral("FRACTION"));
-    QCommandLineOption scale(QStringLiteral("scale"), QStringLiteral("Scale of memory and work (default 0.1)."), QStringLiteral("F"));
+    QCommandLineOption variant(QStringLiteral("variant"), QStringLiteral("Variant shown in the main views (default: the one farthest from the baseline, at the sweep point where the variants differ most)."), QStringLiteral("V"));
+    QCommandLineOption at(QStringLiteral("at"), QStringLiteral("Time cursor as a fraction of the run (0..1; default: the shown run's first event of interest)."), QStringLiteral("FRACTION"));
+    QCommandLineOption scale(QStringLiteral("scale"), QStringLiteral("Scale of memory and work (default: the scenario's faithful scale)."), QStringLiteral("F"));
     QCommandLineOption screenshot(QStringLiteral("screenshot"), QStringLiteral("Write the main window to FILE (PNG) after the run and exit."), QStringLiteral("FILE"));
     QCommandLineOption raise(QStringLiteral("raise"), QStringLiteral("Bring these docks to the front (comma-separated: scenario, parameters, results, chart, compare, cpus, locks, counters)."), QStringLiteral("DOCKS"));
     QCommandLineOption dark(QStringLiteral("dark"), QStringLiteral("Use the dark palette."));

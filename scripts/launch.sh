@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # launch.sh [ARGS...] -- install what is missing, build (dev preset) and start the desktop app.
 #
-# Opens the default scenario (madv-free-swapin) unless ARGS contain their own --scenario.
+# Opens the default scenario (madv-free-swapin) unless ARGS contain their own --scenario, at the scenario's
+# faithful scale, on its most telling run and at its first event of interest (see `mmscope --help`).
 # ARGS are passed to mmscope, e.g. `scripts/launch.sh --variant madvfree` or
 # `scripts/launch.sh --scenario ebizzy --screenshot /tmp/ebizzy.png`.
 # Without a display ($DISPLAY unset) the app runs under a virtual X server (xvfb-run -a), so the command still

@@ -2,6 +2,7 @@
 
 #include "pagemapview.h"
 #include "run/format.h"
+#include "run/ratio.h"
 
 #include <QComboBox>
 #include <QGridLayout>
@@ -96,19 +97,29 @@ void ComparePanel::update_()
     m_a->setRecording(a.recording, QStringLiteral("A: ") + m_pickA->currentText());
     m_b->setRecording(b.recording, QStringLiteral("B: ") + m_pickB->currentText());
     setTime(m_time);
+    // Per metric: A → B, the ratio B ÷ A beside the post's same ratio and how far apart they are. The absolute
+    // figures say their scale when it is not 1 and the metric grows with it.
     QStringList parts;
     if (m_sc)
         for (const std::string& m : m_sc->metrics()) {
             auto ia = a.metrics.find(m), ib = b.metrics.find(m);
             if (ia == a.metrics.end() || ib == b.metrics.end())
                 continue;
-            double va = ia->second, vb = ib->second;
-            QString delta = va != 0 ? QStringLiteral("%1%2%").arg(vb >= va ? QStringLiteral("+") : QString()).arg(100.0 * (vb - va) / std::abs(va), 0, 'f', 1)
-                                    : QStringLiteral("—");
+            const double va = ia->second, vb = ib->second;
+            QString ratio = QStringLiteral("—");
+            if (va != 0) {
+                ratio = QStringLiteral("×") + QString::fromStdString(formatRatio(vb / va));
+                const auto pa = publishedValue(*m_sc, a.variant, a.point, m), pb = publishedValue(*m_sc, b.variant, b.point, m);
+                if (pa && pb && *pa != 0 && *pb != 0) {
+                    const double post = *pb / *pa;
+                    ratio += tr(", post ×%1 (%2)").arg(QString::fromStdString(formatRatio(post)), QString::fromStdString(formatPercent(100.0 * ((vb / va) / post - 1))));
+                }
+            }
             const bool better = va != 0 && (lowerIsBetter(m) ? vb < va : vb > va);
-            parts << QStringLiteral("<b>%1</b> %2 → %3 <span style='color:%4'>(%5)</span>")
-                         .arg(QString::fromStdString(m), QString::fromStdString(formatNumber(va, m)), QString::fromStdString(formatNumber(vb, m)),
-                              vb == va ? QStringLiteral("gray") : better ? QStringLiteral("#1a7f2a") : QStringLiteral("#b03010"), delta);
+            const QString scaled = m_rs->scale != 1.0 && !scaleFree(m) ? tr(" at scale %1").arg(m_rs->scale) : QString();
+            parts << QStringLiteral("<b>%1</b> %2 → %3%4 <span style='color:%5'>%6</span>")
+                         .arg(QString::fromStdString(m), QString::fromStdString(formatNumber(va, m)), QString::fromStdString(formatNumber(vb, m)), scaled,
+                              vb == va ? QStringLiteral("gray") : better ? QStringLiteral("#1a7f2a") : QStringLiteral("#b03010"), ratio.toHtmlEscaped());
         }
     m_summary->setText(parts.join(QStringLiteral(" &nbsp;·&nbsp; ")));
 }

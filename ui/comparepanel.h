@@ -1,6 +1,6 @@
 #pragma once
-// A/B compare: two runs' page maps side by side on the shared time cursor, with their headline metrics and the
-// difference B vs A.
+// A/B compare: two runs' page maps side by side on the shared time cursor, with their metrics, the ratio B ÷ A
+// beside the post's same ratio, and how far the two ratios are apart.
 
 #include "run/result.h"
 

@@ -7,6 +7,9 @@
 #include <QLabel>
 #include <QVBoxLayout>
 
+#include <algorithm>
+#include <cmath>
+
 namespace mms {
 
 CounterPlot::CounterPlot(QWidget* parent)
@@ -35,26 +38,44 @@ CounterPlot::CounterPlot(QWidget* parent)
 
 bool CounterPlot::isLevel(const std::string& counter) { return counter == "free_pages" || counter == "swap_used"; }
 
-QVector<double> CounterPlot::values(const Recording& r, const std::string& counter, QVector<double>* seconds)
+int CounterPlot::framesPerBin(const Recording& r, const std::string& counter, int maxBins)
+{
+    const std::size_t idx = r.counterIndex(counter);
+    const std::size_t frames = r.frameCount();
+    if (isLevel(counter) || idx >= r.counterNames().size() || frames < 2)
+        return 1;
+    const std::size_t intervals = frames - 1;
+    const double moved = r.counters(frames - 1)[idx] - r.counters(0)[idx];
+    std::size_t k = 1;
+    if (moved > 0)
+        k = std::size_t(std::ceil(kEventsPerBin * double(intervals) / moved));
+    if (maxBins > 0)
+        k = std::max(k, (intervals + std::size_t(maxBins) - 1) / std::size_t(maxBins));
+    return int(std::clamp<std::size_t>(k, 1, std::max<std::size_t>(1, intervals / kMinBins)));
+}
+
+QVector<double> CounterPlot::values(const Recording& r, const std::string& counter, QVector<double>* seconds, int maxBins)
 {
     QVector<double> out;
     const std::size_t idx = r.counterIndex(counter);
     if (idx >= r.counterNames().size())
         return out;
-    const bool level = isLevel(counter);
-    for (std::size_t f = 0; f < r.frameCount(); ++f) {
-        double v;
-        if (level)
-            v = r.counters(f)[idx] * 4096.0 / (1 << 20); // pages -> MiB
-        else if (f == 0)
-            continue;
-        else {
-            double dt = toSec(r.frameTime(f) - r.frameTime(f - 1));
-            v = dt > 0 ? (r.counters(f)[idx] - r.counters(f - 1)[idx]) / dt : 0;
+    if (isLevel(counter)) {
+        for (std::size_t f = 0; f < r.frameCount(); ++f) {
+            out.push_back(r.counters(f)[idx] * 4096.0 / (1 << 20)); // pages -> MiB
+            if (seconds)
+                seconds->push_back(toSec(r.frameTime(f)));
         }
-        out.push_back(v);
+        return out;
+    }
+    // A rate over each bin of k whole frames, drawn at the bin's middle; the last bin takes what is left.
+    const std::size_t k = std::size_t(framesPerBin(r, counter, maxBins));
+    for (std::size_t from = 0; from + 1 < r.frameCount(); from += k) {
+        const std::size_t to = std::min(from + k, r.frameCount() - 1);
+        const double dt = toSec(r.frameTime(to) - r.frameTime(from));
+        out.push_back(dt > 0 ? (r.counters(to)[idx] - r.counters(from)[idx]) / dt : 0);
         if (seconds)
-            seconds->push_back(toSec(r.frameTime(f)));
+            seconds->push_back(toSec(r.frameTime(from) + (r.frameTime(to) - r.frameTime(from)) / 2));
     }
     return out;
 }
@@ -116,7 +137,7 @@ void CounterPlot::rebuild()
         if (!m_series[i].recording)
             continue;
         QVector<double> x;
-        QVector<double> y = values(*m_series[i].recording, counter, &x);
+        QVector<double> y = values(*m_series[i].recording, counter, &x, std::max(16, plot()->axisRect()->width() / 3));
         QCPGraph* g = plot()->addGraph();
         g->setName(m_series[i].name);
         g->setPen(QPen(seriesColour(i), 1.6));

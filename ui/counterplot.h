@@ -26,8 +26,14 @@ public:
     QString counter() const;
     void setTime(Time t);
 
-    // Rate (per second) or level of a counter at each frame, as plotted.
-    static QVector<double> values(const Recording& r, const std::string& counter, QVector<double>* seconds);
+    // A level at each frame, or a cumulative counter's rate (per second) over bins of whole frames, as plotted. A
+    // bin spans enough frames for the counter to move kEventsPerBin times on average (a workload that counts a few
+    // large steps, such as transactions, reads as a rate, not a comb of single events), and more when the plot is
+    // narrower than the frames (maxBins, 0 for no limit); never fewer than kMinBins bins.
+    static QVector<double> values(const Recording& r, const std::string& counter, QVector<double>* seconds, int maxBins = 0);
+    static int framesPerBin(const Recording& r, const std::string& counter, int maxBins = 0);
+    static constexpr double kEventsPerBin = 16;
+    static constexpr std::size_t kMinBins = 24;
     static bool isLevel(const std::string& counter);
 
 private:

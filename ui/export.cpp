@@ -85,6 +85,9 @@ namespace {
     }
     QString header(const QAbstractItemModel& m, int c)
     {
+        const QVariant full = m.headerData(c, Qt::Horizontal, ExportHeaderRole);
+        if (full.isValid())
+            return full.toString();
         return m.headerData(c, Qt::Horizontal, Qt::DisplayRole).toString().replace(QLatin1Char('\n'), QLatin1Char(' '));
     }
     QString csvField(QString s)

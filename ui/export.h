@@ -2,6 +2,7 @@
 // Export of charts and views: PNG, PDF and SVG chosen by the file's extension; tables as text.
 
 #include <QString>
+#include <Qt>
 
 class QAbstractItemModel;
 class QWidget;
@@ -22,6 +23,9 @@ bool exportWidget(QWidget* w, const QString& path, QString* error);
 QString exportKind(const QString& path);
 // Checks that the file's folder is writable, with a message naming it.
 bool checkWritable(const QString& path, QString* error);
+
+// Header role a model answers when its view's header abbreviates: the column's full name on one line, for exports.
+inline constexpr int ExportHeaderRole = Qt::UserRole + 1;
 
 // A model's visible table as CSV (header row first) or Markdown.
 QString modelToCsv(const QAbstractItemModel& m);

@@ -5,6 +5,7 @@
 #include "cputimelineview.h"
 #include "enginecontroller.h"
 #include "export.h"
+#include "firstview.h"
 #include "cpulockmapview.h"
 #include "lockheatmapview.h"
 #include "pagemapview.h"
@@ -34,10 +35,13 @@
 #include <QProgressBar>
 #include <QScreen>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QSettings>
+#include <QSignalBlocker>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTableView>
+#include <QTimer>
 #include <QToolBar>
 #include <QVBoxLayout>
 
@@ -83,6 +87,12 @@ MainWindow::MainWindow(const Options& options, QWidget* parent)
     m_scale->setValue(0.1);
     m_scale->setToolTip(tr("Multiplies memory sizes and amounts of work (CPU counts and ratios stay)"));
     runBar->addWidget(m_scale);
+    // The scenario's faithful scale beside the control, and a warning when the scale is below it.
+    m_scaleHint = new QLabel(this);
+    m_scaleHint->setObjectName(QStringLiteral("scaleHint"));
+    m_scaleHint->setContentsMargins(4, 0, 6, 0);
+    runBar->addWidget(m_scaleHint);
+    connect(m_scale, &QDoubleSpinBox::valueChanged, this, [this] { updateScaleHint(true); });
     m_progress = new QProgressBar(this);
     m_progress->setRange(0, 1000);
     m_progress->setMaximumWidth(160);
@@ -140,7 +150,6 @@ MainWindow::MainWindow(const Options& options, QWidget* parent)
         QSettings s;
         restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray());
         m_layoutRestored = restoreState(s.value(QStringLiteral("window/state")).toByteArray());
-        m_scale->setValue(s.value(QStringLiteral("run/scale"), 0.1).toDouble());
         if (s.value(QStringLiteral("view/dark"), false).toBool())
             setDarkPalette(true);
     }
@@ -161,12 +170,20 @@ void MainWindow::buildDocks()
 
     m_resultsModel = new ResultsModel(this);
     m_resultsTable = new QTableView(this);
+    m_resultsTable->setObjectName(QStringLiteral("resultsTable"));
     m_resultsTable->setModel(m_resultsModel);
     m_resultsTable->verticalHeader()->hide();
     m_resultsTable->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
     m_resultsTable->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_resultsTable->setAlternatingRowColors(true);
     m_resultsTable->setWordWrap(false);
+    m_resultsTable->setSelectionBehavior(QAbstractItemView::SelectRows);
+    // The shown run's row stays in view when the table's height changes (new contents, a horizontal scroll bar).
+    connect(m_resultsTable->verticalScrollBar(), &QScrollBar::rangeChanged, this, [this] {
+        const QModelIndexList rows = m_resultsTable->selectionModel()->selectedRows();
+        if (!rows.isEmpty())
+            m_resultsTable->scrollTo(rows.front(), QAbstractItemView::EnsureVisible);
+    });
     m_chart = new ResultsChart(this);
     m_compare = new ComparePanel(this);
     m_scaleNote = new QLabel(this);
@@ -336,6 +353,13 @@ bool MainWindow::loadScenario(const QString& idOrPath)
         fail(tr("Cannot open scenario %1:\n%2").arg(idOrPath, QString::fromStdString(e.what())));
         return false;
     }
+    m_firstView = true;
+    // Each scenario opens at its faithful scale, unless a scale was asked for (--scale, setScale()).
+    if (!m_scaleGiven) {
+        const QSignalBlocker quiet(m_scale);
+        m_scale->setValue(m_scenario->faithfulScale());
+    }
+    updateScaleHint(false);
     m_browser->showScenario(*m_scenario);
     m_params->setScenario(*m_scenario);
     setWindowTitle(tr("mmscope — %1").arg(QString::fromStdString(m_scenario->title())));
@@ -362,7 +386,32 @@ void MainWindow::startRun()
     m_controller->start(req);
 }
 
-void MainWindow::setScale(double s) { m_scale->setValue(s); }
+void MainWindow::setScale(double s)
+{
+    m_scaleGiven = true;
+    m_scale->setValue(s);
+}
+
+void MainWindow::updateScaleHint(bool announce)
+{
+    if (!m_scenario) {
+        m_scaleHint->clear();
+        return;
+    }
+    const double faithful = m_scenario->faithfulScale();
+    const bool below = scale() < faithful * (1 - 1e-9);
+    m_scaleHint->setText(below ? tr("below faithful %1").arg(faithful) : tr("faithful ≥ %1").arg(faithful));
+    m_scaleHint->setStyleSheet(below ? QStringLiteral("color: #b04010; font-weight: bold;") : QStringLiteral("color: gray;"));
+    m_scaleHint->setToolTip(tr("%1's ratios between variants stay within 10 % of their full-scale values at scale %2 and above")
+                                .arg(QString::fromStdString(m_scenario->id()))
+                                .arg(faithful));
+    if (below && announce)
+        statusBar()->showMessage(tr("Scale %1 is below %2's faithful scale %3: its ratios may be more than 10 % from full scale")
+                                     .arg(scale())
+                                     .arg(QString::fromStdString(m_scenario->id()))
+                                     .arg(faithful),
+                                 8000);
+}
 double MainWindow::scale() const { return m_scale->value(); }
 
 void MainWindow::showResults(std::shared_ptr<const ResultSet> rs)
@@ -375,6 +424,8 @@ void MainWindow::showResults(std::shared_ptr<const ResultSet> rs)
     m_chart->setResults(m_resultsScenario, m_results);
     m_compare->setResults(m_resultsScenario, m_results);
 
+    // A scenario just opened starts at its most telling run and moment; a run again keeps what the user picked.
+    const FirstView first = m_firstView ? chooseFirstView(*m_resultsScenario, *m_results) : FirstView {};
     const QString keep = m_runPick->currentText();
     m_runPick->blockSignals(true);
     m_runPick->clear();
@@ -383,15 +434,36 @@ void MainWindow::showResults(std::shared_ptr<const ResultSet> rs)
         const QString label = ComparePanel::runLabel(r, m_resultsScenario->reps() > 1);
         m_runPick->addItem(label, int(i));
     }
-    int pick = std::max(0, m_runPick->findText(keep));
+    int pick = first.run >= 0 ? m_runPick->findData(first.run) : m_runPick->findText(keep);
+    pick = std::max(0, pick);
     m_runPick->setCurrentIndex(pick);
     m_runPick->blockSignals(false);
     m_run = -1;
     showRun(m_runPick->itemData(pick).toInt());
-    m_scaleNote->setText(m_results->scale != 1.0
-                             ? tr("Scale %1: counts and times scale with it; compare shapes and ratios with the post.").arg(m_results->scale)
-                             : tr("Simulated at full scale."));
-    statusBar()->showMessage(tr("%1 runs in %2 s (host, %3 threads)").arg(m_results->results.size()).arg(m_results->wallSeconds, 0, 'f', 2).arg(m_results->threads), 8000);
+    if (first.run >= 0) {
+        m_firstView = false;
+        if (first.baselineRun >= 0 && first.baselineRun != first.run)
+            m_compare->setPair(first.baselineRun, first.run);
+        m_transport->setTime(first.at);
+        m_firstViewNote = tr("showing %1 at %2: %3")
+                              .arg(m_runPick->currentText(), formatTime(first.at), QString::fromStdString(first.why));
+    }
+    const double faithful = m_resultsScenario->faithfulScale();
+    m_scaleNote->setText(m_results->scale == 1.0
+            ? tr("Simulated at full scale.")
+            : tr("Scale %1: counts and times grow with it, so the absolute figures are set against the post's only for scale-free metrics; "
+                 "the ratios to %2 compare at any scale%3.")
+                  .arg(m_results->scale)
+                  .arg(QString::fromStdString(m_resultsScenario->baseline()))
+                  .arg(m_results->scale < faithful * (1 - 1e-9) ? tr(" (this one is below the faithful scale %1: they may differ by more than 10 %)").arg(faithful)
+                                                                : QString()));
+    statusBar()->showMessage(tr("%1 runs in %2 s (host, %3 threads)%4")
+                                 .arg(m_results->results.size())
+                                 .arg(m_results->wallSeconds, 0, 'f', 2)
+                                 .arg(m_results->threads)
+                                 .arg(m_firstViewNote.isEmpty() ? QString() : QStringLiteral("; ") + m_firstViewNote),
+                             8000);
+    m_firstViewNote.clear();
 }
 
 const RunResult* MainWindow::currentRun() const
@@ -413,6 +485,11 @@ void MainWindow::showRun(int index)
     m_cpuLocks->setRecording(r.recording, label);
     m_timeline->setRecording(r.recording, label);
     m_lockModel->setLocks(r.locks);
+    // The table follows: the shown run's row selected and in view.
+    if (const int row = m_resultsModel->rowOf(r.variant, r.point); row >= 0) {
+        m_resultsTable->selectRow(row);
+        m_resultsTable->scrollTo(m_resultsModel->index(row, 0), QAbstractItemView::PositionAtCenter);
+    }
     // Counters: every variant at the shown run's sweep point and repetition, on one time axis.
     QVector<CounterPlot::Series> series;
     for (const RunResult& other : m_results->results)
@@ -637,7 +714,6 @@ void MainWindow::closeEvent(QCloseEvent* e)
         QSettings s;
         s.setValue(QStringLiteral("window/geometry"), saveGeometry());
         s.setValue(QStringLiteral("window/state"), saveState());
-        s.setValue(QStringLiteral("run/scale"), scale());
     }
     QMainWindow::closeEvent(e);
 }

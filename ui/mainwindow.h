@@ -43,6 +43,7 @@ public:
 
     bool loadScenario(const QString& idOrPath);
     void startRun();
+    // Fixes the scale for this and every later scenario (else each opens at its faithful scale).
     void setScale(double scale);
     double scale() const;
     // Selects the run shown in the main views by its variant name (first point and repetition).
@@ -78,6 +79,7 @@ private:
     void nextEvent();
     void updateExplain();
     void fail(const QString& message);
+    void updateScaleHint(bool announce);
     void exportChart(QWidget* w, const QString& name);
     void exportTable(int format);
     void copyTable(int format);
@@ -104,6 +106,8 @@ private:
     ComparePanel* m_compare;
     QComboBox* m_runPick;
     QDoubleSpinBox* m_scale;
+    QLabel* m_scaleHint;
+    bool m_scaleGiven = false; // a scale was asked for: scenarios no longer open at their faithful scale
     QProgressBar* m_progress;
     QAction* m_runAction;
     QAction* m_cancelAction;
@@ -115,6 +119,8 @@ private:
     int m_run = -1;
     QString m_lastError;
     QString m_runDescription; // "ID at scale S" of the run last started, for its failure message
+    bool m_firstView = true; // the next results are the first of the scenario just opened: show its story
+    QString m_firstViewNote; // "showing madvfree at 1.2 s: first swap-in", for the status bar
     bool m_layoutApplied = false;
     bool m_layoutRestored = false;
     bool m_userLayout = false; // reserved: set once the user drags a splitter

@@ -4,11 +4,13 @@
 #include "counterplot.h"
 #include "cpulockmapview.h"
 #include "export.h"
+#include "firstview.h"
 #include "lockheatmapview.h"
 #include "recordingview.h"
 #include "resultschart.h"
 #include "resultsmodel.h"
 #include "run/format.h"
+#include "run/ratio.h"
 #include "run/recording.h"
 #include "run/runner.h"
 
@@ -119,18 +121,37 @@ namespace {
         std::vector<Chart> charts;
         auto scp = std::make_shared<const Scenario>(sc);
         auto rsp = std::make_shared<const ResultSet>(rs);
+        // Per metric, the ratios to the baseline (they compare with the post's at any scale) and, where the absolute
+        // figures compare too (scale 1 or a scale-free metric), the figures themselves: each on one value axis.
         ResultsChart chart;
         chart.setResults(scp, rsp);
-        for (const std::string& m : sc.metrics()) {
-            chart.setMetric(QString::fromStdString(m));
-            charts.push_back({ QStringLiteral("chart-%1.png").arg(charts.size()),
-                               sc.axes().empty() ? QStringLiteral("%1 per variant, simulated beside the post's figure").arg(QString::fromStdString(m))
-                                                 : QStringLiteral("%1 vs %2 per variant").arg(QString::fromStdString(m), QString::fromStdString(sc.axes().front())),
-                               chart.renderImage(QSize(760, 340)) });
+        const QString base = QString::fromStdString(sc.baseline());
+        std::vector<std::string> metrics = sc.metrics();
+        std::stable_partition(metrics.begin(), metrics.end(), [&](const std::string& m) { return m == headlineMetric(sc); }); // as the table
+        for (const std::string& m : metrics) {
+            const QString metric = QString::fromStdString(m);
+            chart.setMetric(metric);
+            for (ResultsChart::Values v : { ResultsChart::Values::Ratio, ResultsChart::Values::Absolute }) {
+                if (v == ResultsChart::Values::Absolute && !comparableToPost(m, rs.scale))
+                    continue;
+                chart.setValues(v);
+                const QString what = v == ResultsChart::Values::Ratio ? QStringLiteral("%1 ÷ %2").arg(metric, base) : metric;
+                charts.push_back({ QStringLiteral("chart-%1.png").arg(charts.size()),
+                                   sc.axes().empty() ? QStringLiteral("%1 per variant, simulated beside the post").arg(what)
+                                                     : QStringLiteral("%1 vs %2 per variant, simulated (solid) and the post (dashed)")
+                                                           .arg(what, QString::fromStdString(sc.axes().front())),
+                                   chart.renderImage(QSize(760, 340)) });
+            }
         }
+        // Counters: every variant at the point the app opens on (for a sweep, where the variants differ most).
+        const FirstView first = chooseFirstView(sc, rs);
+        const OJson point = first.run >= 0 ? rs.results[std::size_t(first.run)].point : OJson::object();
+        QString where; // " at threads=16"
+        for (auto& [axis, v] : point.items())
+            where += QStringLiteral("%1%2=%3").arg(where.isEmpty() ? QStringLiteral(" at ") : QStringLiteral(", "), QString::fromStdString(axis), QString::fromStdString(v.dump()));
         QVector<CounterPlot::Series> series;
         for (const RunResult& r : rs.results)
-            if (r.recording && r.rep == 0)
+            if (r.recording && r.rep == 0 && r.point == point)
                 series.push_back({ ComparePanel::runLabel(r, false), r.recording });
         if (!series.isEmpty()) {
             CounterPlot counters;
@@ -141,7 +162,8 @@ namespace {
                 counters.setCounter(QString::fromLatin1(c));
                 counters.setTime(-1);
                 charts.push_back({ QStringLiteral("chart-%1.png").arg(charts.size()),
-                                   QStringLiteral("%1 over simulated time").arg(QString::fromLatin1(c)), counters.renderImage(QSize(760, 300)) });
+                                   QStringLiteral("%1 over simulated time%2, per variant")
+                                       .arg(QString::fromLatin1(c), where), counters.renderImage(QSize(760, 300)) });
             }
         }
         addLockCharts(rs, charts);
@@ -172,7 +194,11 @@ namespace {
         ResultsModel model;
         model.setResults(std::make_shared<const Scenario>(sc), std::make_shared<const ResultSet>(rs));
         h += modelToHtml(model);
-        h += QStringLiteral("<p>Δ% is the simulated value against the post's published figure.</p>");
+        h += QStringLiteral("<p>Per metric: each variant's ratio to %1 at the same point, the post's same ratio, and how far the simulated "
+                            "ratio is from the post's (ratios compare at any scale); then the simulated figure%2.</p>")
+                 .arg(esc(sc.baseline()),
+                      rs.scale == 1.0 ? QStringLiteral(", the post's figure and the difference in %")
+                                      : QStringLiteral(" at scale %1, with the post's figure and the difference in % only for scale-free metrics").arg(rs.scale));
         h += QStringLiteral("<h3>As the post's table</h3><pre>%1</pre>").arg(esc(formatResults(rs, sc, Format::Text)));
         h += QStringLiteral("<h3>mmtests compare-kernels style</h3><pre>%1</pre>").arg(esc(formatResults(rs, sc, Format::Mmtests)));
 

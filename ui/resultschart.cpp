@@ -1,26 +1,38 @@
 #include "resultschart.h"
 
+#include "firstview.h"
 #include "qcp.h"
 #include "run/format.h"
+#include "run/ratio.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QVBoxLayout>
 
+#include <algorithm>
+#include <cmath>
+
 namespace mms {
 
 ResultsChart::ResultsChart(QWidget* parent)
     : PlotWidget(parent)
     , m_metric(new QComboBox(this))
+    , m_valuesPick(new QComboBox(this))
 {
     setWindowTitle(tr("Results chart"));
     auto* bar = new QHBoxLayout;
     bar->setContentsMargins(4, 2, 4, 0);
     bar->addWidget(new QLabel(tr("Metric:"), this));
     bar->addWidget(m_metric, 1);
+    bar->addWidget(m_valuesPick);
+    m_valuesPick->addItem(tr("ratio to baseline"), int(Values::Ratio));
+    m_valuesPick->addItem(tr("absolute"), int(Values::Absolute));
+    m_valuesPick->setToolTip(tr("Each variant's figure divided by the baseline variant's at the same point (holds at any scale), "
+                                "or the figures themselves"));
     layout()->insertLayout(0, bar);
     connect(m_metric, &QComboBox::currentTextChanged, this, [this] { rebuild(); });
+    connect(m_valuesPick, &QComboBox::activated, this, [this](int i) { setValues(Values(m_valuesPick->itemData(i).toInt())); });
     plot()->legend->setVisible(true);
     plot()->legend->setFont(font());
     // The legend sits in its own row under the axes, so it never hides a bar or a label.
@@ -46,6 +58,8 @@ void ResultsChart::setResults(std::shared_ptr<const Scenario> sc, std::shared_pt
         for (const std::string& m : m_sc->metrics())
             m_metric->addItem(QString::fromStdString(m));
     int i = m_metric->findText(keep);
+    if (i < 0 && m_sc)
+        i = m_metric->findText(QString::fromStdString(headlineMetric(*m_sc))); // a new scenario opens on its headline
     m_metric->setCurrentIndex(std::max(0, i));
     m_metric->blockSignals(false);
     rebuild();
@@ -60,7 +74,33 @@ void ResultsChart::setMetric(const QString& metric)
 
 QString ResultsChart::metric() const { return m_metric->currentText(); }
 
+void ResultsChart::setValues(Values v)
+{
+    m_userValues = v;
+    rebuild();
+}
+
+ResultsChart::Values ResultsChart::defaultValues(const std::string& metric, double scale)
+{
+    return comparableToPost(metric, scale) ? Values::Absolute : Values::Ratio;
+}
+
 int ResultsChart::seriesCount() const { return plot()->plottableCount(); }
+
+bool ResultsChart::xLog2() const { return plot()->xAxis->scaleType() == QCPAxis::stLogarithmic; }
+
+QStringList ResultsChart::xTickLabels() const
+{
+    QStringList out;
+    if (auto text = plot()->xAxis->ticker().dynamicCast<QCPAxisTickerText>())
+        for (auto it = text->ticks().cbegin(); it != text->ticks().cend(); ++it)
+            out << it.value();
+    return out;
+}
+
+bool ResultsChart::secondValueAxis() const { return plot()->yAxis2->visible(); }
+
+QString ResultsChart::valueAxisLabel(bool second) const { return second ? plot()->yAxis2->label() : m_yLabel; }
 
 void ResultsChart::resizeEvent(QResizeEvent* e)
 {
@@ -87,34 +127,81 @@ void ResultsChart::rebuild()
 {
     plot()->clearPlottables();
     plot()->clearItems();
+    plot()->yAxis2->setVisible(false);
+    m_twoAxes = false;
     if (!m_sc || !m_rs || m_metric->currentText().isEmpty()) {
         requestReplot();
         return;
     }
     const std::string metric = m_metric->currentText().toStdString();
+    m_plotted = m_userValues.value_or(defaultValues(metric, m_rs->scale));
+    m_valuesPick->setCurrentIndex(m_valuesPick->findData(int(m_plotted)));
+    m_valuesPick->setItemText(0, tr("ratio to %1").arg(QString::fromStdString(m_sc->baseline())));
     if (m_sc->axes().empty())
         buildBars(metric);
     else
         buildSweep(metric);
-    m_yLabel = m_metric->currentText() + (lowerIsBetter(metric) ? tr(" (↓ better)") : tr(" (↑ better)"));
     plot()->yAxis->setLabel(m_yLabel);
     styleAxes();
     requestReplot();
 }
 
+ResultsChart::Pair ResultsChart::valueAt(const std::string& variant, const OJson& point, const std::string& metric) const
+{
+    if (m_plotted == Values::Ratio) {
+        const Ratio r = tableRatio(*m_rs, *m_sc, variant, point, metric);
+        return { r.sim, r.post };
+    }
+    const Cell c = tableCell(*m_rs, *m_sc, variant, point, metric);
+    return { c.n > 0 ? std::optional<double>(c.mean) : std::nullopt, c.published };
+}
+
+// The value axes: one for simulated and post whenever they compare (ratios, or an absolute figure at scale 1 or
+// scale-free); else the post on the right axis, each axis naming the range it spans, so nobody reads a simulated
+// line and a post's line drawn at the same height as equal figures.
+void ResultsChart::setValueAxes(const std::string& metric, double simLo, double simHi, double postLo, double postHi, bool anyPost)
+{
+    const QString m = QString::fromStdString(metric);
+    const QString better = lowerIsBetter(metric) ? tr(" (↓ better)") : tr(" (↑ better)");
+    auto range = [&](double lo, double hi) {
+        return QStringLiteral("%1–%2").arg(QString::fromStdString(formatNumber(lo, metric)), QString::fromStdString(formatNumber(hi, metric)));
+    };
+    auto fit = [](QCPAxis* ax, double lo, double hi) { ax->setRange(std::min(0.0, lo), hi > 0 ? hi * 1.12 : 1.0); };
+    m_twoAxes = m_plotted == Values::Absolute && anyPost && !comparableToPost(metric, m_rs->scale);
+    if (m_plotted == Values::Ratio) {
+        m_yLabel = tr("%1 ÷ %2").arg(m, QString::fromStdString(m_sc->baseline())) + better;
+        fit(plot()->yAxis, std::min(simLo, postLo), std::max({ simHi, postHi, 1.0 }));
+    } else if (!m_twoAxes) {
+        m_yLabel = (m_rs->scale != 1.0 && !scaleFree(metric) ? tr("%1 at scale %2").arg(m).arg(m_rs->scale) : m) + better;
+        fit(plot()->yAxis, std::min(simLo, postLo), std::max(simHi, postHi));
+    } else {
+        m_yLabel = tr("%1, simulated at scale %2: %3").arg(m).arg(m_rs->scale).arg(range(simLo, simHi)) + better;
+        plot()->yAxis2->setLabel(tr("post (full scale): %1").arg(range(postLo, postHi)));
+        fit(plot()->yAxis, simLo, simHi);
+        fit(plot()->yAxis2, postLo, postHi);
+    }
+    plot()->yAxis2->setVisible(m_twoAxes);
+    if (m_plotted == Values::Ratio) {
+        auto* one = new QCPItemStraightLine(plot());
+        one->point1->setCoords(plot()->xAxis->range().lower, 1.0);
+        one->point2->setCoords(plot()->xAxis->range().upper, 1.0);
+        one->setPen(QPen(QColor(0x90, 0x90, 0x90), 1, Qt::DotLine));
+    }
+}
+
 void ResultsChart::buildBars(const std::string& metric)
 {
     const std::vector<std::string> variants = m_sc->variantNames();
+    const bool ratio = m_plotted == Values::Ratio;
     QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
     auto* group = new QCPBarsGroup(plot());
     group->setSpacing(2);
-    // At a reduced --scale the simulated figures are ~scale x the post's: the post's bars get their own axis (right)
-    // so the two sets compare by shape and ratio; at scale 1 both share the left axis.
-    const bool ownAxis = m_rs->scale != 1.0;
+    m_twoAxes = !ratio && !comparableToPost(metric, m_rs->scale);
     auto* sim = new QCPBars(plot()->xAxis, plot()->yAxis);
-    auto* pub = new QCPBars(plot()->xAxis, ownAxis ? plot()->yAxis2 : plot()->yAxis);
-    sim->setName(tr("simulated"));
-    pub->setName(tr("published (post)"));
+    auto* pub = new QCPBars(plot()->xAxis, m_twoAxes ? plot()->yAxis2 : plot()->yAxis);
+    const QString base = QString::fromStdString(m_sc->baseline());
+    sim->setName(ratio ? tr("simulated ÷ %1").arg(base) : m_rs->scale != 1.0 && !scaleFree(metric) ? tr("simulated (scale %1)").arg(m_rs->scale) : tr("simulated"));
+    pub->setName(ratio ? tr("post ÷ %1").arg(base) : tr("published (post)"));
     sim->setPen(QPen(seriesColour(0).darker(130)));
     sim->setBrush(seriesColour(0));
     pub->setPen(QPen(QColor(0x80, 0x80, 0x80)));
@@ -123,51 +210,46 @@ void ResultsChart::buildBars(const std::string& metric)
         b->setWidth(0.35);
         b->setBarsGroup(group);
     }
-    double top = 0, pubTop = 0;
+    double simLo = 0, simHi = 0, postLo = 0, postHi = 0;
     bool anyPublished = false;
+    auto text = [&](double v) { return ratio ? QString::fromStdString(formatRatio(v)) + QStringLiteral("×") : QString::fromStdString(formatNumber(v, metric)); };
     // The two bars' centres are 0.36 x-units apart; in a narrow chart their value labels would run into each
     // other ("101761879585"): then each label leans away from the gap between the bars instead of centring.
     const double unitPx = double(std::max(1, plot()->axisRect()->width())) / double(variants.size() + 1);
     const QFontMetrics fm(font());
+    std::vector<std::pair<QCPItemText*, QCPBars*>> labels;
     for (std::size_t i = 0; i < variants.size(); ++i) {
-        Cell c = tableCell(*m_rs, *m_sc, variants[i], OJson::object(), metric);
-        const bool crowded = c.n > 0 && c.published
-            && (fm.horizontalAdvance(QString::fromStdString(formatNumber(c.mean, metric)))
-                   + fm.horizontalAdvance(QString::fromStdString(formatNumber(*c.published, metric))))
-                    / 2.0 + 6 > 0.36 * unitPx;
+        const Pair v = valueAt(variants[i], OJson::object(), metric);
+        const bool crowded = v.sim && v.post && (fm.horizontalAdvance(text(*v.sim)) + fm.horizontalAdvance(text(*v.post))) / 2.0 + 6 > 0.36 * unitPx;
         ticker->addTick(double(i + 1), QString::fromStdString(variants[i]));
-        if (c.n > 0) {
-            sim->addData(double(i + 1), c.mean);
-            top = std::max(top, c.mean);
+        if (v.sim) {
+            sim->addData(double(i + 1), *v.sim);
+            simLo = std::min(simLo, *v.sim);
+            simHi = std::max(simHi, *v.sim);
             auto* label = new QCPItemText(plot());
-            label->position->setCoords(double(i + 1) - (crowded ? 0.02 : 0.18), c.mean);
+            label->position->setCoords(double(i + 1) - (crowded ? 0.02 : 0.18), *v.sim);
             label->setPositionAlignment((crowded ? Qt::AlignRight : Qt::AlignHCenter) | Qt::AlignBottom);
-            label->setText(QString::fromStdString(formatNumber(c.mean, metric)));
+            label->setText(text(*v.sim));
             label->setColor(palette().color(QPalette::Text));
             label->setFont(font());
         }
-        if (c.published) {
+        if (v.post) {
             anyPublished = true;
-            pub->addData(double(i + 1), *c.published);
-            (ownAxis ? pubTop : top) = std::max(ownAxis ? pubTop : top, *c.published);
+            pub->addData(double(i + 1), *v.post);
+            postLo = std::min(postLo, *v.post);
+            postHi = std::max(postHi, *v.post);
             auto* label = new QCPItemText(plot());
             label->position->setAxes(plot()->xAxis, pub->valueAxis());
-            label->position->setCoords(double(i + 1) + (crowded ? 0.02 : 0.18), *c.published);
+            label->position->setCoords(double(i + 1) + (crowded ? 0.02 : 0.18), *v.post);
             label->setPositionAlignment((crowded ? Qt::AlignLeft : Qt::AlignHCenter) | Qt::AlignBottom);
-            label->setText(QString::fromStdString(formatNumber(*c.published, metric)));
+            label->setText(text(*v.post));
             label->setColor(QColor(0x70, 0x70, 0x70));
             label->setFont(font());
         }
     }
     if (!anyPublished)
         plot()->removePlottable(pub);
-    plot()->yAxis2->setVisible(ownAxis && anyPublished);
-    if (ownAxis && anyPublished) {
-        plot()->yAxis2->setRange(0, pubTop > 0 ? pubTop * 1.15 : 1.0);
-        plot()->yAxis2->setLabel(tr("post (full scale)"));
-        sim->setName(tr("simulated (scale %1, left axis)").arg(m_rs->scale));
-        pub->setName(tr("published (post, right axis)"));
-    }
+    plot()->xAxis->setScaleType(QCPAxis::stLinear);
     plot()->xAxis->setTicker(ticker);
     // Tilt the variant names when they would run into each other.
     int widest = 0;
@@ -179,36 +261,66 @@ void ResultsChart::buildBars(const std::string& metric)
     plot()->xAxis->setTickLength(0, 4);
     plot()->xAxis->setLabel(QString());
     plot()->xAxis->setRange(0.4, double(variants.size()) + 0.6);
-    plot()->yAxis->setRange(0, top > 0 ? top * 1.15 : 1.0);
+    setValueAxes(metric, simLo, simHi, postLo, postHi, anyPublished);
+    if (m_twoAxes) {
+        sim->setName(sim->name() + tr(", left axis"));
+        pub->setName(pub->name() + tr(", right axis"));
+    }
 }
 
 void ResultsChart::buildSweep(const std::string& metric)
 {
-    const bool ownAxis = m_rs->scale != 1.0; // see buildBars
-    plot()->yAxis2->setVisible(ownAxis);
-    plot()->yAxis2->setLabel(tr("post (full scale)"));
     const std::string axis = m_sc->axes().front();
     const std::vector<OJson> points = m_sc->points();
     const std::vector<std::string> variants = m_sc->variantNames();
-    bool anyPublished = false;
+    const bool ratio = m_plotted == Values::Ratio;
+    m_twoAxes = !ratio && !comparableToPost(metric, m_rs->scale);
+
+    // The swept values: powers of two (threads 1..16, devices 1..8) go on a log2 axis with a tick at each.
+    std::vector<double> swept;
+    for (const OJson& p : points)
+        if (const OJson& a = p.value(axis, OJson()); a.is_number() && std::find(swept.begin(), swept.end(), a.get<double>()) == swept.end())
+            swept.push_back(a.get<double>());
+    std::sort(swept.begin(), swept.end());
+    const bool log2 = swept.size() >= 3 && std::all_of(swept.begin(), swept.end(), [](double v) {
+        return v >= 1 && v == std::floor(v) && (std::uint64_t(v) & (std::uint64_t(v) - 1)) == 0;
+    });
+    if (log2) {
+        QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
+        for (double v : swept)
+            ticker->addTick(v, QString::number(v));
+        plot()->xAxis->setScaleType(QCPAxis::stLogarithmic);
+        plot()->xAxis->setTicker(ticker);
+        plot()->xAxis->setSubTicks(false);
+    } else {
+        plot()->xAxis->setScaleType(QCPAxis::stLinear);
+        plot()->xAxis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+        plot()->xAxis->setSubTicks(true);
+    }
     plot()->legend->setWrap(4);
-    plot()->xAxis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
     plot()->xAxis->setTickLabelRotation(0);
-    plot()->xAxis->setLabel(QString::fromStdString(axis));
+    plot()->xAxis->setLabel(QString::fromStdString(axis) + (log2 ? tr(" (log₂ scale)") : QString()));
+
+    double simLo = 0, simHi = 0, postLo = 0, postHi = 0;
+    bool anyPublished = false;
     for (std::size_t v = 0; v < variants.size(); ++v) {
         QVector<double> x, y, px, py;
         for (const OJson& p : points) {
             const OJson& a = p.value(axis, OJson());
             if (!a.is_number())
                 continue;
-            Cell c = tableCell(*m_rs, *m_sc, variants[v], p, metric);
-            if (c.n > 0) {
+            const Pair val = valueAt(variants[v], p, metric);
+            if (val.sim) {
                 x << a.get<double>();
-                y << c.mean;
+                y << *val.sim;
+                simLo = std::min(simLo, *val.sim);
+                simHi = std::max(simHi, *val.sim);
             }
-            if (c.published) {
+            if (val.post) {
                 px << a.get<double>();
-                py << *c.published;
+                py << *val.post;
+                postLo = std::min(postLo, *val.post);
+                postHi = std::max(postHi, *val.post);
             }
         }
         const QColor colour = seriesColour(int(v));
@@ -218,7 +330,7 @@ void ResultsChart::buildSweep(const std::string& metric)
         g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, colour, colour, 7));
         g->setData(x, y);
         if (!px.isEmpty()) {
-            QCPGraph* pg = plot()->addGraph(plot()->xAxis, ownAxis ? plot()->yAxis2 : plot()->yAxis);
+            QCPGraph* pg = plot()->addGraph(plot()->xAxis, m_twoAxes ? plot()->yAxis2 : plot()->yAxis);
             pg->setName(QString::fromStdString(variants[v]) + tr(" (post)"));
             pg->setPen(QPen(colour, 1.2, Qt::DashLine));
             pg->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, colour, Qt::white, 8));
@@ -230,18 +342,19 @@ void ResultsChart::buildSweep(const std::string& metric)
     if (anyPublished) {
         // one legend entry explains every hollow marker
         QCPGraph* key = plot()->addGraph(plot()->xAxis, plot()->yAxis);
-        key->setName(ownAxis ? tr("the post (right axis)") : tr("the post"));
+        key->setName(m_twoAxes ? tr("the post (right axis)") : tr("the post"));
         key->setPen(QPen(QColor(0x80, 0x80, 0x80), 1.2, Qt::DashLine));
         key->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, QColor(0x80, 0x80, 0x80), Qt::white, 8));
     }
-    plot()->rescaleAxes();
-    QCPRange xr = plot()->xAxis->range();
-    double pad = std::max(xr.size() * 0.05, 0.5);
-    plot()->xAxis->setRange(xr.lower - pad, xr.upper + pad);
-    for (QCPAxis* ax : { plot()->yAxis, plot()->yAxis2 }) {
-        QCPRange yr = ax->range();
-        ax->setRange(std::min(0.0, yr.lower), yr.upper > 0 ? yr.upper * 1.1 : 1.0);
+    if (swept.empty())
+        plot()->xAxis->setRange(0, 1);
+    else if (log2)
+        plot()->xAxis->setRange(swept.front() / 1.25, swept.back() * 1.25);
+    else {
+        const double pad = std::max((swept.back() - swept.front()) * 0.05, 0.5);
+        plot()->xAxis->setRange(swept.front() - pad, swept.back() + pad);
     }
+    setValueAxes(metric, simLo, simHi, postLo, postHi, anyPublished);
 }
 
 } // namespace mms

@@ -1,9 +1,13 @@
 #include "resultsmodel.h"
 
+#include "export.h"
+#include "firstview.h"
+
 #include <QBrush>
 #include <QColor>
 #include <QFont>
 
+#include <algorithm>
 #include <cmath>
 
 namespace mms {
@@ -25,45 +29,71 @@ void ResultsModel::setResults(std::shared_ptr<const Scenario> sc, std::shared_pt
     m_rows.clear();
     m_axes.clear();
     m_metrics.clear();
+    m_columns.clear();
     if (m_sc && rs) {
+        m_scale = rs->scale;
         m_axes = m_sc->axes();
         m_metrics = m_sc->metrics();
+        // The headline metric first, so it is on screen without scrolling.
+        const std::string headline = headlineMetric(*m_sc);
+        std::stable_partition(m_metrics.begin(), m_metrics.end(), [&](const std::string& m) { return m == headline; });
         std::vector<OJson> points = m_sc->points();
         if (points.empty())
             points.push_back(OJson::object());
         for (const std::string& v : m_sc->variantNames())
             for (const OJson& p : points) {
-                Row row { v, p, {} };
+                Row row { v, p, {}, {} };
                 bool any = false;
                 for (const std::string& m : m_metrics) {
                     row.cells.push_back(tableCell(*rs, *m_sc, v, p, m));
+                    row.ratios.push_back(tableRatio(*rs, *m_sc, v, p, m));
                     any = any || row.cells.back().n > 0;
                 }
                 if (any)
                     m_rows.push_back(std::move(row));
             }
+        m_columns.push_back({ Kind::Variant });
+        for (std::size_t a = 0; a < m_axes.size(); ++a)
+            m_columns.push_back({ Kind::Axis, a });
+        for (std::size_t m = 0; m < m_metrics.size(); ++m) {
+            for (Kind k : { Kind::Ratio, Kind::PostRatio, Kind::RatioDistance, Kind::Simulated })
+                m_columns.push_back({ k, m });
+            if (comparableToPost(m_metrics[m], m_scale))
+                for (Kind k : { Kind::Published, Kind::Delta })
+                    m_columns.push_back({ k, m });
+        }
     }
     endResetModel();
 }
 
 int ResultsModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : int(m_rows.size()); }
 
-int ResultsModel::columnCount(const QModelIndex& parent) const
+int ResultsModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : int(m_columns.size()); }
+
+ResultsModel::Kind ResultsModel::columnKind(int c) const { return c >= 0 && c < int(m_columns.size()) ? m_columns[std::size_t(c)].kind : Kind::Variant; }
+
+std::string ResultsModel::columnMetric(int c) const
 {
-    return parent.isValid() ? 0 : int(1 + m_axes.size() + 3 * m_metrics.size());
+    const Kind k = columnKind(c);
+    if (c < 0 || c >= int(m_columns.size()) || k == Kind::Variant || k == Kind::Axis)
+        return {};
+    return m_metrics[m_columns[std::size_t(c)].metric];
 }
 
-ResultsModel::Kind ResultsModel::columnKind(int c) const
+int ResultsModel::rowOf(const std::string& variant, const OJson& point) const
 {
-    if (c == 0)
-        return Kind::Variant;
-    if (c <= int(m_axes.size()))
-        return Kind::Axis;
-    switch ((c - 1 - int(m_axes.size())) % 3) {
-    case 0: return Kind::Simulated;
-    case 1: return Kind::Published;
-    default: return Kind::Delta;
-    }
+    for (std::size_t r = 0; r < m_rows.size(); ++r)
+        if (m_rows[r].variant == variant && m_rows[r].point == point)
+            return int(r);
+    return -1;
+}
+
+int ResultsModel::column(Kind kind, const std::string& metric) const
+{
+    for (std::size_t c = 0; c < m_columns.size(); ++c)
+        if (m_columns[c].kind == kind && (kind == Kind::Variant || kind == Kind::Axis || m_metrics[m_columns[c].metric] == metric))
+            return int(c);
+    return -1;
 }
 
 QVariant ResultsModel::data(const QModelIndex& index, int role) const
@@ -71,65 +101,120 @@ QVariant ResultsModel::data(const QModelIndex& index, int role) const
     if (!index.isValid() || index.row() >= int(m_rows.size()) || index.column() >= columnCount())
         return {};
     const Row& row = m_rows[std::size_t(index.row())];
-    const int c = index.column();
-    const Kind kind = columnKind(c);
-    const std::size_t mi = kind == Kind::Variant || kind == Kind::Axis ? 0 : std::size_t((c - 1 - int(m_axes.size())) / 3);
-    const std::string metric = mi < m_metrics.size() ? m_metrics[mi] : std::string();
-    const Cell* cell = mi < row.cells.size() ? &row.cells[mi] : nullptr;
+    const Column& col = m_columns[std::size_t(index.column())];
+    const Kind kind = col.kind;
+    const bool perMetric = kind != Kind::Variant && kind != Kind::Axis;
+    const std::string metric = perMetric ? m_metrics[col.metric] : std::string();
+    const Cell* cell = perMetric ? &row.cells[col.metric] : nullptr;
+    const Ratio* ratio = perMetric ? &row.ratios[col.metric] : nullptr;
+    const bool isBaseline = ratio && row.variant == ratio->baseline;
     std::optional<double> delta;
     if (cell && cell->n > 0 && cell->published && *cell->published != 0)
         delta = 100.0 * (cell->mean - *cell->published) / std::abs(*cell->published);
+    auto ratioText = [](const std::optional<double>& r) { return r ? QString::fromStdString(formatRatio(*r)) : QStringLiteral("—"); };
 
     if (role == Qt::DisplayRole) {
         switch (kind) {
         case Kind::Variant: return QString::fromStdString(row.variant);
-        case Kind::Axis: return axisValue(row.point.value(m_axes[std::size_t(c - 1)], OJson()));
+        case Kind::Axis: return axisValue(row.point.value(m_axes[col.metric], OJson()));
+        case Kind::Ratio: return ratioText(ratio->sim);
+        case Kind::PostRatio: return ratioText(ratio->post);
+        case Kind::RatioDistance:
+            return ratio->distancePercent && !isBaseline ? QString::fromStdString(formatPercent(*ratio->distancePercent)) : QStringLiteral("—");
         case Kind::Simulated:
-            if (!cell || cell->n == 0)
+            if (cell->n == 0)
                 return QStringLiteral("—");
             if (cell->n > 1)
                 return number(cell->mean, metric) + QStringLiteral(" ± ") + number(cell->stddev, metric);
             return number(cell->mean, metric);
         case Kind::Published:
-            if (!cell || !cell->published)
-                return QStringLiteral("—");
-            return number(*cell->published, metric);
+            return cell->published ? number(*cell->published, metric) : QStringLiteral("—");
         case Kind::Delta:
-            return delta ? QStringLiteral("%1%2%").arg(*delta >= 0 ? QStringLiteral("+") : QString()).arg(*delta, 0, 'f', 1)
-                         : QStringLiteral("—");
+            return delta ? QStringLiteral("%1%2%").arg(*delta >= 0 ? QStringLiteral("+") : QString()).arg(*delta, 0, 'f', 1) : QStringLiteral("—");
         }
     }
     if (role == Qt::TextAlignmentRole)
         return kind == Kind::Variant ? int(Qt::AlignLeft | Qt::AlignVCenter) : int(Qt::AlignRight | Qt::AlignVCenter);
-    if (role == Qt::ForegroundRole && kind == Kind::Published)
-        return QBrush(QColor(0x70, 0x70, 0x70));
-    if (role == Qt::ForegroundRole && kind == Kind::Delta && delta)
-        return QBrush(std::abs(*delta) <= 25 ? QColor(0x1a, 0x7f, 0x2a) : QColor(0xb0, 0x40, 0x10));
-    if (role == Qt::FontRole && kind == Kind::Simulated) {
+    if (role == Qt::ForegroundRole) {
+        if (kind == Kind::Published || kind == Kind::PostRatio || (isBaseline && kind == Kind::Ratio))
+            return QBrush(QColor(0x70, 0x70, 0x70));
+        if (kind == Kind::Delta && delta)
+            return QBrush(std::abs(*delta) <= 25 ? QColor(0x1a, 0x7f, 0x2a) : QColor(0xb0, 0x40, 0x10));
+        if (kind == Kind::RatioDistance && ratio->distancePercent && !isBaseline)
+            return QBrush(std::abs(*ratio->distancePercent) <= 10 ? QColor(0x1a, 0x7f, 0x2a) : QColor(0xb0, 0x40, 0x10));
+    }
+    if (role == Qt::FontRole && kind == Kind::Ratio && !isBaseline) {
         QFont f;
         f.setBold(true);
         return f;
     }
-    if (role == Qt::UserRole && cell && kind == Kind::Simulated)
-        return cell->mean;
+    if (role == Qt::ToolTipRole && perMetric) {
+        const Cell b = [&] {
+            for (const Row& r : m_rows)
+                if (r.variant == ratio->baseline && r.point == row.point)
+                    return r.cells[col.metric];
+            return Cell {};
+        }();
+        if (kind == Kind::Ratio && ratio->sim && b.n > 0)
+            return tr("%1 simulated: %2 (%3) ÷ %4 (%5)")
+                .arg(QString::fromStdString(metric), number(cell->mean, metric), QString::fromStdString(row.variant), number(b.mean, metric),
+                     QString::fromStdString(ratio->baseline));
+        if (kind == Kind::PostRatio && ratio->post && cell->published && b.published)
+            return tr("%1 in the post: %2 (%3) ÷ %4 (%5)")
+                .arg(QString::fromStdString(metric), number(*cell->published, metric), QString::fromStdString(row.variant),
+                     number(*b.published, metric), QString::fromStdString(ratio->baseline));
+        if (kind == Kind::Simulated && m_scale != 1.0 && !scaleFree(metric))
+            return tr("Simulated at scale %1: counts and times grow with the scale, so compare the ratios with the post").arg(m_scale);
+    }
+    if (role == Qt::UserRole && perMetric) {
+        if (kind == Kind::Simulated && cell->n > 0)
+            return cell->mean;
+        if (kind == Kind::Ratio && ratio->sim)
+            return *ratio->sim;
+        if (kind == Kind::PostRatio && ratio->post)
+            return *ratio->post;
+        if (kind == Kind::RatioDistance && ratio->distancePercent)
+            return *ratio->distancePercent;
+    }
     return {};
+}
+
+QString ResultsModel::headerText(int section, bool full) const
+{
+    const Column& col = m_columns[std::size_t(section)];
+    if (col.kind == Kind::Variant)
+        return tr("variant");
+    if (col.kind == Kind::Axis)
+        return QString::fromStdString(m_axes[col.metric]);
+    const QString metric = QString::fromStdString(m_metrics[col.metric]);
+    const QString base = m_sc ? QString::fromStdString(m_sc->baseline()) : QString();
+    const bool scaled = m_scale != 1.0 && !scaleFree(m_metrics[col.metric]);
+    QString what;
+    switch (col.kind) {
+    case Kind::Ratio: what = tr("÷ %1").arg(base); break;
+    case Kind::PostRatio: what = full ? tr("post ÷ %1").arg(base) : tr("post"); break;
+    case Kind::RatioDistance: what = full ? tr("ratio vs post") : tr("Δ vs post"); break;
+    case Kind::Simulated: what = scaled ? tr("at scale %1").arg(m_scale) : tr("simulated"); break;
+    case Kind::Published: what = tr("published"); break;
+    default: what = tr("Δ% vs post"); break;
+    }
+    // The view names the metric once, over its group's first column.
+    if (full)
+        return metric + QLatin1Char(' ') + what;
+    const bool first = section == 0 || m_columns[std::size_t(section - 1)].metric != col.metric
+        || m_columns[std::size_t(section - 1)].kind == Kind::Axis || m_columns[std::size_t(section - 1)].kind == Kind::Variant;
+    return (first ? metric : QString()) + QLatin1Char('\n') + what;
 }
 
 QVariant ResultsModel::headerData(int section, Qt::Orientation o, int role) const
 {
-    if (o != Qt::Horizontal || role != Qt::DisplayRole || section < 0 || section >= columnCount())
+    if (o != Qt::Horizontal || section < 0 || section >= columnCount())
         return QAbstractTableModel::headerData(section, o, role);
-    const Kind kind = columnKind(section);
-    if (kind == Kind::Variant)
-        return tr("variant");
-    if (kind == Kind::Axis)
-        return QString::fromStdString(m_axes[std::size_t(section - 1)]);
-    const QString metric = QString::fromStdString(m_metrics[std::size_t((section - 1 - int(m_axes.size())) / 3)]);
-    if (kind == Kind::Simulated)
-        return metric + tr("\nsimulated");
-    if (kind == Kind::Published)
-        return metric + tr("\npublished");
-    return metric + tr("\nΔ% vs post");
+    if (role == Qt::DisplayRole)
+        return headerText(section, false);
+    if (role == ExportHeaderRole || role == Qt::ToolTipRole)
+        return headerText(section, true);
+    return QAbstractTableModel::headerData(section, o, role);
 }
 
 // ---- lockstat

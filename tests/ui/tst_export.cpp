@@ -149,6 +149,10 @@ private Q_SLOTS:
         for (const char* v : { "dontneed", "madvfree", "madvfree-patched", "swapins", "elapsed_s" })
             QVERIFY2(html.contains(QLatin1String(v)), v);
         QVERIFY(html.contains(QLatin1String("data:image/png;base64,")));
+        // The ratio table and a ratio chart per metric (one value axis: simulated and post ratios side by side).
+        QVERIFY(html.contains(QStringLiteral("<th>elapsed_s<br>÷ dontneed</th><th><br>post</th><th><br>Δ vs post</th>")));
+        for (const std::string& m : m_sc->metrics())
+            QVERIFY2(html.contains(QStringLiteral("alt=\"%1 ÷ dontneed per variant, simulated beside the post\"").arg(QString::fromStdString(m))), m.c_str());
         QVERIFY(html.contains(QString::fromStdString(m_sc->json()["source"]["seed"].get<std::string>())));
         // Both lock views per variant: locks x time and CPUs x locks, as images.
         for (const char* v : { "dontneed", "madvfree", "madvfree-patched" }) {
@@ -183,7 +187,9 @@ private Q_SLOTS:
         m.setResults(m_sc, m_rs);
         QCOMPARE(m.rowCount(), 3);
         const QString csv = modelToCsv(m);
-        QVERIFY(csv.startsWith(QLatin1String("variant,swapins simulated,swapins published")));
+        // The headline metric first: the ratio to the baseline, the post's ratio, their distance, the scaled figure.
+        QVERIFY2(csv.startsWith(QStringLiteral("variant,elapsed_s ÷ dontneed,elapsed_s post ÷ dontneed,elapsed_s ratio vs post,elapsed_s at scale 0.01")),
+                 qPrintable(csv.left(200)));
         const QString md = modelToMarkdown(m);
         QVERIFY(md.contains(QLatin1String("| madvfree-patched |")));
     }
