@@ -124,9 +124,11 @@ private Q_SLOTS:
         static const std::vector<Case> cases = allCases();
         const Case& c = cases[static_cast<std::size_t>(index)];
         // Scale 0.01 and an event budget of 20 M (about a second of one host core; RunTooLong past it, exit 2) keep
-        // each case within seconds; under a sanitizer the engine runs 3-7x slower, so the wall limit is wider there.
+        // each case within seconds; under a sanitizer the engine runs 3-7x slower, so the budget is 5 M there and
+        // the wall limit wider.
         QStringList args { "run", QString::fromStdString(c.scenario), "--variant", QString::fromStdString(c.variant),
-            "--scale", "0.01", "--reps", "1", "--threads", "1", "--format", "json", "--max-events", "20000000" };
+            "--scale", "0.01", "--reps", "1", "--threads", "1", "--format", "json", "--max-events",
+            mms::test::kSanitized ? "5000000" : "20000000" };
         for (auto& [k, v] : c.sets)
             args << "--set" << QString::fromStdString(k + "=" + v);
         const int limitMs = mms::test::kSanitized ? 240'000 : 60'000;
