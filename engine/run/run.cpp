@@ -215,8 +215,8 @@ RunResult executeRun(const RunSpec& spec, Interrupter* interrupter)
         try {
             std::rethrow_exception(e);
         } catch (const ProgramError& pe) {
-            throw ScenarioError(spec.variant + ": " + pe.what() + " (at " + std::to_string(toSec(sim.now()))
-                + " simulated s; the workload asks for more than the machine allows)");
+            throw ScenarioError(std::string(pe.what()) + " (variant " + spec.variant + ", at "
+                + std::to_string(toSec(sim.now())) + " simulated s: the workload asks for more than the machine allows)");
         }
     }
 
