@@ -6,6 +6,7 @@
 // list heads of the LRU lists (intrusive, like struct list_head).
 
 #include "sim/flatmap.h"
+#include "sim/pagestate.h"
 
 #include <cassert>
 #include <cstdint>
@@ -39,22 +40,7 @@ enum PageFlag : std::uint16_t {
     PG_reclaim = 1u << 15,
 };
 
-// What the page map shows: one byte per page.
-enum class PageState : std::uint8_t {
-    Free = 0,
-    AnonActive,
-    AnonInactive,
-    FileActive,
-    FileInactive,
-    Lazyfree,
-    SwapCache,
-    UnderIo,
-    Isolated,
-    Pagevec,
-    Unevictable,
-    Kernel, // allocated, on no list (e.g. just faulted in, or a kernel page)
-    Count
-};
+// PageState (sim/pagestate.h): what the page map shows, one byte per page.
 const char* pageStateName(PageState s);
 
 enum LruList : std::uint8_t {

@@ -6,25 +6,7 @@
 
 namespace mms {
 
-namespace {
-    constexpr bool same(PageMapState a, PageState b) { return static_cast<int>(a) == static_cast<int>(b); }
-    // The recorder stores PageArray::state() bytes as they are.
-    static_assert(same(PageMapState::Free, PageState::Free));
-    static_assert(same(PageMapState::AnonActive, PageState::AnonActive));
-    static_assert(same(PageMapState::AnonInactive, PageState::AnonInactive));
-    static_assert(same(PageMapState::FileActive, PageState::FileActive));
-    static_assert(same(PageMapState::FileInactive, PageState::FileInactive));
-    static_assert(same(PageMapState::Lazyfree, PageState::Lazyfree));
-    static_assert(same(PageMapState::SwapCache, PageState::SwapCache));
-    static_assert(same(PageMapState::UnderIo, PageState::UnderIo));
-    static_assert(same(PageMapState::Isolated, PageState::Isolated));
-    static_assert(same(PageMapState::Pagevec, PageState::Pagevec));
-    static_assert(same(PageMapState::Unevictable, PageState::Unevictable));
-    static_assert(same(PageMapState::Kernel, PageState::Kernel));
-    static_assert(same(PageMapState::Count, PageState::Count));
-} // namespace
-
-const char* pageMapStateName(PageMapState s) { return pageStateName(static_cast<PageState>(s)); }
+const char* pageMapStateName(PageMapState s) { return pageStateName(s); }
 
 std::string PageInfo::flagNames() const { return pageFlagNames(flags); }
 

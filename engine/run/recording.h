@@ -17,6 +17,7 @@
 // bounds it too: past the budget, frames are decimated the same way (counted by decimations()), never dropped
 // silently. A merge keeps the even frames, so the frames stay at multiples of the (doubled) interval.
 
+#include "sim/pagestate.h"
 #include "sim/simulator.h"
 
 #include <cstdint>
@@ -44,23 +45,8 @@ struct CpuBin {
     std::uint16_t sleepFn = 0; // the lock slept on longest in the bin (index into functionNames()); 0 = none
 };
 
-// What the page map shows of a page: the kernel's PageState (mm/page.h, PageArray::state()) as recorded, value for
-// value (recording.cpp checks that the two agree), so that readers of a recording need no kernel header.
-enum class PageMapState : std::uint8_t {
-    Free = 0,
-    AnonActive,
-    AnonInactive,
-    FileActive,
-    FileInactive,
-    Lazyfree,
-    SwapCache,
-    UnderIo,
-    Isolated,
-    Pagevec,
-    Unevictable,
-    Kernel, // allocated, on no list (e.g. just faulted in, or a kernel page)
-    Count
-};
+// What the page map shows of a page: the kernel's PageState as recorded (sim/pagestate.h).
+using PageMapState = PageState;
 // "anon active", "swap cache": the kernel's name of the state (pageStateName).
 const char* pageMapStateName(PageMapState s);
 
