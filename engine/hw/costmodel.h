@@ -61,6 +61,15 @@ struct CostModel {
     double bioSubmitNs = 1500.0; // build and submit one bio (GUESS: generic_make_request + driver, ~4k cycles)
     double ioCompleteNs = 800.0; // end_page_writeback / end_swap_bio_read per page, softirq (GUESS)
 
+    // --- the VFS: a name made or removed in a directory (fs/namei.c) ---
+    double pathWalkNs = 600.0; // getname + link_path_walk of a short relative name, RCU dentry lookup (GUESS)
+    double dirCreateNs = 4000.0; // under the directory's i_mutex: d_alloc, the filesystem's create (inode, entry)
+    double dirLinkNs = 2400.0; // under the directory's i_mutex: the filesystem's link (entry, i_nlink)
+    double dirUnlinkNs = 2400.0; // under the directory's i_mutex: the filesystem's unlink (entry, i_nlink)
+    double inodeEvictNs = 2000.0; // the last iput after unlink, outside the lock: evict, truncate, free the inode
+    double shortSyscallNs = 600.0; // a short syscall's own work: stat of a cached path, lseek, getdents (GUESS)
+    double loopbackMsgNs = 4800.0; // one message over loopback TCP/UDP, send and receive in one process (GUESS)
+
     // --- run-to-run noise of memory-bound costs (the only noise; drawn from the seeded PRNG) ---
     double memRunSpread = 0.01; // per boot: where the page cache and buffers land in DRAM (channel, bank, row
                                 // locality) moves a streaming kernel's time by about +-1 % run to run (GUESS)

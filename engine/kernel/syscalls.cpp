@@ -94,6 +94,52 @@ Co<> sync(Kernel& k, Task& t)
 }
 Co<bool> wait(Kernel& k, Task& t) { co_return co_await do_wait(k, t); }
 
+Dir create_dir(Kernel& k)
+{
+    k.dirs.push_back(std::make_unique<Directory>());
+    return Dir(k.dirs.back().get());
+}
+
+namespace {
+    // A name operation: the syscall and its path walks, the filesystem's part under the directory's i_mutex, then
+    // what follows the unlock.
+    Co<> dir_op(Kernel& k, Task& t, Dir d, const char* fn, int walks, double underLock, double after)
+    {
+        {
+            FnScope scope(t, fn);
+            Sched::burn(t, k.cost.faultEntryNs + walks * k.cost.pathWalkNs);
+            Mutex& m = d.dir()->i_mutex;
+            co_await mutex_lock(k.s, t, m);
+            Sched::burn(t, underLock);
+            mutex_unlock(k.s, t, m);
+            Sched::burn(t, after);
+        }
+        co_await ret_to_user(k, t);
+    }
+} // namespace
+
+Co<> creat(Kernel& k, Task& t, Dir d, bool existing)
+{
+    if (!existing)
+        ++d.dir()->entries;
+    // close(2) of the file: fput's last reference, outside the lock.
+    co_await dir_op(
+        k, t, d, "sys_creat", 1, existing ? k.cost.pathWalkNs : k.cost.dirCreateNs, k.cost.faultEntryNs);
+}
+
+Co<> link(Kernel& k, Task& t, Dir d)
+{
+    ++d.dir()->entries;
+    co_await dir_op(k, t, d, "sys_link", 2, k.cost.dirLinkNs, 0);
+}
+
+Co<> unlink(Kernel& k, Task& t, Dir d, bool lastLink)
+{
+    if (d.dir()->entries > 0)
+        --d.dir()->entries;
+    co_await dir_op(k, t, d, "sys_unlink", 1, k.cost.dirUnlinkNs, lastLink ? k.cost.inodeEvictNs : 0.0);
+}
+
 bool killed(const Kernel& k, const Task& t) { return k.fatal_signal_pending(t); }
 
 namespace {

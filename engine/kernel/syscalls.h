@@ -27,6 +27,7 @@ namespace mms {
 
 class Kernel;
 struct AddressSpace;
+struct Directory;
 struct FutexQueue;
 
 namespace sys {
@@ -153,6 +154,33 @@ namespace sys {
     // superblock's inodes and, for each with page cache, takes its i_lock, grabs it (__iget), drops and re-takes
     // inode_sb_list_lock around filemap_fdatawait (no page under writeback in the model: one tag lookup) and iput.
     Co<> sync(Kernel& k, Task& t);
+
+    // --- names in a directory ---------------------------------------------------------------------------------------
+
+    // A directory: its inode's i_mutex serialises the filesystem's part of every creat, link and unlink in it.
+    class Dir {
+    public:
+        Dir() = default;
+        explicit Dir(Directory* d)
+            : m_dir(d)
+        {
+        }
+        Directory* dir() const { return m_dir; }
+
+    private:
+        Directory* m_dir = nullptr;
+    };
+    // Set-up: a new, empty directory.
+    Dir create_dir(Kernel& k);
+    // creat(2) of a name in `d` and its close(2): the path walk, then, under the directory's i_mutex (do_last ->
+    // lookup_open, taken for every O_CREAT open), the new dentry and the filesystem's inode and directory entry --
+    // or, for an `existing` name, the dentry found and the empty file truncated.
+    Co<> creat(Kernel& k, Task& t, Dir d, bool existing = false);
+    // link(2) of an existing file to a new name in `d`: the two path walks, then vfs_link under `d`'s i_mutex.
+    Co<> link(Kernel& k, Task& t, Dir d);
+    // unlink(2) of a name in `d`: the path walk, vfs_unlink under `d`'s i_mutex, then (the last link of a closed
+    // file) the inode's eviction after the lock is dropped.
+    Co<> unlink(Kernel& k, Task& t, Dir d, bool lastLink = true);
 
     // --- fork, exec, exit, wait -----------------------------------------------------------------------------------
     //

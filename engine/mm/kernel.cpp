@@ -237,6 +237,8 @@ std::vector<const LockStat*> Kernel::lockStats() const
         if (!m->i_mmap.empty() || immap.acquisitions > 0)
             v.push_back(&immap);
     }
+    for (auto& d : dirs)
+        v.push_back(&d->i_mutex.stat());
     for (auto& mm : mms) {
         v.push_back(&mm->mmap_sem.stat());
         if (mm->anon_vma.stat().acquisitions)

@@ -19,6 +19,7 @@
 #include "mm/vmstat.h"
 #include "sched/sched.h"
 #include "sim/flatmap.h"
+#include "sync/mutex.h"
 #include "sync/spinlock.h"
 
 #include <cstdint>
@@ -30,6 +31,13 @@
 namespace mms {
 
 struct Process; // kernel/process.h
+
+// A directory (the VFS's parent inode): creat, link and unlink of a name in it take its i_mutex, a sleeping mutex with
+// optimistic spinning, for the filesystem's part of the operation (fs/namei.c).
+struct Directory {
+    Mutex i_mutex { "dir->i_mutex" };
+    std::uint64_t entries = 0;
+};
 
 class Kernel {
 public:
@@ -83,6 +91,7 @@ public:
     VmStat vm;
     std::size_t swapRotor = 0; // next equal-priority swap device to allocate from
     std::vector<std::unique_ptr<AddressSpace>> mappings; // page-cache files (mm/filemap.h)
+    std::vector<std::unique_ptr<Directory>> dirs; // directories (creat, link, unlink)
     // The kernel's start, for a run (tests may use a bare kernel): kswapd0 on CPU 0, the scheduler's wake placement
     // (select_idle_sibling), cache-line ownership tracking, and this boot's draw of the memory noise. `seed` is the
     // boot's: the variants of one repetition boot the same machine, so they see the same draw.

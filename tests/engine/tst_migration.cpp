@@ -41,15 +41,17 @@ Scenario small(int users)
 {
     Scenario sc = loadScenario("migration-unmapped");
     sc.set("users", std::to_string(users));
-    sc.set("io_size", "\"1MiB\"");
+    sc.set("file_size", "\"1MiB\""); // disk tests of 1 MiB whatever the users
+    sc.set("pool_size", "0");
     // Memory full of page cache (2 % free): reclaim runs, and fork's order-1 stacks and order-3 slabs compact
     // (at this scale the heap is under 2 MiB: no THP).
     sc.set("free_fraction", "0.02");
     sc.set("runtime_s", "0.2");
     sc.set("machine.memory", "\"2GiB\"");
-    // A child per 4 tests (the scenario's re-aim children live for the whole workfile), and no system("sync"): the
-    // re-aim children's forks are what the fork and exec assertions below count.
-    sc.set("tests_per_child", "4");
+    // Children forked and exec'd one after another for the whole window (re-aim's run once, without exec), each
+    // with a work-buffer cycle every 4 tests, and no system("sync"): the re-aim children's forks and execs are what
+    // the fork and exec assertions below count.
+    sc.set("exec_child", "true");
     sc.set("heap_every", "4");
     sc.set("system_sync", "false");
     // Libraries of 16 MiB: with the scenario's few MiB, the 2 %-free memory at this scale is all reclaim's, and
@@ -92,6 +94,21 @@ Co<> askOrder3Fragmented(Kernel& k, Task& t, unsigned gfp, Pfn& got, bool& kille
         if (p % 2 == 1)
             k.zone.freeOnePage(k.pages, p, 0);
     k.exit_oom_victim(t);
+}
+
+// The same fragmentation, then a THP fault's allocation (alloc_hugepage: order 9, no OOM killer).
+Co<> askHugeFragmented(Kernel& k, Task& t, Pfn& got)
+{
+    std::vector<Pfn> held;
+    for (Pfn p; (p = k.zone.rmqueueSmallest(k.pages, 0)) != kNoPage;)
+        held.push_back(p);
+    for (Pfn p : held)
+        if (p % 2 == 0)
+            k.zone.freeOnePage(k.pages, p, 0);
+    got = co_await alloc_hugepage(k, t);
+    for (Pfn p : held)
+        if (p % 2 == 1)
+            k.zone.freeOnePage(k.pages, p, 0);
 }
 
 // The bare machine with one hog task, for the allocator's own tests.
@@ -317,6 +334,9 @@ private Q_SLOTS:
         // that forks twice or an exec whose text is read back from disk.
         sc.set("system_sync", "false");
         sc.set("text_faults", "0");
+        sc.set("file_size", "\"1MiB\""); // disk tests of 1 MiB: the page cache grows until allocations fail
+        sc.set("pool_size", "0");
+        sc.set("runtime_s", "2"); // a window (20 and 4 ms here), not the load point: at these scales memory thrashes throughout
         auto total = [](const ResultSet& rs, const char* m) {
             double n = 0;
             for (const RunResult& r : rs.results) {
@@ -348,6 +368,7 @@ private Q_SLOTS:
         sc.set("users", "2");
         sc.set("machine.memory", "\"1GiB\"");
         sc.set("runtime_s", "0.004");
+        sc.set("heap_every", "4"); // a THP work buffer per child (re-aim has none)
         sc.set("free_fraction", "0.25");
         ResultSet rs = run(sc, 1.0, 2);
         for (const char* v : { "baseline", "skip-unmapped" }) {
@@ -372,22 +393,35 @@ private Q_SLOTS:
 
     void patchNeverCostsThroughput()
     {
-        // The scenario at a quarter scale: with 2ebba6b7e1d9 migration takes fewer i_mmap locks per page it moves
-        // (none for a page nobody maps), and the jobs completed do not go down. Runs this short differ by +-15 % on
-        // which pages compaction happens to meet (a library page mapped by every process costs a walk of all their
-        // VMAs in both variants), so the direction is pinned on this seed's points, not as a bound on any run.
+        // The scenario at a quarter scale: with 2ebba6b7e1d9 migration takes no i_mmap lock for a page nobody maps,
+        // and spends no time in those walks; the jobs per minute do not go below the baseline's run-to-run spread.
+        // (The walks are under 1 % of the machine's time here, while one run's JPM moves by a few per cent with the
+        // order the children meet the shared directory's mutex: the gain itself is within the spread, so the
+        // patched runs' mean is held to the lowest of the baseline's.)
         QFETCH(int, users);
         Scenario sc = loadScenario("migration-unmapped");
         sc.set("users", std::to_string(users));
+        constexpr int kReps = 6;
+        sc.setReps(kReps);
         ResultSet rs = run(sc, 0.25, 2);
-        const RunResult& base = result(rs, "baseline");
-        const RunResult& skip = result(rs, "skip-unmapped");
-        QVERIFY(base.metrics.at("vm.pgmigrate_success") > 0);
-        QCOMPARE(base.metrics.at("migrate_i_mmap_acq_per_page"), 2.0);
-        QVERIFY2(skip.metrics.at("migrate_i_mmap_acq_per_page") < 0.1,
-            qPrintable(QString::number(skip.metrics.at("migrate_i_mmap_acq_per_page"))));
-        QVERIFY2(skip.metrics.at("jobs_per_min") >= base.metrics.at("jobs_per_min"),
-            qPrintable(QString("%1 vs %2").arg(skip.metrics.at("jobs_per_min")).arg(base.metrics.at("jobs_per_min"))));
+        double baseMin = 1e300, baseSum = 0, skipSum = 0;
+        for (const RunResult& r : rs.results) {
+            const double jpm = r.metrics.at("jobs_per_min");
+            if (r.variant == "baseline") {
+                baseMin = std::min(baseMin, jpm);
+                baseSum += jpm;
+                QVERIFY(r.metrics.at("vm.pgmigrate_success") > 0);
+                QCOMPARE(r.metrics.at("migrate_i_mmap_acq_per_page"), 2.0);
+                QVERIFY(r.metrics.at("unmapped_rmap_us_per_test") > 0);
+            } else {
+                skipSum += jpm;
+                QVERIFY2(r.metrics.at("migrate_i_mmap_acq_per_page") < 0.1,
+                    qPrintable(QString::number(r.metrics.at("migrate_i_mmap_acq_per_page"))));
+                QCOMPARE(r.metrics.at("unmapped_rmap_us_per_test"), 0.0);
+            }
+        }
+        QVERIFY2(skipSum / kReps >= baseMin,
+            qPrintable(QString("%1 vs %2 (mean %3)").arg(skipSum / kReps).arg(baseMin).arg(baseSum / kReps)));
     }
 
     void asyncCompactionGivesUpOnContendedLocks()
@@ -403,6 +437,7 @@ private Q_SLOTS:
             sc.set("users", std::to_string(users));
             sc.set("machine.memory", "\"1GiB\"");
             sc.set("runtime_s", "0.004");
+            sc.set("heap_every", "4"); // a THP work buffer per child (re-aim has none)
             sc.set("free_fraction", "0.25");
             return run(sc, 1.0, 2).results.at(0);
         };
@@ -424,32 +459,24 @@ private Q_SLOTS:
 
     void thpFaultsCompactSynchronouslyAfterReclaim()
     {
-        // 3.x before 3.16 (thp.fault_compaction=sync, the scenario's SLE 12 kernel): a THP fault whose async
-        // compaction was skipped or found no block -- not one that gave up at a contended lock -- reclaims and then
-        // compacts with MIGRATE_SYNC_LIGHT, which drops a contended lock and queues again instead of giving up.
-        // 121 users on 1 GiB: the async THP compactions alone migrate little (most of what they migrate is fork's
-        // order-1 and order-3 allocations' compactions); the sync ones migrate many times more. They seldom serve the
-        // fault: the blocks they free are taken apart again by the order-0 allocations around them, and the pages
-        // that ended users leave on their CPUs' per-cpu lists stay there (the model drains only the allocating CPU's
-        // list after direct reclaim, not every CPU's as drain_all_pages does).
-        auto runMode = [](const char* mode) {
-            Scenario sc = loadScenario("migration-unmapped");
-            sc.selectVariants({ "baseline" });
-            sc.set("users", "121");
-            sc.set("machine.memory", "\"1GiB\"");
-            sc.set("runtime_s", "0.004");
-            sc.set("thp.fault_compaction", std::string("\"") + mode + "\"");
-            return run(sc, 1.0, 2).results.at(0);
-        };
-        RunResult sync = runMode("sync");
-        RunResult async = runMode("async");
-        auto m = [](const RunResult& r, const char* key) { return r.metrics.at(key); };
-        QVERIFY2(m(sync, "vm.compact_stall") > m(async, "vm.compact_stall"), "a second, sync compaction per fault");
-        QVERIFY(m(sync, "compact_sync_per_stall") > m(async, "compact_sync_per_stall"));
-        QVERIFY2(m(sync, "vm.pgmigrate_success") > 5 * m(async, "vm.pgmigrate_success"),
-            qPrintable(QString::number(m(sync, "vm.pgmigrate_success")) + " vs "
-                + QString::number(m(async, "vm.pgmigrate_success"))));
-        QCOMPARE(m(async, "thp_fault_alloc_per_fork"), 0.0);
+        // A THP fault with every free page alone between used ones (half of memory free: compaction is suitable,
+        // but nothing on an LRU to migrate, so it finds no block). 3.x before 3.16 (thp.fault_compaction=sync, the
+        // scenario's SLE 12 kernel): the async compaction, then direct reclaim and a MIGRATE_SYNC_LIGHT one; since
+        // 3.16 the async one only. One task: nothing is contended, nothing deferred.
+        for (bool sync : { true, false }) {
+            Box b(64ull << 20);
+            Kernel& k = b.k;
+            k.tg.thpSyncCompaction = sync;
+            Task& t = b.s.spawn("thp", 0, false, &k.mm_alloc(), 1);
+            Pfn got = 0;
+            b.s.start(t, askHugeFragmented(k, t, got));
+            QVERIFY(b.sim.run());
+            QCOMPARE(got, kNoPage);
+            QCOMPARE(k.vm.get(Vm::CompactStall), std::uint64_t(sync ? 2 : 1));
+            QCOMPARE(k.vm.get(Vm::CompactSyncStall), std::uint64_t(sync ? 1 : 0));
+            QCOMPARE(k.vm.get(Vm::AllocStall), std::uint64_t(sync ? 1 : 0));
+            QVERIFY2(k.checkInvariants().empty(), k.checkInvariants().c_str());
+        }
     }
 
     void compactionMigratesAndLosesNoPage()
@@ -519,50 +546,59 @@ private Q_SLOTS:
         QVERIFY(l != nullptr && l->acquisitions > 0);
     }
 
-    void idleFractionCountsTheMeasuredWindowOnly()
+    void loadPointIsDriverCs()
     {
-        // idle_fraction is the CPUs' idle time between the window's two ends (0.01 and 0.04 s). 61 users on 120
-        // CPUs: the 59 CPUs without a user idle throughout, but for kswapd's reclaim when the users' allocations wake
-        // it (one kernel thread, a few ms of the window here). 121 users: every CPU has one; tests still under way
-        // after the window, while the other CPUs idle, do not count.
+        // re-aim's driver.c: each child runs its task list -- every test hits / 570 x jobs times, rounded half up,
+        // at least once: 104 tests for -j 100, 27 (each once) for -j 5 -- and exits; jobs per minute = the tests x
+        // 60 / the time until the last child exits. Without system("sync") a child's only i_mmap traffic is its fork
+        // (the text and data VMAs of re-aim, ld.so and libc linked) and exit (unlinked): 12, and a few more if
+        // reclaim walks a library's mapped page.
         Scenario sc = loadScenario("migration-unmapped");
-        sc.set("users", "61");
-        for (const RunResult& r : run(sc, 1.0, 2).results) {
-            const double idle = r.metrics.at("idle_fraction");
-            QVERIFY2(idle >= 59.0 / 120 - 0.005 && idle < 59.0 / 120 + 0.02, qPrintable(QString::number(idle)));
+        sc.selectVariants({ "baseline" });
+        sc.set("users", "8");
+        sc.set("system_sync", "false");
+        auto runJobs = [&](int jobs) {
+            Scenario s = sc;
+            s.set("jobs", std::to_string(jobs));
+            s.set("machine.memory", "\"1GiB\"");
+            return run(s, 1.0, 1).results.at(0);
+        };
+        for (auto [jobs, perChild] : { std::pair { 100, 104 }, std::pair { 5, 27 } }) {
+            const RunResult r = runJobs(jobs);
+            QCOMPARE(r.metrics.at("tests"), 8.0 * perChild);
+            const double perFork
+                = r.metrics.at("i_mmap_acquisitions_per_fork") / r.metrics.at("i_mmap_acquisitions_per_test");
+            QVERIFY2(std::abs(perFork - perChild) < 1e-6, qPrintable(QString::number(perFork)));
+            QCOMPARE(r.metrics.at("jobs_per_min"), r.metrics.at("tests") * 60.0 / r.metrics.at("elapsed_s"));
+            const double acq = r.metrics.at("i_mmap_acquisitions_per_fork");
+            QVERIFY2(acq >= 12.0 && acq < 18.0, qPrintable(QString::number(acq)));
+            // 8 children on 120 CPUs: at least 112 CPUs idle throughout.
+            QVERIFY2(r.metrics.at("idle_fraction") >= 112.0 / 120 - 0.005,
+                qPrintable(QString::number(r.metrics.at("idle_fraction"))));
         }
-        sc.set("users", "121");
-        sc.selectVariants({ "skip-unmapped" });
-        const RunResult r = run(sc, 1.0, 2).results.at(0);
-        QVERIFY2(r.metrics.at("idle_fraction") < 0.02, qPrintable(QString::number(r.metrics.at("idle_fraction"))));
     }
 
-    void reaimChildrenLiveForTheWorkfile()
+    void creatInOneDirectorySerialises()
     {
-        // The scenario's re-aim children run the whole workfile (580 tests) between fork and exit, and cycle their
-        // work buffer every heap_every tests; with a child per 4 tests, the same run forks about 4x as often.
-        auto testsPerFork = [](const RunResult& r) {
-            return r.metrics.at("i_mmap_acquisitions_per_fork") / r.metrics.at("i_mmap_acquisitions_per_test");
+        // Every child creates, re-creates, links and unlinks its files in the one DISKDIR (creat_clo's 1000 creat()s
+        // of one name each take the directory's i_mutex: 3.12's do_last for O_CREAT). With 61 users its mutex is the
+        // run's most waited-on lock and holds for most of the load point; 8 users contend far less per test.
+        auto runUsers = [](int users) {
+            Scenario sc = loadScenario("migration-unmapped");
+            sc.selectVariants({ "baseline" });
+            sc.set("users", std::to_string(users));
+            return run(sc, 0.1, 2).results.at(0);
         };
-        Scenario shortLived = small(61);
-        shortLived.selectVariants({ "skip-unmapped" });
-        // A quarter of memory free, as in the scenario: with small()'s 2 % the 61 users spend the run in direct
-        // reclaim and compaction, and few children finish four tests before it ends.
-        shortLived.set("free_fraction", "0.25");
-        Scenario reaim = shortLived;
-        reaim.set("tests_per_child", "580");
-        ResultSet rsShort = run(shortLived, 0.25, 1);
-        ResultSet rsReaim = run(reaim, 0.25, 1);
-        double a = testsPerFork(result(rsShort, "skip-unmapped"));
-        const RunResult& r = result(rsReaim, "skip-unmapped");
-        double b = testsPerFork(r);
-        QVERIFY2(a > 3.0 && a < 5.0, qPrintable(QString::number(a)));
-        QVERIFY2(b > 2 * a, qPrintable(QString::number(b) + " vs " + QString::number(a)));
-        // Every child still forks, execs and exits through the shared files' i_mmap trees: 8 acquisitions per file,
-        // and over its 580 tests reclaim and compaction walk the libraries' mapped pages a few times more.
-        const double perFork = r.metrics.at("i_mmap_acquisitions_per_fork");
-        QVERIFY2(perFork > 8.0 * 3 - 1.0 && perFork < 8.0 * 3 + 6.0,
-            qPrintable(QString::number(perFork)));
+        const RunResult many = runUsers(61), few = runUsers(8);
+        const LockSummary* dir = lock(many, "dir->i_mutex");
+        QVERIFY(dir != nullptr);
+        for (const LockSummary& l : many.locks)
+            QVERIFY2(l.waitTotal <= dir->waitTotal, l.name.c_str());
+        QVERIFY2(toSec(dir->holdTotal) > 0.5 * many.metrics.at("elapsed_s"), qPrintable(QString::number(toSec(dir->holdTotal))));
+        const LockSummary* dirFew = lock(few, "dir->i_mutex");
+        QVERIFY(dirFew != nullptr);
+        QVERIFY2(dirFew->waitTotal / few.metrics.at("tests") < 0.1 * dir->waitTotal / many.metrics.at("tests"),
+            qPrintable(QString::number(dirFew->waitTotal) + " vs " + QString::number(dir->waitTotal)));
     }
 
     void reaimFileSizeKeepsTheOlderCacheInItsOwnFiles()
@@ -576,8 +612,7 @@ private Q_SLOTS:
         sc.set("machine.memory", "\"2GiB\"");
         sc.set("runtime_s", "0.004");
         sc.set("free_fraction", "0.25");
-        sc.set("io_size", "\"10KiB\"");
-        sc.set("heap_every", "64");
+        sc.set("heap_every", "64"); // a THP work buffer per child (re-aim has none): compaction
         ResultSet rs = run(sc, 1.0, 2);
         for (const char* v : { "baseline", "skip-unmapped" }) {
             const RunResult& r = result(rs, v);
