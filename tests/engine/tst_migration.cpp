@@ -78,9 +78,9 @@ Co<> hog(Kernel& k, Task& t, unsigned gfp, std::vector<Pfn>& held, bool& killed)
     k.exit_oom_victim(t);
 }
 
-// Takes every page off the free lists, gives back those at even pfns (no free block above order 0, nothing on an
-// LRU to reclaim or migrate), then asks for one order-3 block with `gfp`; then frees everything.
-Co<> askOrder3Fragmented(Kernel& k, Task& t, unsigned gfp, Pfn& got, bool& killed)
+// Takes every page off the free lists and gives back those at even pfns (no free block above order 0, nothing on an
+// LRU to reclaim or migrate); returns what it took, for unfragment().
+std::vector<Pfn> fragment(Kernel& k)
 {
     std::vector<Pfn> held;
     for (Pfn p; (p = k.zone.rmqueueSmallest(k.pages, 0)) != kNoPage;)
@@ -88,27 +88,32 @@ Co<> askOrder3Fragmented(Kernel& k, Task& t, unsigned gfp, Pfn& got, bool& kille
     for (Pfn p : held)
         if (p % 2 == 0)
             k.zone.freeOnePage(k.pages, p, 0);
-    got = co_await alloc_pages(k, t, 3, gfp);
-    killed = k.fatal_signal_pending(t);
+    return held;
+}
+
+void unfragment(Kernel& k, const std::vector<Pfn>& held)
+{
     for (Pfn p : held)
         if (p % 2 == 1)
             k.zone.freeOnePage(k.pages, p, 0);
+}
+
+// One order-3 block with `gfp` from fragmented memory.
+Co<> askOrder3Fragmented(Kernel& k, Task& t, unsigned gfp, Pfn& got, bool& killed)
+{
+    std::vector<Pfn> held = fragment(k);
+    got = co_await alloc_pages(k, t, 3, gfp);
+    killed = k.fatal_signal_pending(t);
+    unfragment(k, held);
     k.exit_oom_victim(t);
 }
 
-// The same fragmentation, then a THP fault's allocation (alloc_hugepage: order 9, no OOM killer).
+// A THP fault's allocation (alloc_hugepage: order 9, no OOM killer) from fragmented memory.
 Co<> askHugeFragmented(Kernel& k, Task& t, Pfn& got)
 {
-    std::vector<Pfn> held;
-    for (Pfn p; (p = k.zone.rmqueueSmallest(k.pages, 0)) != kNoPage;)
-        held.push_back(p);
-    for (Pfn p : held)
-        if (p % 2 == 0)
-            k.zone.freeOnePage(k.pages, p, 0);
+    std::vector<Pfn> held = fragment(k);
     got = co_await alloc_hugepage(k, t);
-    for (Pfn p : held)
-        if (p % 2 == 1)
-            k.zone.freeOnePage(k.pages, p, 0);
+    unfragment(k, held);
 }
 
 // The bare machine with one hog task, for the allocator's own tests.
