@@ -147,6 +147,8 @@ void Kernel::wakeup_kswapd()
     s.wake(*m_kswapd);
 }
 
+// congestion_wait(BLK_RW_ASYNC, timeout) (mm/backing-dev.c, 4.0): prepare_to_wait() on congestion_wqh[BLK_RW_ASYNC]
+// and io_schedule_timeout(); only clear_bdi_congested() or the timeout ends the sleep.
 Co<> Kernel::congestion_wait(Task& t, Time timeout)
 {
     co_await s.flush(t);
@@ -185,11 +187,21 @@ void Kernel::endIo(BlockDevice& dev, IoRequest& r)
             vm.inc(Vm::PgRotated);
         }
     }
-    if (r.write) {
-        for (auto [t, gen] : m_congested)
-            s.wakeIf(*t, gen);
-        m_congested.clear();
-    }
+    // The request is freed after its bio's end_io (blk_finish_request -> __blk_put_request -> freed_request,
+    // block/blk-core.c, 4.0). __freed_request() calls blk_clear_queue_congested(q, BLK_RW_ASYNC) ->
+    // clear_bdi_congested() (mm/backing-dev.c) for every async request freed while the async count is below
+    // queue_congestion_off_threshold(), whether or not the queue was marked congested, and clear_bdi_congested()
+    // wakes the whole congestion_wqh[BLK_RW_ASYNC] queue. A write completing on a queue still at or above the off
+    // threshold wakes no one; a read is sync and wakes only the BLK_RW_SYNC queue, on which no one here waits.
+    if (r.write && dev.asyncBelowCongestionOff())
+        clear_bdi_congested();
+}
+
+void Kernel::clear_bdi_congested()
+{
+    for (auto [t, gen] : m_congested)
+        s.wakeIf(*t, gen);
+    m_congested.clear();
 }
 
 const std::vector<int>& Kernel::tlbTargets(MmStruct& mm, int self)

@@ -182,7 +182,9 @@ public:
     void startKswapd(int cpu);
     void wakeup_kswapd();
     Task* kswapd() const { return m_kswapd; }
-    // congestion_wait(): sleep until some swap write completes, at most `timeout`.
+    // congestion_wait(BLK_RW_ASYNC, timeout): sleep until a swap write completes on a device whose async request
+    // count it leaves below the congestion-off threshold (clear_bdi_congested), at most `timeout`. A write
+    // completing on a deeply congested queue does not end the sleep.
     Co<> congestion_wait(Task& t, Time timeout);
 
     // LRU list operations (the caller holds lru_lock). Inline: every page read or faulted in passes through them.
@@ -234,6 +236,8 @@ private:
     std::vector<std::unique_ptr<Lruvec>> m_memcgLruvecs;
     std::vector<MmStruct*> m_freeMms; // mm_struct's slab cache (mmdrop -> mm_alloc)
     void endIo(BlockDevice& dev, IoRequest& r);
+    // Wakes every congestion_wait() sleeper (the one congestion_wqh[BLK_RW_ASYNC] wait queue of all devices).
+    void clear_bdi_congested();
     Task* m_kswapd = nullptr;
     std::uint32_t m_kswapdGen = 0;
     bool m_kswapdWoken = false;
