@@ -216,10 +216,12 @@ public:
     void pin(Pfn p) { pinned.pin(p); }
     void unpin(Pfn p) { pinned.unpin(p); }
     bool isPinned(Pfn p) const { return pinned.contains(p); }
-    // A page that lost every reference while reclaim or a pagevec held it.
+    // A page that lost every reference while reclaim or a pagevec held it. A pinned page still has one (the
+    // get_page() of a lookup that has not yet put it) and is freed by that put, not here.
     bool orphan(Pfn p) const
     {
-        return pages.owner(p) == 0 && !pages.test(p, PG_swapcache) && pages.mapcount(p) == 0 && !pages.test(p, PG_buddy);
+        return pages.owner(p) == 0 && !pages.test(p, PG_swapcache) && pages.mapcount(p) == 0 && !pages.test(p, PG_buddy)
+            && !isPinned(p);
     }
     // CPUs other than `self` on which `mm` is live (its TLB entries may be cached there): the IPI targets.
     // Refreshes mm.cpuVmMask (mm_cpumask) with the CPUs running the mm now, `self` included. The list is the

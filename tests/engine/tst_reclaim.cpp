@@ -1,14 +1,19 @@
 // 4.0 direct reclaim with many reclaimers: too_many_isolated() against its closed form, congestion_wait() woken
 // only when a swap write leaves its queue below the congestion-off threshold, the throttle taken under seed 000's
 // pressure, the locks reclaim waits on (anon_vma, swap_avail_lock, si->lock, the swap cache's tree lock) in the
-// lock statistics, the NR_ISOLATED count back to zero at the end, and the same bytes at any thread count.
+// lock statistics, the NR_ISOLATED count back to zero at the end, a page free_swap_and_cache() holds never freed by
+// the reclaimer that isolated it, and the same bytes at any thread count.
 #include "testutil.h"
 
 #include "block/blkdev.h"
+#include "mm/page_alloc.h"
+#include "mm/swapfile.h"
 #include "mm/vmscan.h"
 #include "scenario/scenario.h"
 
 #include <QtTest>
+
+#include <algorithm>
 
 using namespace mms;
 using namespace mms::test;
@@ -67,6 +72,40 @@ Co<> submitAndWait(
     co_await k.congestion_wait(t, timeout);
     back = k.s.sim().now();
     left = dev.asyncRequests();
+}
+
+// The race of free_swap_and_cache() with reclaim: `holder` keeps lru_lock for 100 us; `zapper` (from 1 us) frees the
+// last swap reference of a page reclaim has isolated, takes the page out of the swap cache and queues for lru_lock
+// in its last put; `reclaimer` (from 50 us) runs shrink_page_list() and putback_lru_pages() on the isolated page.
+Co<> holdLruLock(Kernel& k, Task& t, double ns)
+{
+    co_await spin_lock(k.s, t, k.lruvec.lru_lock);
+    Sched::burn(t, ns);
+    co_await k.s.flush(t);
+    spin_unlock(k.s, t, k.lruvec.lru_lock);
+}
+Co<> zapSwapEntry(Kernel& k, Task& t, std::uint32_t entry)
+{
+    co_await k.s.sleepFor(t, us(1));
+    co_await free_swap_and_cache(k, t, entry);
+}
+struct ReclaimSeen {
+    bool inSwapCache = true; // when the reclaimer looked at the page
+    bool pinned = false;
+    bool orphan = true;
+    std::uint64_t freed = 0; // by shrink_page_list
+    std::size_t kept = 0;
+};
+Co<> reclaimIsolated(Kernel& k, Task& t, Pfn p, ReclaimSeen& seen)
+{
+    co_await k.s.sleepFor(t, us(50));
+    seen.inSwapCache = k.pages.test(p, PG_swapcache);
+    seen.pinned = k.isPinned(p);
+    seen.orphan = k.orphan(p);
+    std::vector<Pfn> list { p };
+    seen.freed = co_await shrink_page_list(k, t, list);
+    seen.kept = list.size();
+    co_await putback_lru_pages(k, t, list, 1);
 }
 } // namespace
 
@@ -196,6 +235,58 @@ private Q_SLOTS:
             QVERIFY2(si->acquisitions >= avail->acquisitions, qPrintable(v));
             QVERIFY2(tree->acquisitions >= avail->acquisitions, qPrintable(v));
         }
+    }
+
+    // free_swap_and_cache() looks the page up with a reference (find_get_page) that it holds until its last put:
+    // while it waits for lru_lock with the page out of the swap cache, unmapped and owned by no one, the reclaimer
+    // that holds the page isolated sees it referenced and keeps it, and the page is freed once -- by whichever of
+    // the two puts last (here the reclaimer, which finds the page orphaned when it puts it back after the
+    // zapper's put).
+    void freeSwapAndCachePinsThePageAgainstReclaim()
+    {
+        QueueBox b(128);
+        Kernel& k = b.k;
+        SwapInfo& si = *k.swap[0];
+        const std::uint32_t off = 1;
+        const std::uint32_t entry = pte::swpEntry(0, off);
+        const Pfn p = alloc_page_setup(k);
+        QVERIFY(p != kNoPage);
+        // An anonymous page reclaim isolated after try_to_unmap() left one swap PTE to it: in the swap cache, no
+        // mapping, no owner.
+        k.pages.setFlags(p, PG_anon | PG_swapbacked | PG_swapcache | PG_isolated);
+        k.pages.setPriv(p, entry);
+        si.slot[off].cache = p;
+        si.slot[off].swapMap = 1;
+        si.inuse = 1;
+        k.zone.nrIsolatedAnon = 1;
+        const std::uint64_t freesBefore = k.vm.get(Vm::PgFree);
+
+        Task& holder = b.s.spawn("holder", 0, false, nullptr, 1);
+        Task& zapper = b.s.spawn("zapper", 1, false, nullptr, 2);
+        Task& reclaimer = b.s.spawn("reclaimer", 2, false, nullptr, 3);
+        ReclaimSeen seen;
+        b.s.start(holder, holdLruLock(k, holder, 100'000.0));
+        b.s.start(zapper, zapSwapEntry(k, zapper, entry));
+        b.s.start(reclaimer, reclaimIsolated(k, reclaimer, p, seen));
+        QVERIFY(b.sim.run());
+
+        // Freed exactly once, and nothing left referring to it.
+        QCOMPARE(k.vm.get(Vm::PgFree) - freesBefore, std::uint64_t(1));
+        std::size_t onPcp = 0;
+        for (const PerCpuState& pc : k.pcpu)
+            onPcp += static_cast<std::size_t>(std::count(pc.pcp.begin(), pc.pcp.end(), p));
+        QCOMPARE(onPcp, std::size_t(1));
+        QVERIFY(k.pages.test(p, PG_buddy));
+        QVERIFY(!k.isPinned(p));
+        QCOMPARE(si.slot[off].cache, kNoPage);
+        QCOMPARE(si.slot[off].swapMap, std::uint8_t(0));
+        QCOMPARE(k.zone.nrIsolatedAnon, std::uint64_t(0));
+        // The reclaimer came in the window: the page already out of the swap cache, held only by the zapper's pin.
+        QVERIFY(!seen.inSwapCache);
+        QVERIFY(seen.pinned);
+        QVERIFY(!seen.orphan);
+        QCOMPARE(seen.freed, std::uint64_t(0));
+        QCOMPARE(seen.kept, std::size_t(1));
     }
 
     void sameBytesAtOneAndTwoThreads()
