@@ -159,6 +159,18 @@ Co<> Kernel::congestion_wait(Task& t, Time timeout)
     s.traceSleep(cpu, since, SpanKind::IoWait, "congestion_wait"); // waiting for writeback to make progress
 }
 
+Co<> Kernel::wait_iff_congested(Task& t, Time timeout)
+{
+    bool devCongested = false;
+    for (const auto& si : swap)
+        devCongested = devCongested || si->dev->asyncCongested();
+    if (!devCongested || !zone.congested) {
+        co_await s.cond_resched(t);
+        co_return;
+    }
+    co_await congestion_wait(t, timeout);
+}
+
 void Kernel::del_page_from_lru_list(Pfn p)
 {
     LruList l = page_lru(pages.flags(p));
@@ -178,6 +190,7 @@ void Kernel::endIo(BlockDevice& dev, IoRequest& r)
             continue;
         }
         pages.clear(p, PG_writeback);
+        --zone.nrWriteback;
         // rotate_reclaimable_page(): a page written for reclaim goes to the tail, to be freed by the next scan.
         if (pages.test(p, PG_reclaim) && pages.test(p, PG_lru) && !pages.test(p, PG_active)) {
             pages.clear(p, PG_reclaim);

@@ -186,6 +186,10 @@ public:
     // count it leaves below the congestion-off threshold (clear_bdi_congested), at most `timeout`. A write
     // completing on a deeply congested queue does not end the sleep.
     Co<> congestion_wait(Task& t, Time timeout);
+    // wait_iff_congested(zone, BLK_RW_ASYNC, timeout) (mm/backing-dev.c, 3.2-4.x): congestion_wait() only while some
+    // swap device is async-congested (nr_wb_congested[BLK_RW_ASYNC] > 0) and the zone is ZONE_CONGESTED; otherwise
+    // a cond_resched().
+    Co<> wait_iff_congested(Task& t, Time timeout);
 
     // LRU list operations (the caller holds lru_lock). Inline: every page read or faulted in passes through them.
     void add_page_to_lru_list(Pfn p, LruList l, bool tail = false)

@@ -241,6 +241,7 @@ namespace {
         if (k.pages.test(p, PG_dirty)) { // pageout()
             k.pages.clear(p, PG_dirty);
             k.pages.set(p, PG_writeback | PG_reclaim);
+            ++k.zone.nrWriteback;
             k.vm.inc(Vm::PswpOut);
             co_return Verdict::Write;
         }
@@ -339,8 +340,8 @@ namespace {
 
     // shrink_inactive_list() (4.0) for the anonymous list. A direct reclaimer first waits while too_many_isolated():
     // congestion_wait(BLK_RW_ASYNC, HZ/10) in a loop with no bound, left early only by a fatal signal. Then one
-    // batch: isolate under lru_lock, shrink_page_list, put back under lru_lock. The wait_iff_congested() that follows
-    // for a direct reclaimer sleeps only when the zone is ZONE_CONGESTED, which anonymous pages never make it
+    // batch: isolate under lru_lock, shrink_page_list, put back under lru_lock. The wait_iff_congested(HZ/10) that
+    // follows for a direct reclaimer sleeps only when the zone is ZONE_CONGESTED, which anonymous pages never make it
     // (page_check_dirty_writeback() reports them neither dirty nor under writeback): a cond_resched().
     Co<std::uint64_t> shrink_inactive_list(Kernel& k, Task& t, int nr, bool kswapd)
     {
@@ -360,7 +361,7 @@ namespace {
         std::uint64_t freed = co_await shrink_page_list(k, t, list);
         co_await putback_lru_pages(k, t, list, isolated);
         if (!kswapd)
-            co_await k.s.cond_resched(t); // wait_iff_congested() on a zone that is not ZONE_CONGESTED
+            co_await k.wait_iff_congested(t, ms(100));
         co_return freed;
     }
 

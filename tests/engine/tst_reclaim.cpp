@@ -74,6 +74,18 @@ Co<> submitAndWait(
     left = dev.asyncRequests();
 }
 
+// Submits `writes` one-page writes at T0, then wait_iff_congested()s at most `timeout`.
+Co<> submitAndWaitIffCongested(Kernel& k, Task& t, int writes, Time timeout, Time& t0, Time& back)
+{
+    co_await k.s.flush(t);
+    t0 = k.s.sim().now();
+    BlockDevice& dev = *k.swap[0]->dev;
+    for (int i = 0; i < writes; ++i)
+        dev.submit(true, { Pfn(100 + i) });
+    co_await k.wait_iff_congested(t, timeout);
+    back = k.s.sim().now();
+}
+
 // The race of free_swap_and_cache() with reclaim: `holder` keeps lru_lock for 100 us; `zapper` (from 1 us) frees the
 // last swap reference of a page reclaim has isolated, takes the page out of the swap cache and queues for lru_lock
 // in its last put; `reclaimer` (from 50 us) runs shrink_page_list() and putback_lru_pages() on the isolated page.
@@ -235,6 +247,34 @@ private Q_SLOTS:
             QVERIFY2(si->acquisitions >= avail->acquisitions, qPrintable(v));
             QVERIFY2(tree->acquisitions >= avail->acquisitions, qPrintable(v));
         }
+    }
+
+    // wait_iff_congested() sleeps like congestion_wait() only when a device is congested and the zone is
+    // ZONE_CONGESTED; otherwise it returns at once (cond_resched with no one else to run).
+    void waitIffCongestedNeedsBothFlags_data()
+    {
+        QTest::addColumn<int>("writes");
+        QTest::addColumn<bool>("zoneCongested");
+        QTest::addColumn<int>("wokenAtUs");
+        // 120 writes of 128: the device is congested and the 18th completion (230 us) leaves it below 103.
+        QTest::addRow("device and zone congested: the 18th completion") << 120 << true << 230;
+        QTest::addRow("device congested, zone not: no sleep") << 120 << false << 0;
+        QTest::addRow("zone congested, device not: no sleep") << 10 << true << 0;
+    }
+    void waitIffCongestedNeedsBothFlags()
+    {
+        QFETCH(int, writes);
+        QFETCH(bool, zoneCongested);
+        QFETCH(int, wokenAtUs);
+        QueueBox b(128);
+        b.k.zone.congested = zoneCongested;
+        Task& t = b.s.spawn("reclaimer", 1, false, nullptr, 1);
+        Time t0 = 0, back = 0;
+        b.s.start(t, submitAndWaitIffCongested(b.k, t, writes, ms(100), t0, back));
+        QVERIFY(b.sim.run());
+        const double wokenNs = toNs(back - t0);
+        QVERIFY2(wokenNs >= wokenAtUs * 1000.0 && wokenNs < wokenAtUs * 1000.0 + 10'000,
+            qPrintable(QString("woken %1 ns after T0, expected %2 us").arg(wokenNs).arg(wokenAtUs)));
     }
 
     // free_swap_and_cache() looks the page up with a reference (find_get_page) that it holds until its last put:
