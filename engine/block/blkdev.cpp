@@ -43,6 +43,13 @@ std::uint64_t BlockDevice::submit(bool write, std::vector<Pfn> pages)
     r.submitted = m_s.sim().now();
     m_live[id] = true;
     ++m_outstanding;
+    if (write) {
+        // __get_request() (block/blk-core.c, 4.0): an allocation that brings the async count to the on threshold
+        // marks the queue congested (blk_set_queue_congested).
+        if (m_asyncRequests + 1 >= congestionOnThreshold(m_spec.queueDepth))
+            m_asyncCongested = true;
+        ++m_asyncRequests;
+    }
 
     (write ? m_writes : m_reads) += 1;
     (write ? m_pagesWritten : m_pagesRead) += r.pages.size();
@@ -112,6 +119,15 @@ void BlockDevice::complete(std::uint32_t id)
     IoRequest& r = m_requests[id];
     --m_outstanding;
     m_live[id] = false;
+    if (r.write) {
+        // freed_request() -> __freed_request() (block/blk-core.c, 4.0): below the off threshold the queue is no
+        // longer congested. The count drops before the completion handler runs: the handler's page work
+        // (end_swap_bio_write) does not read it, and its congestion wake-up is the one __freed_request() makes
+        // once blk_finish_request() has freed the request.
+        --m_asyncRequests;
+        if (asyncBelowCongestionOff())
+            m_asyncCongested = false;
+    }
     if (m_completion)
         m_completion(*this, r);
     for (auto [t, gen] : r.waiters)

@@ -4,12 +4,19 @@
 // as the deadline and CFQ elevators favour synchronous reads over async writeback, but lets a write through after
 // every two reads (deadline's writes_starved = 2). At most queueDepth requests are
 // in flight; a submitter beyond that sleeps until one completes (the block layer's nr_requests throttling).
+//
+// The request list also keeps the legacy (non-blk-mq) queue's async count and congestion state, as 4.0 does:
+// rl->count[BLK_RW_ASYNC] counts async requests from allocation (__get_request) to free (__freed_request). Every
+// write here is a swap-out from pageout(), which writes with WB_SYNC_NONE, so __swap_writepage() submits it without
+// REQ_SYNC and rw_is_sync() calls it async; every read (swap-in) is sync. So the async count is the count of
+// writes submitted and not yet completed.
 
 #include "hw/machine.h"
 #include "mm/page.h"
 #include "sched/sched.h"
 
 #include "sim/fifo.h"
+#include <algorithm>
 #include <functional>
 #include <vector>
 
@@ -51,6 +58,26 @@ public:
     std::uint64_t pagesWritten() const { return m_pagesWritten; }
     Time busyTime() const { return m_busyTotal; }
 
+    // The congestion thresholds of a queue of `nrRequests` requests, as blk_queue_congestion_threshold()
+    // (block/blk-core.c, 4.0) sets q->nr_congestion_on/off (read by queue_congestion_on/off_threshold(),
+    // block/blk.h): on = nr - nr/8 + 1 capped at nr (113 of 128), off = nr - nr/8 - nr/16 - 1 at least 1 (103 of 128).
+    static int congestionOnThreshold(int nrRequests)
+    {
+        return std::min(nrRequests, nrRequests - nrRequests / 8 + 1);
+    }
+    static int congestionOffThreshold(int nrRequests)
+    {
+        return std::max(1, nrRequests - nrRequests / 8 - nrRequests / 16 - 1);
+    }
+    // Async (write) requests allocated and not yet freed: rl->count[BLK_RW_ASYNC].
+    int asyncRequests() const { return m_asyncRequests; }
+    // BDI_async_congested of the queue's backing_dev_info: set when an allocation brings the async count to the
+    // on threshold, cleared when a free leaves it below the off threshold.
+    bool asyncCongested() const { return m_asyncCongested; }
+    // Whether a freed async request left the count below the off threshold: then __freed_request() calls
+    // blk_clear_queue_congested() -> clear_bdi_congested(BLK_RW_ASYNC), which wakes congestion_wait() sleepers.
+    bool asyncBelowCongestionOff() const { return m_asyncRequests < congestionOffThreshold(m_spec.queueDepth); }
+
 private:
     void complete(std::uint32_t id);
     void startNext();
@@ -65,6 +92,8 @@ private:
     Fifo<std::uint32_t> m_readQ, m_writeQ;
     Time m_busyTotal = 0;
     int m_outstanding = 0;
+    int m_asyncRequests = 0;
+    bool m_asyncCongested = false;
     std::vector<IoRequest> m_requests;
     std::vector<bool> m_live;
     std::vector<std::uint32_t> m_serial;

@@ -147,6 +147,8 @@ void Kernel::wakeup_kswapd()
     s.wake(*m_kswapd);
 }
 
+// congestion_wait(BLK_RW_ASYNC, timeout) (mm/backing-dev.c, 4.0): prepare_to_wait() on congestion_wqh[BLK_RW_ASYNC]
+// and io_schedule_timeout(); only clear_bdi_congested() or the timeout ends the sleep.
 Co<> Kernel::congestion_wait(Task& t, Time timeout)
 {
     co_await s.flush(t);
@@ -155,6 +157,18 @@ Co<> Kernel::congestion_wait(Task& t, Time timeout)
     const int cpu = t.cpu;
     co_await s.sleepTimeout(t, timeout);
     s.traceSleep(cpu, since, SpanKind::IoWait, "congestion_wait"); // waiting for writeback to make progress
+}
+
+Co<> Kernel::wait_iff_congested(Task& t, Time timeout)
+{
+    bool devCongested = false;
+    for (const auto& si : swap)
+        devCongested = devCongested || si->dev->asyncCongested();
+    if (!devCongested || !zone.congested) {
+        co_await s.cond_resched(t);
+        co_return;
+    }
+    co_await congestion_wait(t, timeout);
 }
 
 void Kernel::del_page_from_lru_list(Pfn p)
@@ -176,6 +190,7 @@ void Kernel::endIo(BlockDevice& dev, IoRequest& r)
             continue;
         }
         pages.clear(p, PG_writeback);
+        --zone.nrWriteback;
         // rotate_reclaimable_page(): a page written for reclaim goes to the tail, to be freed by the next scan.
         if (pages.test(p, PG_reclaim) && pages.test(p, PG_lru) && !pages.test(p, PG_active)) {
             pages.clear(p, PG_reclaim);
@@ -185,11 +200,21 @@ void Kernel::endIo(BlockDevice& dev, IoRequest& r)
             vm.inc(Vm::PgRotated);
         }
     }
-    if (r.write) {
-        for (auto [t, gen] : m_congested)
-            s.wakeIf(*t, gen);
-        m_congested.clear();
-    }
+    // The request is freed after its bio's end_io (blk_finish_request -> __blk_put_request -> freed_request,
+    // block/blk-core.c, 4.0). __freed_request() calls blk_clear_queue_congested(q, BLK_RW_ASYNC) ->
+    // clear_bdi_congested() (mm/backing-dev.c) for every async request freed while the async count is below
+    // queue_congestion_off_threshold(), whether or not the queue was marked congested, and clear_bdi_congested()
+    // wakes the whole congestion_wqh[BLK_RW_ASYNC] queue. A write completing on a queue still at or above the off
+    // threshold wakes no one; a read is sync and wakes only the BLK_RW_SYNC queue, on which no one here waits.
+    if (r.write && dev.asyncBelowCongestionOff())
+        clear_bdi_congested();
+}
+
+void Kernel::clear_bdi_congested()
+{
+    for (auto [t, gen] : m_congested)
+        s.wakeIf(*t, gen);
+    m_congested.clear();
 }
 
 const std::vector<int>& Kernel::tlbTargets(MmStruct& mm, int self)

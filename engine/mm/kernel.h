@@ -191,8 +191,14 @@ public:
     void startKswapd(int cpu);
     void wakeup_kswapd();
     Task* kswapd() const { return m_kswapd; }
-    // congestion_wait(): sleep until some swap write completes, at most `timeout`.
+    // congestion_wait(BLK_RW_ASYNC, timeout): sleep until a swap write completes on a device whose async request
+    // count it leaves below the congestion-off threshold (clear_bdi_congested), at most `timeout`. A write
+    // completing on a deeply congested queue does not end the sleep.
     Co<> congestion_wait(Task& t, Time timeout);
+    // wait_iff_congested(zone, BLK_RW_ASYNC, timeout) (mm/backing-dev.c, 3.2-4.x): congestion_wait() only while some
+    // swap device is async-congested (nr_wb_congested[BLK_RW_ASYNC] > 0) and the zone is ZONE_CONGESTED; otherwise
+    // a cond_resched().
+    Co<> wait_iff_congested(Task& t, Time timeout);
 
     // LRU list operations (the caller holds lru_lock). Inline: every page read or faulted in passes through them.
     void add_page_to_lru_list(Pfn p, LruList l, bool tail = false)
@@ -223,10 +229,12 @@ public:
     void pin(Pfn p) { pinned.pin(p); }
     void unpin(Pfn p) { pinned.unpin(p); }
     bool isPinned(Pfn p) const { return pinned.contains(p); }
-    // A page that lost every reference while reclaim or a pagevec held it.
+    // A page that lost every reference while reclaim or a pagevec held it. A pinned page still has one (the
+    // get_page() of a lookup that has not yet put it) and is freed by that put, not here.
     bool orphan(Pfn p) const
     {
-        return pages.owner(p) == 0 && !pages.test(p, PG_swapcache) && pages.mapcount(p) == 0 && !pages.test(p, PG_buddy);
+        return pages.owner(p) == 0 && !pages.test(p, PG_swapcache) && pages.mapcount(p) == 0 && !pages.test(p, PG_buddy)
+            && !isPinned(p);
     }
     // CPUs other than `self` on which `mm` is live (its TLB entries may be cached there): the IPI targets.
     // Refreshes mm.cpuVmMask (mm_cpumask) with the CPUs running the mm now, `self` included. The list is the
@@ -243,6 +251,8 @@ private:
     std::vector<std::unique_ptr<Lruvec>> m_memcgLruvecs;
     std::vector<MmStruct*> m_freeMms; // mm_struct's slab cache (mmdrop -> mm_alloc)
     void endIo(BlockDevice& dev, IoRequest& r);
+    // Wakes every congestion_wait() sleeper (the one congestion_wqh[BLK_RW_ASYNC] wait queue of all devices).
+    void clear_bdi_congested();
     Task* m_kswapd = nullptr;
     std::uint32_t m_kswapdGen = 0;
     bool m_kswapdWoken = false;

@@ -46,6 +46,14 @@ struct Zone {
     // NR_ISOLATED_ANON / NR_ISOLATED_FILE: pages reclaim has taken off the LRU lists and not yet put back or freed
     // (too_many_isolated() compares them with the inactive lists).
     std::uint64_t nrIsolatedAnon = 0, nrIsolatedFile = 0;
+    // NR_WRITEBACK: pages under writeback (PG_writeback), here the swap-outs pageout() has started and the device has
+    // not completed.
+    std::uint64_t nrWriteback = 0;
+    // ZONE_CONGESTED (3.2-4.7): shrink_inactive_list() sets it when every dirty page it took was backed by a congested
+    // device (nr_dirty && nr_dirty == nr_congested); page_check_dirty_writeback() reports anonymous pages neither
+    // dirty nor under writeback and the file pages reclaimed here are clean, so no reclaim here sets it and
+    // wait_iff_congested() never sleeps.
+    bool congested = false;
     std::uint64_t nrFree() const { return m_nrFree; } // NR_FREE_PAGES (the per-cpu lists not included)
     std::uint64_t nrFreeArea(int order) const { return m_nrArea[static_cast<std::size_t>(order)]; }
     // compaction's scanner positions (zone->compact_cached_migrate_pfn / free_pfn) and deferral (3.x)

@@ -303,6 +303,29 @@ namespace {
             co_await k.s.sleepFor(t, ms(1));
         co_return true;
     }
+
+    // What an allocation that will retry does after a round of direct reclaim that did not get it its page (`got`:
+    // the pages the round freed), before it tries again.
+    // - 4.0 (mm/page_alloc.c, __alloc_pages_slowpath): should_alloc_retry() is true for every order up to
+    //   PAGE_ALLOC_COSTLY_ORDER, and "Wait for some write requests to complete then retry" is
+    //   wait_iff_congested(ac->preferred_zone, BLK_RW_ASYNC, HZ/50), whether or not the round freed pages (and after
+    //   an OOM kill too): a sleep only on a ZONE_CONGESTED zone, here always a cond_resched().
+    // - 4.7+ (oom.reclaim_retries): should_reclaim_retry() waits congestion_wait(BLK_RW_ASYNC, HZ/10) only when the
+    //   round freed nothing and more than half of what is reclaimable is dirty or under writeback
+    //   (2 * (NR_WRITEBACK + NR_FILE_DIRTY) > reclaimable; no file page is dirty here); otherwise cond_resched().
+    //   After an OOM kill the allocation retries at once.
+    Co<> reclaim_retry_wait(Kernel& k, Task& t, std::uint64_t got)
+    {
+        if (!k.tg.reclaimRetries) {
+            co_await k.wait_iff_congested(t, ms(20)); // HZ/50
+            co_return;
+        }
+        if (got == 0 && 2 * k.zone.nrWriteback > zone_reclaimable_pages(k)) {
+            co_await k.congestion_wait(t, ms(100)); // HZ/10
+            co_return;
+        }
+        co_await k.s.cond_resched(t);
+    }
 } // namespace
 
 bool Kernel::fatal_signal_pending(const Task& t) const { return t.sigkill; }
@@ -354,10 +377,11 @@ Co<Pfn> alloc_page_slowpath(Kernel& k, Task& t, unsigned gfp)
             if (!co_await oom_and_wait(k, t))
                 co_return kNoPage; // no one left to kill (the kernel panics here)
             noProgressLoops = 0;
+            if (!k.tg.reclaimRetries)
+                co_await k.wait_iff_congested(t, ms(20)); // 4.0: the OOM kill is followed by the same wait
             continue;
         }
-        if (got == 0)
-            co_await k.congestion_wait(t, ms(100)); // HZ/10
+        co_await reclaim_retry_wait(k, t, got);
     }
 }
 
@@ -541,10 +565,11 @@ Co<Pfn> alloc_pages(Kernel& k, Task& t, int order, unsigned gfp)
             if (!co_await oom_and_wait(k, t))
                 co_return kNoPage;
             noProgressLoops = 0;
+            if (!k.tg.reclaimRetries)
+                co_await k.wait_iff_congested(t, ms(20));
             continue;
         }
-        if (got == 0)
-            co_await k.congestion_wait(t, ms(20)); // should_alloc_retry -> wait_iff_congested(HZ/50)
+        co_await reclaim_retry_wait(k, t, got);
     }
     k.vm.inc(Vm::PgAlloc, 1u << order);
     co_return p;

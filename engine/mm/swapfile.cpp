@@ -51,11 +51,15 @@ namespace {
         return k.tg.slotsCache == SlotsCache::Off ? si.lock : si.clusterLockFor(off);
     }
 
-    // Frees a page nobody references any more: off the LRU (under lru_lock) and back to the allocator. Its state
-    // is read under the lock: reclaim may have isolated it, or a pagevec may still hold it.
+    // page_cache_release() of the reference find_get_page() took, for a page nothing else references any more: off
+    // the LRU (under lru_lock) and back to the allocator. The pin is dropped and the page's state read under the
+    // lock: reclaim may have isolated it, or a pagevec may still hold it, and then their put is the last one. Until
+    // the pin goes, reclaim and the pagevec drain see a page with a reference (Kernel::orphan() is false) and keep
+    // it.
     Co<> put_page_last(Kernel& k, Task& t, Pfn p)
     {
         co_await spin_lock(k.s, t, k.lruvec.lru_lock);
+        k.unpin(p);
         if (k.pages.test(p, PG_pagevec) || k.pages.test(p, PG_isolated)) {
             if (k.pages.test(p, PG_pagevec))
                 k.pages.set(p, PG_reclaim);
@@ -271,9 +275,14 @@ Co<> free_swap_and_cache(Kernel& k, Task& t, std::uint32_t entry)
     --si.slot[off].swapMap;
     Pfn page = si.slot[off].swapMap == 0 ? si.slot[off].cache : kNoPage;
     bool toSlots = releaseSlot(k, t, si, off);
-    // find_get_page() + trylock_page(): a page under read I/O is locked and stays in the cache.
-    if (page != kNoPage && k.pages.test(page, PG_locked))
+    // find_get_page(): the page the swap cache holds for this entry (one whose deletion from the cache has begun is
+    // no longer found), with a reference (get_page) that keeps anyone else from freeing it until page_cache_release()
+    // below; trylock_page(): a page under read I/O is locked and stays in the cache, its reference dropped at once.
+    if (page != kNoPage
+        && (!k.pages.test(page, PG_swapcache) || k.pages.priv(page) != entry || k.pages.test(page, PG_locked)))
         page = kNoPage;
+    if (page != kNoPage)
+        k.pin(page);
     spin_unlock(k.s, t, l);
     if (toSlots) { // the count reached 0 with no page in the swap cache: free_swap_slot(), inline (see swap_slots.h)
         FnScope slotFn(t, "free_swap_slot");
@@ -287,7 +296,14 @@ Co<> free_swap_and_cache(Kernel& k, Task& t, std::uint32_t entry)
         co_await delete_from_swap_cache(k, t, page);
         k.pages.clear(page, PG_locked);
         co_await put_page_last(k, t, page);
+        co_return;
     }
+    // page_cache_release(): the swap cache or a mapping still holds the page, so this is not the last reference,
+    // unless both went while it was pinned here.
+    if (!k.pages.test(page, PG_swapcache) && k.pages.mapcount(page) == 0 && k.pages.owner(page) == 0)
+        co_await put_page_last(k, t, page);
+    else
+        k.unpin(page);
 }
 
 } // namespace mms

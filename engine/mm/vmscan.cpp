@@ -241,6 +241,7 @@ namespace {
         if (k.pages.test(p, PG_dirty)) { // pageout()
             k.pages.clear(p, PG_dirty);
             k.pages.set(p, PG_writeback | PG_reclaim);
+            ++k.zone.nrWriteback;
             k.vm.inc(Vm::PswpOut);
             co_return Verdict::Write;
         }
@@ -254,72 +255,71 @@ namespace {
         co_return Verdict::Free;
     }
 
-    // shrink_page_list(): returns the number of pages freed; `list` keeps the pages to put back.
-    Co<std::uint64_t> shrink_page_list(Kernel& k, Task& t, std::vector<Pfn>& list)
-    {
-        FnScope fn(t, "shrink_page_list");
-        // The pages kept are compacted to the front of `list` as it is walked (slot `kept` is never ahead of the
-        // page being looked at), so that a batch costs no vector of its own for them; the other two are sized once.
-        std::vector<Pfn> toFree, writes;
-        toFree.reserve(list.size());
-        std::size_t kept = 0;
-        for (std::size_t i = 0; i < list.size(); ++i) {
-            Pfn p = list[i];
-            Sched::burn(t, k.cost.reclaimPerPageNs);
-            if (k.orphan(p)) {
-                toFree.push_back(p);
-                continue;
-            }
-            if (k.isPinned(p) || k.pages.test(p, PG_locked)) { // an extra reference, or trylock_page() failed
-                list[kept++] = p;
-                continue;
-            }
-            k.pages.set(p, PG_locked);
-            Verdict v = co_await shrink_one(k, t, p);
-            k.pages.clear(p, PG_locked);
-            if (v == Verdict::Free)
-                toFree.push_back(p);
-            else
-                list[kept++] = p;
-            if (v == Verdict::Write) {
-                if (writes.empty())
-                    writes.reserve(list.size());
-                writes.push_back(p);
-            }
-        }
-        list.resize(kept);
-        co_await submit_writes(k, t, writes);
-        for (Pfn p : toFree)
-            co_await free_hot_cold_page(k, t, p);
-        k.vm.inc(Vm::PgSteal, toFree.size());
-        co_return toFree.size();
-    }
+} // namespace
 
-    // putback_inactive_pages() / move_active_pages_to_lru(): under lru_lock, per page SetPageLRU and list_add at
-    // the head of its list (the head, its old first entry and the page written), and put_page_testzero(). The
-    // `isolated` pages the batch took leave NR_ISOLATED_ANON here, those freed in between included.
-    Co<> putback_lru_pages(Kernel& k, Task& t, std::vector<Pfn>& list, std::uint64_t isolated)
-    {
-        std::vector<Pfn> orphans;
-        co_await spin_lock(k.s, t, k.lruvec.lru_lock);
-        for (Pfn p : list) {
-            k.pages.clear(p, PG_isolated);
-            if (k.orphan(p)) {
-                orphans.push_back(p);
-                continue;
-            }
-            LruList l = Kernel::page_lru(k.pages.flags(p));
-            k.touchLruAdd(t, p, l);
-            k.add_page_to_lru_list(p, l);
-            Sched::burn(t, 2 * k.cost.lockedRmwNs + k.cost.listOpNs);
+Co<std::uint64_t> shrink_page_list(Kernel& k, Task& t, std::vector<Pfn>& list)
+{
+    FnScope fn(t, "shrink_page_list");
+    // The pages kept are compacted to the front of `list` as it is walked (slot `kept` is never ahead of the
+    // page being looked at), so that a batch costs no vector of its own for them; the other two are sized once.
+    std::vector<Pfn> toFree, writes;
+    toFree.reserve(list.size());
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < list.size(); ++i) {
+        Pfn p = list[i];
+        Sched::burn(t, k.cost.reclaimPerPageNs);
+        if (k.orphan(p)) {
+            toFree.push_back(p);
+            continue;
         }
-        k.zone.nrIsolatedAnon -= std::min(isolated, k.zone.nrIsolatedAnon);
-        spin_unlock(k.s, t, k.lruvec.lru_lock);
-        for (Pfn p : orphans)
-            co_await free_hot_cold_page(k, t, p);
-        list.clear();
+        if (k.isPinned(p) || k.pages.test(p, PG_locked)) { // an extra reference, or trylock_page() failed
+            list[kept++] = p;
+            continue;
+        }
+        k.pages.set(p, PG_locked);
+        Verdict v = co_await shrink_one(k, t, p);
+        k.pages.clear(p, PG_locked);
+        if (v == Verdict::Free)
+            toFree.push_back(p);
+        else
+            list[kept++] = p;
+        if (v == Verdict::Write) {
+            if (writes.empty())
+                writes.reserve(list.size());
+            writes.push_back(p);
+        }
     }
+    list.resize(kept);
+    co_await submit_writes(k, t, writes);
+    for (Pfn p : toFree)
+        co_await free_hot_cold_page(k, t, p);
+    k.vm.inc(Vm::PgSteal, toFree.size());
+    co_return toFree.size();
+}
 
+Co<> putback_lru_pages(Kernel& k, Task& t, std::vector<Pfn>& list, std::uint64_t isolated)
+{
+    std::vector<Pfn> orphans;
+    co_await spin_lock(k.s, t, k.lruvec.lru_lock);
+    for (Pfn p : list) {
+        k.pages.clear(p, PG_isolated);
+        if (k.orphan(p)) {
+            orphans.push_back(p);
+            continue;
+        }
+        LruList l = Kernel::page_lru(k.pages.flags(p));
+        k.touchLruAdd(t, p, l);
+        k.add_page_to_lru_list(p, l);
+        Sched::burn(t, 2 * k.cost.lockedRmwNs + k.cost.listOpNs);
+    }
+    k.zone.nrIsolatedAnon -= std::min(isolated, k.zone.nrIsolatedAnon);
+    spin_unlock(k.s, t, k.lruvec.lru_lock);
+    for (Pfn p : orphans)
+        co_await free_hot_cold_page(k, t, p);
+    list.clear();
+}
+
+namespace {
     Co<> shrink_active_list(Kernel& k, Task& t, int nr)
     {
         FnScope fn(t, "shrink_active_list");
@@ -340,8 +340,8 @@ namespace {
 
     // shrink_inactive_list() (4.0) for the anonymous list. A direct reclaimer first waits while too_many_isolated():
     // congestion_wait(BLK_RW_ASYNC, HZ/10) in a loop with no bound, left early only by a fatal signal. Then one
-    // batch: isolate under lru_lock, shrink_page_list, put back under lru_lock. The wait_iff_congested() that follows
-    // for a direct reclaimer sleeps only when the zone is ZONE_CONGESTED, which anonymous pages never make it
+    // batch: isolate under lru_lock, shrink_page_list, put back under lru_lock. The wait_iff_congested(HZ/10) that
+    // follows for a direct reclaimer sleeps only when the zone is ZONE_CONGESTED, which anonymous pages never make it
     // (page_check_dirty_writeback() reports them neither dirty nor under writeback): a cond_resched().
     Co<std::uint64_t> shrink_inactive_list(Kernel& k, Task& t, int nr, bool kswapd)
     {
@@ -361,7 +361,7 @@ namespace {
         std::uint64_t freed = co_await shrink_page_list(k, t, list);
         co_await putback_lru_pages(k, t, list, isolated);
         if (!kswapd)
-            co_await k.s.cond_resched(t); // wait_iff_congested() on a zone that is not ZONE_CONGESTED
+            co_await k.wait_iff_congested(t, ms(100));
         co_return freed;
     }
 

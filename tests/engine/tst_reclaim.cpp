@@ -1,12 +1,19 @@
-// 4.0 direct reclaim with many reclaimers: too_many_isolated() against its closed form, the throttle taken under
-// seed 000's pressure, the locks reclaim waits on (anon_vma, swap_avail_lock, si->lock, the swap cache's tree lock)
-// in the lock statistics, the NR_ISOLATED count back to zero at the end, and the same bytes at any thread count.
+// 4.0 direct reclaim with many reclaimers: too_many_isolated() against its closed form, congestion_wait() woken
+// only when a swap write leaves its queue below the congestion-off threshold, the throttle taken under seed 000's
+// pressure, the locks reclaim waits on (anon_vma, swap_avail_lock, si->lock, the swap cache's tree lock) in the
+// lock statistics, the NR_ISOLATED count back to zero at the end, a page free_swap_and_cache() holds never freed by
+// the reclaimer that isolated it, and the same bytes at any thread count.
 #include "testutil.h"
 
+#include "block/blkdev.h"
+#include "mm/page_alloc.h"
+#include "mm/swapfile.h"
 #include "mm/vmscan.h"
 #include "scenario/scenario.h"
 
 #include <QtTest>
+
+#include <algorithm>
 
 using namespace mms;
 using namespace mms::test;
@@ -18,6 +25,99 @@ const LockSummary* findLock(const RunResult& r, const std::string& name)
         if (l.name == name)
             return &l;
     return nullptr;
+}
+
+// A 12-CPU box whose one swap device takes 10 us to transfer a one-page request (9 us command overhead + 4 KiB at
+// 4096 MB/s) and completes it 50 us later, with `nrRequests` requests at most: submitted together at T0, the k-th
+// request completes at T0 + 10k + 50 us.
+struct QueueBox {
+    explicit QueueBox(int nrRequests)
+        : m(spec(nrRequests))
+        , s(sim, m)
+        , k(s, Toggles {})
+    {
+    }
+    static MachineSpec spec(int nrRequests)
+    {
+        MachineSpec m = Box::spec(64u << 20);
+        DeviceSpec d;
+        d.kind = "test";
+        d.requestOverheadNs = 9'000;
+        d.bandwidthMBps = 4096;
+        d.readLatencyNs = 50'000;
+        d.writeLatencyNs = 50'000;
+        d.queueDepth = nrRequests;
+        m.swap = { SwapSpec { 64u << 20, d } };
+        return m;
+    }
+
+    Simulator sim;
+    MachineSpec m;
+    Sched s;
+    Kernel k;
+};
+
+// Submits `writes` one-page writes and `reads` one-page reads at T0, then congestion_wait()s at most `timeout`.
+Co<> submitAndWait(
+    Kernel& k, Task& t, int writes, int reads, Time timeout, Time& t0, Time& back, int& left, bool& congested)
+{
+    co_await k.s.flush(t);
+    t0 = k.s.sim().now();
+    BlockDevice& dev = *k.swap[0]->dev;
+    for (int i = 0; i < writes; ++i)
+        dev.submit(true, { Pfn(100 + i) });
+    for (int i = 0; i < reads; ++i)
+        dev.submit(false, { Pfn(1000 + i) });
+    congested = dev.asyncCongested();
+    co_await k.congestion_wait(t, timeout);
+    back = k.s.sim().now();
+    left = dev.asyncRequests();
+}
+
+// Submits `writes` one-page writes at T0, then wait_iff_congested()s at most `timeout`.
+Co<> submitAndWaitIffCongested(Kernel& k, Task& t, int writes, Time timeout, Time& t0, Time& back)
+{
+    co_await k.s.flush(t);
+    t0 = k.s.sim().now();
+    BlockDevice& dev = *k.swap[0]->dev;
+    for (int i = 0; i < writes; ++i)
+        dev.submit(true, { Pfn(100 + i) });
+    co_await k.wait_iff_congested(t, timeout);
+    back = k.s.sim().now();
+}
+
+// The race of free_swap_and_cache() with reclaim: `holder` keeps lru_lock for 100 us; `zapper` (from 1 us) frees the
+// last swap reference of a page reclaim has isolated, takes the page out of the swap cache and queues for lru_lock
+// in its last put; `reclaimer` (from 50 us) runs shrink_page_list() and putback_lru_pages() on the isolated page.
+Co<> holdLruLock(Kernel& k, Task& t, double ns)
+{
+    co_await spin_lock(k.s, t, k.lruvec.lru_lock);
+    Sched::burn(t, ns);
+    co_await k.s.flush(t);
+    spin_unlock(k.s, t, k.lruvec.lru_lock);
+}
+Co<> zapSwapEntry(Kernel& k, Task& t, std::uint32_t entry)
+{
+    co_await k.s.sleepFor(t, us(1));
+    co_await free_swap_and_cache(k, t, entry);
+}
+struct ReclaimSeen {
+    bool inSwapCache = true; // when the reclaimer looked at the page
+    bool pinned = false;
+    bool orphan = true;
+    std::uint64_t freed = 0; // by shrink_page_list
+    std::size_t kept = 0;
+};
+Co<> reclaimIsolated(Kernel& k, Task& t, Pfn p, ReclaimSeen& seen)
+{
+    co_await k.s.sleepFor(t, us(50));
+    seen.inSwapCache = k.pages.test(p, PG_swapcache);
+    seen.pinned = k.isPinned(p);
+    seen.orphan = k.orphan(p);
+    std::vector<Pfn> list { p };
+    seen.freed = co_await shrink_page_list(k, t, list);
+    seen.kept = list.size();
+    co_await putback_lru_pages(k, t, list, 1);
 }
 } // namespace
 
@@ -52,6 +152,78 @@ private Q_SLOTS:
         QCOMPARE(too_many_isolated(b.k, true), throttled);
     }
 
+    // blk_queue_congestion_threshold(): on = nr - nr/8 + 1 (at most nr), off = nr - nr/8 - nr/16 - 1 (at least 1).
+    void congestionThresholdsClosedForm_data()
+    {
+        QTest::addColumn<int>("nr");
+        QTest::addColumn<int>("on");
+        QTest::addColumn<int>("off");
+        QTest::addRow("nr_requests 128") << 128 << 113 << 103;
+        QTest::addRow("nr_requests 1024") << 1024 << 897 << 831;
+        QTest::addRow("nr_requests 64") << 64 << 57 << 51;
+        QTest::addRow("nr_requests 16") << 16 << 15 << 12;
+        QTest::addRow("nr_requests 4") << 4 << 4 << 3;
+        QTest::addRow("nr_requests 1") << 1 << 1 << 1;
+    }
+    void congestionThresholdsClosedForm()
+    {
+        QFETCH(int, nr);
+        QFETCH(int, on);
+        QFETCH(int, off);
+        QCOMPARE(BlockDevice::congestionOnThreshold(nr), on);
+        QCOMPARE(BlockDevice::congestionOffThreshold(nr), off);
+    }
+
+    // congestion_wait(BLK_RW_ASYNC) ends when a freed write request leaves its queue's async count below the off
+    // threshold (__freed_request -> clear_bdi_congested), or at its timeout; a write freed on a queue still at or
+    // above the threshold, or a read, wakes no one. The sleeper runs again before the next completion (10 us
+    // later), so the count it reads is the one the waking completion left.
+    void congestionWaitWakesBelowTheOffThreshold_data()
+    {
+        QTest::addColumn<int>("nr");
+        QTest::addColumn<int>("writes");
+        QTest::addColumn<int>("reads");
+        QTest::addColumn<int>("timeoutUs");
+        QTest::addColumn<bool>("congested"); // after the submissions: writes >= on threshold
+        QTest::addColumn<int>("wokenAtUs"); // after T0: the k-th completion (10k + 50) or the timeout
+        QTest::addColumn<int>("left"); // async requests when the sleeper runs again
+        // 120 writes of 128: completions 1..17 leave 119..103, the 18th leaves 102 < 103.
+        QTest::addRow("128 deep, 120 writes: the 18th completion") << 128 << 120 << 0 << 100'000 << true << 230 << 102;
+        QTest::addRow("128 deep, 104 writes: the 2nd completion") << 128 << 104 << 0 << 100'000 << false << 70 << 102;
+        QTest::addRow("128 deep, 103 writes: the 1st completion") << 128 << 103 << 0 << 100'000 << false << 60 << 102;
+        QTest::addRow("128 deep, 113 writes: congested, the 11th") << 128 << 113 << 0 << 100'000 << true << 160 << 102;
+        QTest::addRow("128 deep, 10 writes: the 1st completion") << 128 << 10 << 0 << 100'000 << false << 60 << 9;
+        QTest::addRow("4 deep, 4 writes: off threshold 3, the 2nd") << 4 << 4 << 0 << 100'000 << true << 70 << 2;
+        QTest::addRow("1 deep, 1 write: off threshold 1, the 1st") << 1 << 1 << 0 << 100'000 << true << 60 << 0;
+        // Completions at 60, 70, ..., 200 us leave 105 at the 205 us timeout; the 18th (230 us) comes too late.
+        QTest::addRow("128 deep, 120 writes, 205 us: the timeout") << 128 << 120 << 0 << 205 << true << 205 << 105;
+        QTest::addRow("reads only: the timeout") << 128 << 0 << 10 << 500 << false << 500 << 0;
+    }
+    void congestionWaitWakesBelowTheOffThreshold()
+    {
+        QFETCH(int, nr);
+        QFETCH(int, writes);
+        QFETCH(int, reads);
+        QFETCH(int, timeoutUs);
+        QFETCH(bool, congested);
+        QFETCH(int, wokenAtUs);
+        QFETCH(int, left);
+        QueueBox b(nr);
+        Task& t = b.s.spawn("reclaimer", 1, false, nullptr, 1);
+        Time t0 = 0, back = 0;
+        int asyncLeft = -1;
+        bool wasCongested = false;
+        b.s.start(t, submitAndWait(b.k, t, writes, reads, ns(timeoutUs * 1000.0), t0, back, asyncLeft, wasCongested));
+        QVERIFY(b.sim.run());
+        QCOMPARE(wasCongested, congested);
+        QCOMPARE(asyncLeft, left);
+        const double wokenNs = toNs(back - t0);
+        QVERIFY2(wokenNs >= wokenAtUs * 1000.0 && wokenNs < wokenAtUs * 1000.0 + 10'000,
+            qPrintable(QString("woken %1 ns after T0, expected %2 us").arg(wokenNs).arg(wokenAtUs)));
+        QCOMPARE(b.k.swap[0]->dev->asyncRequests(), 0);
+        QCOMPARE(b.k.swap[0]->dev->asyncCongested(), false);
+    }
+
     // Seed 000's twelve reclaimers at a reduced scale: they isolate more than an eighth of the inactive list and
     // wait, the rmap walks take each process's anon_vma rwsem, every slot allocation passes swap_avail_lock and
     // si->lock, and the swap cache's tree lock is taken on insert and delete.
@@ -75,6 +247,86 @@ private Q_SLOTS:
             QVERIFY2(si->acquisitions >= avail->acquisitions, qPrintable(v));
             QVERIFY2(tree->acquisitions >= avail->acquisitions, qPrintable(v));
         }
+    }
+
+    // wait_iff_congested() sleeps like congestion_wait() only when a device is congested and the zone is
+    // ZONE_CONGESTED; otherwise it returns at once (cond_resched with no one else to run).
+    void waitIffCongestedNeedsBothFlags_data()
+    {
+        QTest::addColumn<int>("writes");
+        QTest::addColumn<bool>("zoneCongested");
+        QTest::addColumn<int>("wokenAtUs");
+        // 120 writes of 128: the device is congested and the 18th completion (230 us) leaves it below 103.
+        QTest::addRow("device and zone congested: the 18th completion") << 120 << true << 230;
+        QTest::addRow("device congested, zone not: no sleep") << 120 << false << 0;
+        QTest::addRow("zone congested, device not: no sleep") << 10 << true << 0;
+    }
+    void waitIffCongestedNeedsBothFlags()
+    {
+        QFETCH(int, writes);
+        QFETCH(bool, zoneCongested);
+        QFETCH(int, wokenAtUs);
+        QueueBox b(128);
+        b.k.zone.congested = zoneCongested;
+        Task& t = b.s.spawn("reclaimer", 1, false, nullptr, 1);
+        Time t0 = 0, back = 0;
+        b.s.start(t, submitAndWaitIffCongested(b.k, t, writes, ms(100), t0, back));
+        QVERIFY(b.sim.run());
+        const double wokenNs = toNs(back - t0);
+        QVERIFY2(wokenNs >= wokenAtUs * 1000.0 && wokenNs < wokenAtUs * 1000.0 + 10'000,
+            qPrintable(QString("woken %1 ns after T0, expected %2 us").arg(wokenNs).arg(wokenAtUs)));
+    }
+
+    // free_swap_and_cache() looks the page up with a reference (find_get_page) that it holds until its last put:
+    // while it waits for lru_lock with the page out of the swap cache, unmapped and owned by no one, the reclaimer
+    // that holds the page isolated sees it referenced and keeps it, and the page is freed once -- by whichever of
+    // the two puts last (here the reclaimer, which finds the page orphaned when it puts it back after the
+    // zapper's put).
+    void freeSwapAndCachePinsThePageAgainstReclaim()
+    {
+        QueueBox b(128);
+        Kernel& k = b.k;
+        SwapInfo& si = *k.swap[0];
+        const std::uint32_t off = 1;
+        const std::uint32_t entry = pte::swpEntry(0, off);
+        const Pfn p = alloc_page_setup(k);
+        QVERIFY(p != kNoPage);
+        // An anonymous page reclaim isolated after try_to_unmap() left one swap PTE to it: in the swap cache, no
+        // mapping, no owner.
+        k.pages.setFlags(p, PG_anon | PG_swapbacked | PG_swapcache | PG_isolated);
+        k.pages.setPriv(p, entry);
+        si.slot[off].cache = p;
+        si.slot[off].swapMap = 1;
+        si.inuse = 1;
+        k.zone.nrIsolatedAnon = 1;
+        const std::uint64_t freesBefore = k.vm.get(Vm::PgFree);
+
+        Task& holder = b.s.spawn("holder", 0, false, nullptr, 1);
+        Task& zapper = b.s.spawn("zapper", 1, false, nullptr, 2);
+        Task& reclaimer = b.s.spawn("reclaimer", 2, false, nullptr, 3);
+        ReclaimSeen seen;
+        b.s.start(holder, holdLruLock(k, holder, 100'000.0));
+        b.s.start(zapper, zapSwapEntry(k, zapper, entry));
+        b.s.start(reclaimer, reclaimIsolated(k, reclaimer, p, seen));
+        QVERIFY(b.sim.run());
+
+        // Freed exactly once, and nothing left referring to it.
+        QCOMPARE(k.vm.get(Vm::PgFree) - freesBefore, std::uint64_t(1));
+        std::size_t onPcp = 0;
+        for (const PerCpuState& pc : k.pcpu)
+            onPcp += static_cast<std::size_t>(std::count(pc.pcp.begin(), pc.pcp.end(), p));
+        QCOMPARE(onPcp, std::size_t(1));
+        QVERIFY(k.pages.test(p, PG_buddy));
+        QVERIFY(!k.isPinned(p));
+        QCOMPARE(si.slot[off].cache, kNoPage);
+        QCOMPARE(si.slot[off].swapMap, std::uint8_t(0));
+        QCOMPARE(k.zone.nrIsolatedAnon, std::uint64_t(0));
+        // The reclaimer came in the window: the page already out of the swap cache, held only by the zapper's pin.
+        QVERIFY(!seen.inSwapCache);
+        QVERIFY(seen.pinned);
+        QVERIFY(!seen.orphan);
+        QCOMPARE(seen.freed, std::uint64_t(0));
+        QCOMPARE(seen.kept, std::size_t(1));
     }
 
     void sameBytesAtOneAndTwoThreads()
