@@ -65,8 +65,8 @@ namespace {
         { "creat_clo", 20, 75, 1, 999, 0, 0, 0, false, 0, 0, 1 },
         { "dir_rtns_1", 20, 40, 0, 0, 0, 0, 0, false, 0, 0, 250 }, // GUESS: /bin of ~120 entries read 10,000 times
         { "disk_cp", 30, 10, 1, 0, 0, 1, 0, true, 3, 0, 5 }, { "disk_rd", 30, 10, 1, 0, 0, 1, 1, false, 2, 0, 4 },
-        { "disk_rr", 30, 10, 1, 0, 0, 1, 1, false, 2, 0, 3 }, // + one lseek per block read
-        { "disk_rw", 30, 10, 1, 0, 0, 2, 0, false, 2, 0, 3 }, // + one lseek per block rewritten
+        { "disk_rr", 30, 10, 1, 0, 0, 1, 1, false, 2, 0, 3 }, // (and an lseek per block read, not counted)
+        { "disk_rw", 30, 10, 1, 0, 0, 2, 0, false, 2, 0, 3 }, // (and an lseek per block rewritten, not counted)
         { "disk_src", 30, 10, 43, 0, 0, 0, 0, false, 0, 0, 110 }, { "disk_wrt", 30, 10, 1, 0, 0, 1, 0, false, 2, 0, 1 },
         { "div_int", 10, 1370 }, { "div_long", 10, 1600 }, { "div_short", 10, 1370 }, { "jmp_test", 10, 15 },
         { "link_test", 20, 5, 1, 0, 70, 0, 0, false, 0, 0, 9 }, { "mem_rtns_1", 40, 1230 }, { "mem_rtns_2", 10, 16 },

@@ -341,7 +341,8 @@ private Q_SLOTS:
         sc.set("text_faults", "0");
         sc.set("file_size", "\"1MiB\""); // disk tests of 1 MiB: the page cache grows until allocations fail
         sc.set("pool_size", "0");
-        sc.set("runtime_s", "2"); // a window (20 and 4 ms here), not the load point: at these scales memory thrashes throughout
+        // A window (20 and 4 ms here), not the load point: at these scales memory thrashes throughout.
+        sc.set("runtime_s", "2");
         auto total = [](const ResultSet& rs, const char* m) {
             double n = 0;
             for (const RunResult& r : rs.results) {
@@ -599,7 +600,8 @@ private Q_SLOTS:
         QVERIFY(dir != nullptr);
         for (const LockSummary& l : many.locks)
             QVERIFY2(l.waitTotal <= dir->waitTotal, l.name.c_str());
-        QVERIFY2(toSec(dir->holdTotal) > 0.5 * many.metrics.at("elapsed_s"), qPrintable(QString::number(toSec(dir->holdTotal))));
+        QVERIFY2(toSec(dir->holdTotal) > 0.5 * many.metrics.at("elapsed_s"),
+            qPrintable(QString::number(toSec(dir->holdTotal))));
         const LockSummary* dirFew = lock(few, "dir->i_mutex");
         QVERIFY(dirFew != nullptr);
         QVERIFY2(dirFew->waitTotal / few.metrics.at("tests") < 0.1 * dir->waitTotal / many.metrics.at("tests"),
