@@ -32,6 +32,7 @@
 #include "workload/workload.h"
 
 #include <algorithm>
+#include <cmath>
 #include <array>
 #include <initializer_list>
 #include <stdexcept>
@@ -117,8 +118,8 @@ namespace {
         bool execChild = false;
         std::uint64_t fileBlocks = 26; // a disk test's file in 1 KiB blocks: FILESIZE + POOLSIZE / users
         std::uint64_t cacheFilePages = 256;
-        std::vector<int> tasks; // invocations of each test per child
-        int testsPerChild = 0;
+        std::vector<int> tasks; // invocations of each test in a child's task list
+        int testsPerChild = 0; // the tests a child runs: its list, or the first task_share of its draws
         int heapEvery = 0;
         bool contiguousFiles = true;
         std::uint32_t heapPages = 512;
@@ -148,8 +149,11 @@ namespace {
             m_p.fileBlocks = std::max<std::uint64_t>(1, m_p.fileBlocks);
             m_p.cacheFilePages = std::max<std::uint64_t>(1, p.at("cache_file_size").get<std::uint64_t>() / kPageSize);
             m_p.tasks = taskCounts(p.at("jobs").get<int>());
+            int listed = 0;
             for (int n : m_p.tasks)
-                m_p.testsPerChild += n;
+                listed += n;
+            m_p.testsPerChild = std::max(1,
+                static_cast<int>(std::lround(listed * std::clamp(p.at("task_share").get<double>(), 0.0, 1.0))));
             m_p.heapEvery = p.at("heap_every").get<int>();
             m_p.contiguousFiles = p.at("contiguous_files").get<bool>();
             m_p.heapPages = static_cast<std::uint32_t>(
@@ -503,9 +507,12 @@ WorkloadKind aim7FserverKind()
         "(seed 004)",
         {
             { "users", ParamKind::Int, 61, false, "re-aim users (forked children running tests)", 1, 4096 },
-            { "jobs", ParamKind::Int, 100, true,
+            { "jobs", ParamKind::Int, 100, false,
                 "re-aim -j: each test runs hits / 570 x jobs times per child, rounded, at least once (100: 104 tests)",
                 1, 100000 },
+            { "task_share", ParamKind::Double, 1.0, true,
+                "the share of its task list a child runs before it exits (at least one test; --scale shrinks it)", 0,
+                1 },
             { "runtime_s", ParamKind::Double, 0.0, true,
                 "0: the load point, until every child has exited; else the users fork children until this simulated "
                 "time and the jobs are counted in its window",
