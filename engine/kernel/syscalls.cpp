@@ -120,8 +120,6 @@ namespace {
 
 Co<> creat(Kernel& k, Task& t, Dir d, bool existing)
 {
-    if (!existing)
-        ++d.dir()->entries;
     // close(2) of the file: fput's last reference, outside the lock.
     co_await dir_op(
         k, t, d, "sys_creat", 1, existing ? k.cost.pathWalkNs : k.cost.dirCreateNs, k.cost.faultEntryNs);
@@ -129,14 +127,11 @@ Co<> creat(Kernel& k, Task& t, Dir d, bool existing)
 
 Co<> link(Kernel& k, Task& t, Dir d)
 {
-    ++d.dir()->entries;
     co_await dir_op(k, t, d, "sys_link", 2, k.cost.dirLinkNs, 0);
 }
 
 Co<> unlink(Kernel& k, Task& t, Dir d, bool lastLink)
 {
-    if (d.dir()->entries > 0)
-        --d.dir()->entries;
     co_await dir_op(k, t, d, "sys_unlink", 1, k.cost.dirUnlinkNs, lastLink ? k.cost.inodeEvictNs : 0.0);
 }
 

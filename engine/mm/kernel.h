@@ -36,7 +36,6 @@ struct Process; // kernel/process.h
 // optimistic spinning, for the filesystem's part of the operation (fs/namei.c).
 struct Directory {
     Mutex i_mutex { "dir->i_mutex" };
-    std::uint64_t entries = 0;
 };
 
 class Kernel {
