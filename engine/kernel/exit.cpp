@@ -30,10 +30,22 @@ Co<> exit_mm(Kernel& k, Task& t)
     co_await exit_mmap(k, t, mm);
 }
 
+namespace {
+    // release_task -> free_task: the kernel stack and the slab the fork took.
+    Co<> release_task(Kernel& k, Task& t, Process& child)
+    {
+        if (child.slab != kNoPage)
+            co_await free_pages(k, t, child.slab, child.slabOrder);
+        if (child.stack != kNoPage)
+            co_await free_pages(k, t, child.stack, child.stackOrder);
+        child.slab = child.stack = kNoPage;
+    }
+} // namespace
+
 Co<> do_exit(Kernel& k, Task& t)
 {
     Process& proc = current_process(k, t);
-    if (!proc.parent) {
+    if (!proc.parent && !proc.ownTask) {
         // A process started at set-up: its memory goes back; the thread ends when its body returns.
         co_await exit_mm(k, t);
         co_return;
@@ -44,6 +56,12 @@ Co<> do_exit(Kernel& k, Task& t)
     if (mm)
         co_await mmput(k, t, *mm);
     k.exit_oom_victim(t); // a child the OOM killer chose has given its memory back
+    if (proc.ownTask) {
+        // Its parent sleeps in wait() in another task and reaps it at once; the thread ends when its body returns.
+        co_await release_task(k, t, proc);
+        t.mm = nullptr;
+        co_return;
+    }
     t.sigkill = false; // the signal was the child's: its parent, current again, carries on
     // The child is a zombie until its parent, current again, reaps it.
     std::unique_ptr<Process> parent = std::move(proc.parent);
@@ -57,12 +75,8 @@ Co<bool> do_wait(Kernel& k, Task& t)
     FnScope fn(t, "do_wait");
     Process& proc = current_process(k, t);
     std::unique_ptr<Process> child = std::move(proc.zombie);
-    if (child) { // release_task -> free_task
-        if (child->slab != kNoPage)
-            co_await free_pages(k, t, child->slab, child->slabOrder);
-        if (child->stack != kNoPage)
-            co_await free_pages(k, t, child->stack, child->stackOrder);
-    }
+    if (child)
+        co_await release_task(k, t, *child);
     Sched::burn(t, k.cost.faultEntryNs + 20 * k.cost.lockedRmwNs); // the syscall, release_task's bookkeeping
     co_return child != nullptr;
 }

@@ -41,38 +41,58 @@ namespace {
         // copy_page_range(): the file VMAs' page-table ranges walked (nothing present to copy in the model).
         Sched::burn(t, walked * k.cost.pteOpNs);
     }
+
+    // copy_process(): the child's kernel stack, slab objects and mm (dup_mm), made in the parent's task.
+    Co<std::unique_ptr<Process>> copy_process(Kernel& k, Task& t)
+    {
+        Process& parent = current_process(k, t);
+        Sched::burn(t, k.cost.faultEntryNs + 20 * k.cost.lockedRmwNs); // the syscall, copy_process's bookkeeping
+        auto child = std::make_unique<Process>();
+        child->stackOrder = k.tg.forkStackOrder;
+        child->stack = co_await alloc_pages(k, t, child->stackOrder); // alloc_thread_info_node
+        if (t.rng.below(kForkNewSlabEvery) == 0) {
+            // new_slab(): SLUB's order with __GFP_NORETRY, then the cache's minimum order.
+            child->slabOrder = kSlabOrder;
+            child->slab = co_await alloc_pages(k, t, kSlabOrder, GFP_NORETRY);
+            if (child->slab == kNoPage && !k.fatal_signal_pending(t)) {
+                child->slabOrder = kSlabMinOrder;
+                child->slab = co_await alloc_pages(k, t, kSlabMinOrder);
+            }
+        }
+        // dup_mm(): mm_init's pgd, then dup_mmap under the parent's mmap_sem for write.
+        MmStruct& mm = k.mm_alloc();
+        co_await pte_alloc_one(k, t, mm); // pgd_alloc; an OOM victim that gets none exits next
+        child->mm = &mm;
+        if (parent.mm) {
+            MmStruct& oldmm = *parent.mm;
+            co_await oldmm.mmap_sem.down_write(k.s, t);
+            co_await dup_mmap(k, t, mm, oldmm);
+            co_await oldmm.mmap_sem.up_write(k.s, t);
+        }
+        co_return child;
+    }
 } // namespace
 
 Co<> do_fork(Kernel& k, Task& t)
 {
     FnScope fn(t, "do_fork");
-    Process& parent = current_process(k, t);
-    Sched::burn(t, k.cost.faultEntryNs + 20 * k.cost.lockedRmwNs); // the syscall, copy_process's bookkeeping
-    auto child = std::make_unique<Process>();
-    child->stackOrder = k.tg.forkStackOrder;
-    child->stack = co_await alloc_pages(k, t, child->stackOrder); // alloc_thread_info_node
-    if (t.rng.below(kForkNewSlabEvery) == 0) {
-        // new_slab(): SLUB's order with __GFP_NORETRY, then the cache's minimum order.
-        child->slabOrder = kSlabOrder;
-        child->slab = co_await alloc_pages(k, t, kSlabOrder, GFP_NORETRY);
-        if (child->slab == kNoPage && !k.fatal_signal_pending(t)) {
-            child->slabOrder = kSlabMinOrder;
-            child->slab = co_await alloc_pages(k, t, kSlabMinOrder);
-        }
-    }
-    // dup_mm(): mm_init's pgd, then dup_mmap under the parent's mmap_sem for write.
-    MmStruct& mm = k.mm_alloc();
-    co_await pte_alloc_one(k, t, mm); // pgd_alloc; an OOM victim that gets none exits next
-    child->mm = &mm;
-    if (parent.mm) {
-        MmStruct& oldmm = *parent.mm;
-        co_await oldmm.mmap_sem.down_write(k.s, t);
-        co_await dup_mmap(k, t, mm, oldmm);
-        co_await oldmm.mmap_sem.up_write(k.s, t);
-    }
+    std::unique_ptr<Process> child = co_await copy_process(k, t);
     child->parent = std::move(k.procs[t.id]);
     k.procs[t.id] = std::move(child);
-    t.mm = &mm; // the child runs; the parent sleeps in wait4
+    t.mm = k.procs[t.id]->mm; // the child runs; the parent sleeps in wait4
+}
+
+Co<Task*> do_fork_task(Kernel& k, Task& t, std::string name, std::uint64_t seed)
+{
+    FnScope fn(t, "do_fork");
+    std::unique_ptr<Process> child = co_await copy_process(k, t);
+    co_await k.s.flush(t); // the fork's work is done before the child is woken
+    Task& c = k.s.spawn(std::move(name), k.s.forkBalanceCpu(t.cpu), false, child->mm, seed);
+    if (k.procs.size() <= c.id)
+        k.procs.resize(c.id + 1u);
+    child->ownTask = true;
+    k.procs[c.id] = std::move(child);
+    co_return &c;
 }
 
 } // namespace mms

@@ -6,12 +6,14 @@
 // The model runs a forked child in its parent's task (the parent sleeps in wait4 meanwhile, on the same CPU): fork
 // makes the child the task's current process, exit makes the parent current again, and wait reaps the child. Each
 // task's current process is Kernel::procs[task id]; a child holds its parent, the parent its exited child until
-// wait.
+// wait. A child forked into a task of its own (do_fork_task, for a parent that goes on running) starts on the CPU the
+// scheduler balances it to, and its parent, asleep in wait() in another task, reaps it when it exits.
 
 #include "mm/page.h"
 #include "sim/co.h"
 
 #include <memory>
+#include <string>
 
 namespace mms {
 
@@ -39,6 +41,7 @@ struct Process {
     Pfn slab = kNoPage; // the new slab this fork needed, if any
     int slabOrder = 0;
     std::unique_ptr<Process> parent; // asleep in wait4 while this child runs in its task
+    bool ownTask = false; // forked into a task of its own (do_fork_task): its parent waits in another task
     std::unique_ptr<Process> zombie; // an exited child not yet reaped by wait
 };
 
@@ -46,6 +49,10 @@ struct Process {
 Process& current_process(Kernel& k, Task& t);
 // do_fork() -> copy_process(): returns with the child current.
 Co<> do_fork(Kernel& k, Task& t);
+// do_fork() for a parent that goes on running (a program forking its workers): copy_process() in the parent, then
+// wake_up_new_task() -- the child is a new task on the fork-balanced CPU, its own process with the new mm. The
+// caller starts its body.
+Co<Task*> do_fork_task(Kernel& k, Task& t, std::string name, std::uint64_t seed);
 // do_execve(): a new mm with the image's mappings, the old one dropped.
 Co<> do_execve(Kernel& k, Task& t, const sys::ExecImage& image);
 // do_exit(): the memory goes back (exit_mm -> mmput). A forked child is then a zombie and its parent current again.

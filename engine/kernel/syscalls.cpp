@@ -68,6 +68,13 @@ Co<> fork(Kernel& k, Task& t)
     co_await ret_to_user(k, t);
 }
 
+Co<> fork_process(Kernel& k, Task& t, std::string name, std::uint64_t seed, const std::function<Co<>(Task&)>& body)
+{
+    Task* child = co_await do_fork_task(k, t, std::move(name), seed);
+    k.s.start(*child, body(*child));
+    co_await ret_to_user(k, t);
+}
+
 Co<> execve(Kernel& k, Task& t, const ExecImage& image)
 {
     co_await do_execve(k, t, image);

@@ -18,6 +18,7 @@
 #include "sim/co.h"
 #include "sync/lockstat.h" // LockStat: one row of /proc/lock_stat
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -212,6 +213,10 @@ namespace sys {
     // parent's mmap_sem: each VMA copied, each file VMA linked into its file's i_mmap tree under the i_mmap lock
     // for write). Returns in the child.
     Co<> fork(Kernel& k, Task& t);
+    // fork() in a parent that goes on running (a program that forks its workers, then waits for them): the child is
+    // a new task with a process and an mm of its own (the parent's VMAs copied), placed as wake_up_new_task() places
+    // it (Sched::forkBalanceCpu), and runs `body` from the moment the parent's fork is done.
+    Co<> fork_process(Kernel& k, Task& t, std::string name, std::uint64_t seed, const std::function<Co<>(Task&)>& body);
     // execve(): a new mm and its pgd; exec_mmap drops the old one (exit_mmap: its file VMAs unlinked, each under its
     // file's i_mmap lock); each of the image's mappings linked (mmap_sem and i_mmap lock for write); the first text
     // faults (their page tables, the faults that map text, the readaround of the others).

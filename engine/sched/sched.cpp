@@ -163,6 +163,16 @@ void Sched::tryToWakeUp(Task& t, bool fromLoop)
         dispatch(c, fromLoop);
 }
 
+int Sched::forkBalanceCpu(int parentCpu) const
+{
+    auto load = [this](int i) { return (cpu(i).current ? 1u : 0u) + cpu(i).runq.size(); };
+    int best = parentCpu;
+    for (int i = 0; i < cpuCount(); ++i)
+        if (load(i) < load(best))
+            best = i;
+    return best;
+}
+
 int Sched::selectIdleSibling(int target) const
 {
     auto idle = [this](int i) { return !cpu(i).current && cpu(i).runq.empty(); };

@@ -66,6 +66,9 @@ public:
     // Creates a task on `cpu` running `body`; it starts when the simulation runs.
     Task& spawn(std::string name, int cpu, bool kthread, MmStruct* mm, std::uint64_t seed);
     void start(Task& t, Co<> body);
+    // wake_up_new_task()'s CPU for a forked task (select_task_rq with SD_BALANCE_FORK -> find_idlest_cpu): the CPU
+    // with the fewest tasks running or queued, the parent's own on a tie, else the lowest-numbered.
+    int forkBalanceCpu(int parentCpu) const;
 
     // Charge CPU time to the running task (no suspension; see Task::debt).
     static void burn(Task& t, double nsCost, Acct acct = Acct::Sys)

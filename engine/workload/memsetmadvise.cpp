@@ -1,5 +1,8 @@
 // Seed 000's test program: N processes, each mmap(size) and `loops` times { memset(buf); madvise(buf, advice) },
-// then exit. /usr/bin/time of the whole run gives user, sys and elapsed; swapins are /proc/vmstat pswpin.
+// then exit. A parent forks them one after another and waits for them (`fork_children`), so each starts when its
+// fork returns, on the CPU the scheduler balances it to: their phases differ by what the forks cost, and drift from
+// there through their own faults and reclaim. /usr/bin/time of the whole run gives user, sys and elapsed; swapins
+// are /proc/vmstat pswpin.
 #include "workload/memsetmadvise.h"
 
 namespace mms {
@@ -35,12 +38,21 @@ namespace {
             auto pages = static_cast<std::uint32_t>(std::max<std::uint64_t>(1, bytes / kPageSize));
             int loops = ctx.params.at("loops").get<int>();
             m_plannedOps = static_cast<std::uint64_t>(n) * pages * static_cast<std::uint64_t>(loops);
-            for (int i = 0; i < n; ++i) {
-                Task& t = sys::spawn_process(ctx.k, "memset-" + std::to_string(i), i % sys::nr_cpus(ctx.k),
-                    Rng::mix(ctx.seed, static_cast<std::uint64_t>(i)));
-                m_tasks.push_back(&t);
-                sys::start(ctx.k, t, process(ctx.k, t, pages, loops, ctx.user.advice));
+            Kernel& k = ctx.k;
+            const Advice advice = ctx.user.advice;
+            auto seed = [base = ctx.seed](int i) { return Rng::mix(base, static_cast<std::uint64_t>(i)); };
+            auto body = [&k, pages, loops, advice](Task& t) { return process(k, t, pages, loops, advice); };
+            if (!ctx.params.at("fork_children").get<bool>()) { // all at the same instant, one per CPU in turn
+                for (int i = 0; i < n; ++i) {
+                    Task& t = sys::spawn_process(k, "memset-" + std::to_string(i), i % sys::nr_cpus(k), seed(i));
+                    m_tasks.push_back(&t);
+                    sys::start(k, t, body(t));
+                }
+                return;
             }
+            Task& parent = sys::spawn_process(k, "memset", 0, seed(n));
+            m_tasks.push_back(&parent);
+            sys::start(k, parent, forkChildren(k, parent, n, seed, body));
         }
         void finish(WorkloadContext& ctx, Metrics& out) override
         {
@@ -66,6 +78,17 @@ namespace {
         }
 
     private:
+        // The parent: fork() n times (each child runs `body`), then wait() for them -- asleep, so its task may end.
+        Co<> forkChildren(
+            Kernel& k, Task& parent, int n, std::function<std::uint64_t(int)> seed, std::function<Co<>(Task&)> body)
+        {
+            for (int i = 0; i < n; ++i)
+                co_await sys::fork_process(k, parent, "memset-" + std::to_string(i), seed(i), [&](Task& child) {
+                    m_tasks.push_back(&child);
+                    return body(child);
+                });
+        }
+
         std::vector<Task*> m_tasks;
         std::uint64_t m_plannedOps = 0;
     };
@@ -80,6 +103,8 @@ WorkloadKind memsetMadviseKind()
             { "processes", ParamKind::Int, 12, false, "number of processes", 1, 4096 },
             { "size", ParamKind::Size, "512MiB", true, "mmap size per process", 4096, 1e13 },
             { "loops", ParamKind::Int, 5, false, "memset+madvise iterations", 1, 1000 },
+            { "fork_children", ParamKind::Bool, true, false,
+                "a parent forks the processes one after another (false: all start at the same instant)" },
         },
         [] { return std::unique_ptr<Workload>(new MemsetMadvise); },
         [](const nlohmann::json& q) {

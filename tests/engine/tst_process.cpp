@@ -110,6 +110,49 @@ private Q_SLOTS:
         QVERIFY2(b.k.checkInvariants().empty(), b.k.checkInvariants().c_str());
     }
 
+    // fork_process(): each child is a task of its own, woken when its fork returns on the idlest CPU, with an mm of
+    // its own holding copies of the parent's VMAs; at exit it gives back everything its fork took.
+    void forkProcessStartsEachChildWhenItsForkReturns()
+    {
+        Machine b(64ull << 20);
+        AddressSpace& file = new_address_space(b.k, 1024);
+        Task& parent = b.process(file, 2);
+        const std::uint64_t free0 = b.nrFree();
+        struct Child {
+            Task* t;
+            Time forkedAt, startedAt;
+        };
+        std::vector<Child> children;
+        auto child = [&](Task& c, std::size_t i) -> Co<> {
+            children[i].startedAt = sys::now(b.k);
+            co_await sys::touch(b.k, c, sys::mmap(b.k, c, 4), sys::Access::Write);
+            co_await sys::exit(b.k, c);
+        };
+        auto body = [&]() -> Co<> {
+            for (int i = 0; i < 3; ++i) {
+                co_await sys::fork_process(b.k, parent, "c" + std::to_string(i), 10u + i, [&](Task& c) {
+                    children.push_back({ &c, sys::now(b.k), -1 });
+                    return child(c, children.size() - 1);
+                });
+            }
+        };
+        sys::start(b.k, parent, body());
+        QVERIFY(b.sim.run());
+        QCOMPARE(children.size(), std::size_t(3));
+        for (std::size_t i = 0; i < children.size(); ++i) {
+            const Child& c = children[i];
+            QCOMPARE(c.t->cpu, static_cast<int>(i) + 1); // the parent runs on CPU 0; CPUs 1, 2, 3 are idle
+            QVERIFY(c.startedAt >= c.forkedAt);
+            QVERIFY(i == 0 || c.forkedAt > children[i - 1].forkedAt); // each fork takes time
+            QVERIFY(c.t->finished >= 0);
+            QVERIFY(b.k.procs[c.t->id] && b.k.procs[c.t->id]->ownTask && !b.k.procs[c.t->id]->parent);
+        }
+        QCOMPARE(b.acquisitions(file), std::uint64_t(3 * 2 + 3 * 2)); // dup_mmap links, exit_mmap unlinks
+        QCOMPARE(file.i_mmap.size(), std::size_t(2)); // the parent's again
+        QCOMPARE(b.nrFree(), free0); // stacks, slabs, page tables and the touched pages all back
+        QVERIFY2(b.k.checkInvariants().empty(), b.k.checkInvariants().c_str());
+    }
+
     void forkAllocatesTheStackOfItsEra_data()
     {
         QTest::addColumn<int>("order");
