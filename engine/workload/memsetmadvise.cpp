@@ -52,7 +52,8 @@ namespace {
             }
             Task& parent = sys::spawn_process(k, "memset", 0, seed(n));
             m_tasks.push_back(&parent);
-            sys::start(k, parent, forkChildren(k, parent, n, seed, body));
+            const Time gap = us(ctx.params.at("fork_gap_us").get<double>());
+            sys::start(k, parent, forkChildren(k, parent, n, gap, seed, body));
         }
         void finish(WorkloadContext& ctx, Metrics& out) override
         {
@@ -78,15 +79,19 @@ namespace {
         }
 
     private:
-        // The parent: fork() n times (each child runs `body`), then wait() for them -- asleep, so its task may end.
-        Co<> forkChildren(
-            Kernel& k, Task& parent, int n, std::function<std::uint64_t(int)> seed, std::function<Co<>(Task&)> body)
+        // The parent: fork() n times (each child runs `body`), sleeping `gap` between two forks (a launcher such as
+        // `for ...; do ./test & sleep ...; done`), then wait() for them -- asleep, so its task may end.
+        Co<> forkChildren(Kernel& k, Task& parent, int n, Time gap, std::function<std::uint64_t(int)> seed,
+            std::function<Co<>(Task&)> body)
         {
-            for (int i = 0; i < n; ++i)
+            for (int i = 0; i < n; ++i) {
+                if (i > 0 && gap > 0)
+                    co_await sys::nanosleep(k, parent, gap);
                 co_await sys::fork_process(k, parent, "memset-" + std::to_string(i), seed(i), [&](Task& child) {
                     m_tasks.push_back(&child);
                     return body(child);
                 });
+            }
         }
 
         std::vector<Task*> m_tasks;
@@ -105,6 +110,10 @@ WorkloadKind memsetMadviseKind()
             { "loops", ParamKind::Int, 5, false, "memset+madvise iterations", 1, 1000 },
             { "fork_children", ParamKind::Bool, true, false,
                 "a parent forks the processes one after another (false: all start at the same instant)" },
+            { "fork_gap_us", ParamKind::Double, 0.0, true,
+                "the parent's sleep between two forks, microseconds, scaled as the memsets it offsets (0: one fork "
+                "right after another)",
+                0, 1e9 },
         },
         [] { return std::unique_ptr<Workload>(new MemsetMadvise); },
         [](const nlohmann::json& q) {
