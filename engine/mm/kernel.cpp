@@ -86,6 +86,9 @@ MmStruct& Kernel::mm_alloc()
 
 void Kernel::mmdrop(MmStruct& mm)
 {
+    for (int c = 0; c < s.cpuCount(); ++c)
+        if (s.cpu(c).activeMm == &mm)
+            s.cpu(c).activeMm = nullptr;
     // What the next mm_alloc() gets: a new mm but for its id and its locks (which keep their lock statistics).
     mm.pte.clear();
     mm.vmas.clear();
@@ -226,11 +229,15 @@ const std::vector<int>& Kernel::tlbTargets(MmStruct& mm, int self)
     const int n = s.cpuCount();
     std::uint8_t* mask = mm.cpuVmMask.data();
     for (int c = 0; c < n; ++c) {
-        const Task* cur = s.cpu(c).current;
+        Cpu& cpu = s.cpu(c);
+        const Task* cur = cpu.current;
         bool live = cur && cur->mm == &mm;
+        bool lazy = c != self && !live && cpu.activeMm == &mm && tg.tlbLazyIpi;
         mask[c] = live || c == self;
-        if (c != self && live)
+        if (c != self && (live || lazy))
             targets.push_back(c);
+        if (lazy)
+            cpu.activeMm = nullptr; // flush_tlb_func() finds the CPU lazy: leave_mm()
     }
     return targets;
 }

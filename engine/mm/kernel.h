@@ -235,7 +235,8 @@ public:
         return pages.owner(p) == 0 && !pages.test(p, PG_swapcache) && pages.mapcount(p) == 0 && !pages.test(p, PG_buddy)
             && !isPinned(p);
     }
-    // CPUs other than `self` on which `mm` is live (its TLB entries may be cached there): the IPI targets.
+    // CPUs other than `self` on which `mm` is live (its TLB entries may be cached there): the IPI targets. With
+    // tlb.lazy_ipi, also those in lazy TLB mode for it (Cpu::activeMm), which the IPI makes leave it.
     // Refreshes mm.cpuVmMask (mm_cpumask) with the CPUs running the mm now, `self` included. The list is the
     // kernel's scratch (no heap allocation per flush): valid until the next call, so use it before suspending.
     const std::vector<int>& tlbTargets(MmStruct& mm, int self);

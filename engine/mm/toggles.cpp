@@ -99,6 +99,7 @@ namespace {
             { "swap.sort_before_free", boolean(&Toggles::sortBeforeFree) },
             { "swap.percpu_cluster", boolean(&Toggles::swapPercpuCluster) },
             { "swap.page_cluster", integer(&Toggles::swapPageCluster, 0, 6) },
+            { "tlb.lazy_ipi", boolean(&Toggles::tlbLazyIpi) },
             { "migrate.skip_unmapped", boolean(&Toggles::skipUnmapped) },
             { "i_mmap.lock", choice(&Toggles::immapLock, { { "mutex", IMmapLock::Mutex }, { "rwsem", IMmapLock::Rwsem } }) },
             { "thp.fault_compaction", choice(&Toggles::thpSyncCompaction, { { "sync", true }, { "async", false } }) },
@@ -173,6 +174,9 @@ Toggles Toggles::forKernel(const KernelVersion& v)
     t.thpSyncCompaction = before(3, 16);
     // x86-64's THREAD_SIZE_ORDER: 1 (8 KiB stacks) until 6538b8ea886e "x86_64: expand kernel stack to 16K" (3.15).
     t.forkStackOrder = before(3, 15) ? 1 : 2;
+    // x86 flush_tlb_others() interrupted CPUs in lazy TLB mode (flush_tlb_func() then calls leave_mm()) until Rik van
+    // Riel's "x86/mm/tlb: make lazy TLB mode lazier" (2018, 4.19) skipped them where no page table is freed.
+    t.tlbLazyIpi = before(4, 19);
     // should_reclaim_retry() and MAX_RECLAIM_RETRIES: 0a0337e0d1d1 "mm, oom: rework oom detection" (4.7).
     t.reclaimRetries = !before(4, 7);
     // 8c7829b04c52 "mm: fix false-positive OVERCOMMIT_GUESS failures" (5.2).
@@ -217,6 +221,7 @@ nlohmann::json Toggles::toJson() const
         { "swap.sort_before_free", sortBeforeFree },
         { "swap.percpu_cluster", swapPercpuCluster },
         { "swap.page_cluster", swapPageCluster },
+        { "tlb.lazy_ipi", tlbLazyIpi },
         { "migrate.skip_unmapped", skipUnmapped },
         { "i_mmap.lock", pick(immapLock, { "mutex", "rwsem" }) },
         { "thp.fault_compaction", thpSyncCompaction ? "sync" : "async" },

@@ -55,6 +55,10 @@ struct Toggles {
     // cluster_next, so concurrent reclaimers interleave their slots.
     bool swapPercpuCluster = false;
     int swapPageCluster = 3; // swap.page_cluster: readahead 2^n pages
+    // tlb.lazy_ipi: a TLB flush also interrupts the CPUs in lazy TLB mode for the mm (idle, or in a kernel thread,
+    // with the mm still loaded since its task left), which leave the mm on receipt; off: it skips them (they switch
+    // mm before they could use a stale entry).
+    bool tlbLazyIpi = true;
     // migration (seed 004)
     bool skipUnmapped = false; // migrate.skip_unmapped
     IMmapLock immapLock = IMmapLock::Mutex; // i_mmap.lock: mutex|rwsem

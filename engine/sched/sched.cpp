@@ -72,6 +72,8 @@ void Sched::dispatch(Cpu& c, bool fromLoop)
     c.runq.pop_front();
     c.idleTotal += m_sim.now() - c.idleSince;
     c.current = t;
+    if (t->mm)
+        c.activeMm = t->mm;
     t->state = TaskState::Running;
     Time sw = ns(cost().contextSwitchNs);
     t->sysTime += sw;

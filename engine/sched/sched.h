@@ -37,6 +37,7 @@ struct Cpu {
     int id = 0;
     int socket = 0;
     Task* current = nullptr;
+    MmStruct* activeMm = nullptr; // the user mm loaded here; kept while idle or in a kernel thread (lazy TLB)
     Fifo<Task*> runq;
     Time idleSince = 0;
     Time idleTotal = 0;

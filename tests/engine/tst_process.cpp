@@ -2,10 +2,12 @@
 // tree once (one i_mmap lock acquisition per VMA), exec unlinks the old ones and links the image's, exit unlinks what
 // is left; whatever fork and exec allocated (kernel stack, slab, page tables) is free again once the parent has
 // reaped the child; the heap's THP fault takes an order-9 block when one is free and falls back to 512 small pages
-// when none can be had.
+// when none can be had; a fork_process() child starts as its fork returns and gives everything back at exit; a TLB
+// flush interrupts a CPU in lazy TLB mode once (before 4.19).
 #include "kernel/process.h"
 #include "kernel/syscalls.h"
 #include "mm/kernel.h"
+#include "mm/tlb.h"
 #include "testutil.h"
 
 #include <QtTest>
@@ -151,6 +153,48 @@ private Q_SLOTS:
         QCOMPARE(file.i_mmap.size(), std::size_t(2)); // the parent's again
         QCOMPARE(b.nrFree(), free0); // stacks, slabs, page tables and the touched pages all back
         QVERIFY2(b.k.checkInvariants().empty(), b.k.checkInvariants().c_str());
+    }
+
+    // x86 lazy TLB: a CPU whose task slept keeps the mm loaded; before 4.19 a flush of that mm interrupts it, and the
+    // IPI makes it leave the mm, so the next flush skips it until the mm's task has run there again.
+    void flushInterruptsALazyCpuOnce_data()
+    {
+        QTest::addColumn<bool>("lazyIpi");
+        QTest::addColumn<std::vector<std::uint64_t>>("ipis");
+        QTest::addRow("tlb.lazy_ipi (before 4.19)") << true << std::vector<std::uint64_t> { 1, 0, 1 };
+        QTest::addRow("lazy CPUs skipped") << false << std::vector<std::uint64_t> { 0, 0, 0 };
+    }
+    void flushInterruptsALazyCpuOnce()
+    {
+        QFETCH(bool, lazyIpi);
+        QFETCH(std::vector<std::uint64_t>, ipis);
+        Toggles tg;
+        tg.tlbLazyIpi = lazyIpi;
+        Machine b(64ull << 20, tg);
+        Task& a = sys::spawn_process(b.k, "a", 1, 1);
+        Task& f = sys::spawn_process(b.k, "flusher", 0, 2);
+        auto sleeper = [&]() -> Co<> { // runs on CPU 1, sleeps there twice
+            co_await sys::touch(b.k, a, sys::mmap(b.k, a, 1), sys::Access::Write);
+            co_await sys::nanosleep(b.k, a, us(100));
+            co_await sys::nanosleep(b.k, a, us(200));
+        };
+        std::vector<std::uint64_t> sent;
+        auto flusher = [&]() -> Co<> {
+            auto flush = [&]() -> Co<> {
+                const std::uint64_t before = sys::vmstat(b.k, "tlb_remote_ipi");
+                co_await flush_tlb_page(b.k, f, *a.mm);
+                sent.push_back(sys::vmstat(b.k, "tlb_remote_ipi") - before);
+            };
+            co_await sys::nanosleep(b.k, f, us(50)); // a asleep: CPU 1 idle with a's mm
+            co_await flush();
+            co_await flush(); // CPU 1 left the mm at the first
+            co_await sys::nanosleep(b.k, f, us(100)); // a ran again at 100 us and went back to sleep
+            co_await flush();
+        };
+        sys::start(b.k, a, sleeper());
+        sys::start(b.k, f, flusher());
+        QVERIFY(b.sim.run());
+        QCOMPARE(sent, ipis);
     }
 
     void forkAllocatesTheStackOfItsEra_data()
