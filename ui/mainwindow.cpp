@@ -110,7 +110,10 @@ MainWindow::MainWindow(const Options& options, QWidget* parent)
     buildDocks();
     buildMenus();
 
-    connect(m_runPick, &QComboBox::currentIndexChanged, this, [this](int i) { showRun(m_runPick->itemData(i).toInt()); });
+    connect(m_runPick, &QComboBox::currentIndexChanged, this, [this](int i) {
+        statusBar()->clearMessage(); // the first view's note names the run it chose, no longer the one shown
+        showRun(m_runPick->itemData(i).toInt());
+    });
     connect(m_transport, &TransportBar::timeChanged, this, &MainWindow::onTime);
     connect(m_transport, &TransportBar::nextEventRequested, this, &MainWindow::nextEvent);
     connect(m_controller, &EngineController::runStarted, this, [this] {
