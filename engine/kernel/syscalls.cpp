@@ -23,8 +23,12 @@ namespace {
     Co<> die(Kernel& k, Task& t)
     {
         FnScope fn(t, "do_exit");
-        co_await exit_mm(k, t);
-        k.exit_oom_victim(t);
+        if (current_process(k, t).ownTask) {
+            co_await do_exit(k, t); // a forked child: its parent, asleep in wait(), reaps it (stack and slab back)
+        } else {
+            co_await exit_mm(k, t);
+            k.exit_oom_victim(t);
+        }
         co_await k.s.flush(t);
         struct Exit {
             Sched& s;

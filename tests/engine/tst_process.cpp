@@ -155,6 +155,35 @@ private Q_SLOTS:
         QVERIFY2(b.k.checkInvariants().empty(), b.k.checkInvariants().c_str());
     }
 
+    // A forked child the OOM killer picks dies at its next return to user space, and its parent, asleep in wait(),
+    // reaps it: its kernel stack and slab come back with its memory.
+    void killedForkProcessGivesEverythingBack()
+    {
+        Machine b(64ull << 20);
+        Task& parent = sys::spawn_process(b.k, "parent", 0, 1);
+        const std::uint64_t free0 = b.nrFree();
+        Task* killed = nullptr;
+        bool ranOn = false;
+        auto child = [&](Task& c) -> Co<> {
+            co_await sys::touch(b.k, c, sys::mmap(b.k, c, 4), sys::Access::Write);
+            c.sigkill = true; // as oom_kill_process() marks its victim
+            co_await sys::nanosleep(b.k, c, us(10));
+            ranOn = true; // never: the return to user space ends the task
+        };
+        auto body = [&]() -> Co<> {
+            co_await sys::fork_process(b.k, parent, "victim", 2, [&](Task& c) {
+                killed = &c;
+                return child(c);
+            });
+        };
+        sys::start(b.k, parent, body());
+        QVERIFY(b.sim.run());
+        QVERIFY(killed && killed->finished >= 0);
+        QVERIFY(!ranOn);
+        QCOMPARE(b.nrFree(), free0);
+        QVERIFY2(b.k.checkInvariants().empty(), b.k.checkInvariants().c_str());
+    }
+
     // x86 lazy TLB: a CPU whose task slept keeps the mm loaded; before 4.19 a flush of that mm interrupts it, and the
     // IPI makes it leave the mm, so the next flush skips it until the mm's task has run there again.
     void flushInterruptsALazyCpuOnce_data()
