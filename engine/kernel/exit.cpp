@@ -48,6 +48,7 @@ Co<> do_exit(Kernel& k, Task& t)
     if (!proc.parent && !proc.ownTask) {
         // A process started at set-up: its memory goes back; the thread ends when its body returns.
         co_await exit_mm(k, t);
+        k.exit_oom_victim(t);
         co_return;
     }
     FnScope fn(t, "do_exit");

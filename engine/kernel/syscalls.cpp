@@ -18,17 +18,13 @@ namespace mms::sys {
 
 namespace {
     // do_exit() for SIGKILL at the return to user space: the first thread of the process to get here gives its
-    // memory back (exit_mm: the heap and every mapping), TIF_MEMDIE goes, and the thread ends without returning to
-    // its program (its frames are reclaimed with the scheduler's).
+    // memory back (exit_mm: the heap and every mapping; a child forked into a task of its own also its stack and
+    // slab), TIF_MEMDIE goes, and the thread ends without returning to its program (its frames are reclaimed with
+    // the scheduler's).
     Co<> die(Kernel& k, Task& t)
     {
         FnScope fn(t, "do_exit");
-        if (current_process(k, t).ownTask) {
-            co_await do_exit(k, t); // a forked child: its parent, asleep in wait(), reaps it (stack and slab back)
-        } else {
-            co_await exit_mm(k, t);
-            k.exit_oom_victim(t);
-        }
+        co_await do_exit(k, t);
         co_await k.s.flush(t);
         struct Exit {
             Sched& s;
