@@ -224,15 +224,16 @@ const std::vector<int>& Kernel::tlbTargets(MmStruct& mm, int self)
 {
     std::vector<int>& targets = m_tlbTargets;
     targets.clear();
-    // The count and the mask's storage read once: a store through the byte mask may alias anything, which would
-    // otherwise reload both on every CPU (one flush per reclaimed anonymous page).
+    // The count, the toggle and the mask's storage read once: a store through the byte mask may alias anything, which
+    // would otherwise reload them on every CPU (one flush per reclaimed anonymous page).
     const int n = s.cpuCount();
+    const bool lazyIpi = tg.tlbLazyIpi;
     std::uint8_t* mask = mm.cpuVmMask.data();
     for (int c = 0; c < n; ++c) {
         Cpu& cpu = s.cpu(c);
         const Task* cur = cpu.current;
         bool live = cur && cur->mm == &mm;
-        bool lazy = c != self && !live && cpu.activeMm == &mm && tg.tlbLazyIpi;
+        bool lazy = lazyIpi && c != self && !live && cpu.activeMm == &mm;
         mask[c] = live || c == self;
         if (c != self && (live || lazy))
             targets.push_back(c);
