@@ -32,8 +32,8 @@
 #include "workload/workload.h"
 
 #include <algorithm>
-#include <cmath>
 #include <array>
+#include <cmath>
 #include <initializer_list>
 #include <stdexcept>
 #include <string>
@@ -215,6 +215,7 @@ namespace {
             auto vm = [&](const char* name) { return static_cast<double>(sys::vmstat(k, name)); };
             const Time now = sys::now(k);
             const double cpus = sys::nr_cpus(k);
+            double h0 = 0, h1 = 0; // the tests completed in the two parts steady_state_drift compares
             if (m_p.end == 0) {
                 // re-aim's driver.c: jobs per minute = the tests the children completed x 60 / the time from the
                 // first fork to the last child's exit. Steady state: in the span where every user's child runs (from
@@ -225,12 +226,10 @@ namespace {
                 out["elapsed_s"] = elapsed;
                 out["jobs_per_min"] = elapsed > 0 ? static_cast<double>(m_testsAll) * 60.0 / elapsed : 0.0;
                 const Time third = m_firstExit > m_allStarted ? (m_firstExit - m_allStarted) / 3 : 0;
-                double h0 = 0, h1 = 0;
                 for (Time at : m_doneAt) {
                     if (at >= m_allStarted + third && at < m_firstExit)
                         ++(at < m_allStarted + 2 * third ? h0 : h1);
                 }
-                out["steady_state_drift"] = h0 + h1 > 0 ? (h1 - h0) / ((h0 + h1) / 2) : 0.0;
                 out["full_load_share"] = m_lastExit > 0 && m_firstExit > m_allStarted
                     ? toSec(m_firstExit - m_allStarted) / elapsed
                     : 0.0;
@@ -239,14 +238,15 @@ namespace {
                 const double window = toSec(m_p.end - m_p.warmup);
                 out["tests"] = static_cast<double>(m_tests);
                 out["jobs_per_min"] = window > 0 ? static_cast<double>(m_tests) * 60.0 / window : 0.0;
-                double h0 = static_cast<double>(m_testsHalf[0]), h1 = static_cast<double>(m_testsHalf[1]);
-                out["steady_state_drift"] = h0 + h1 > 0 ? (h1 - h0) / ((h0 + h1) / 2) : 0.0;
+                h0 = static_cast<double>(m_testsHalf[0]);
+                h1 = static_cast<double>(m_testsHalf[1]);
                 // Idle CPU time in the window (up to the run's end if it ended inside the window).
                 const Time idleNow = sys::idle_time(k);
                 Time from = m_idleTaken[0] ? m_p.warmup : now, to = m_idleTaken[1] ? m_p.end : now;
                 Time idle = (m_idleTaken[1] ? m_idleAt[1] : idleNow) - (m_idleTaken[0] ? m_idleAt[0] : idleNow);
                 out["idle_fraction"] = to > from ? toSec(idle) / (toSec(to - from) * cpus) : 0.0;
             }
+            out["steady_state_drift"] = h0 + h1 > 0 ? (h1 - h0) / ((h0 + h1) / 2) : 0.0;
             // The i_mmap lock of the shared files: time waited and held per test, and acquisitions per test.
             Time wait = 0, hold = 0;
             std::uint64_t acq = 0, con = 0;
