@@ -1,8 +1,8 @@
 # The layers (STYLE.md 1 and 2), checked over the quoted #include lines, followed transitively as the compiler
 # follows them (beside the including file first, then engine/ and ui/):
 #  - ui/ and app/ see the engine through value headers only: nothing they include reaches a kernel header
-#    (engine/mm, engine/sched, engine/sync, engine/block);
-#  - engine/hw describes hardware only: it reaches nothing in mm/, sched/, sync/ or block/;
+#    (engine/mm, engine/net, engine/sched, engine/sync, engine/block);
+#  - engine/hw describes hardware only: it reaches nothing in mm/, net/, sched/, sync/ or block/;
 #  - scenario/scenario.h and run/result.h reach no kernel header;
 #  - a workload (engine/workload) is a user program: its own #include lines name only workload/ headers,
 #    kernel/syscalls.h (the system-call boundary) and sim/ utilities, never a kernel header.
@@ -12,7 +12,7 @@ if(NOT SOURCE_DIR)
   message(FATAL_ERROR "usage: cmake -DSOURCE_DIR=<repository root> -P layers.cmake")
 endif()
 get_filename_component(SOURCE_DIR "${SOURCE_DIR}" REALPATH)
-set(_kernel "^${SOURCE_DIR}/engine/(mm|sched|sync|block)/")
+set(_kernel "^${SOURCE_DIR}/engine/(mm|net|sched|sync|block)/")
 
 # The files one file includes with #include "...", resolved to real paths (unresolved ones, like moc output, are
 # left out).
@@ -108,6 +108,6 @@ endif()
 if(_violations)
   list(REMOVE_DUPLICATES _violations)
   list(JOIN _violations "\n  " text)
-  message(FATAL_ERROR "layers: kernel headers where they do not belong (engine/mm, sched, sync, block):\n  ${text}")
+  message(FATAL_ERROR "layers: kernel headers where they do not belong (engine/mm, net, sched, sync, block):\n  ${text}")
 endif()
 message(STATUS "layers: ${_n} ui/ and app/ files, engine/hw, scenario.h and result.h reach no kernel header; workloads include only workload/, sim/ and kernel/syscalls.h")

@@ -9,6 +9,7 @@
 #include "mm/mmap.h"
 #include "mm/mprotect.h"
 #include "mm/rmap.h"
+#include "net/tcp.h"
 
 #include <algorithm>
 #include <stdexcept>
@@ -312,6 +313,32 @@ Co<> futex_wait(Kernel& k, Task& t, Futex& f, const int& word, int expected)
 Co<> futex_wake(Kernel& k, Task& t, Futex& f, int nr)
 {
     co_await mms::futex_wake(k, t, *t.mm, f.queue(), nr);
+    co_await ret_to_user(k, t);
+}
+
+Socket::Socket()
+    : m_q(std::make_unique<SocketQueue>())
+{
+}
+
+Socket::~Socket() = default;
+
+Co<> send(Kernel& k, Task& t, Socket& s)
+{
+    co_await tcp_sendmsg(k, t, s.queue());
+    co_await ret_to_user(k, t);
+}
+
+Co<bool> recv(Kernel& k, Task& t, Socket& s)
+{
+    bool got = co_await tcp_recvmsg(k, t, s.queue());
+    co_await ret_to_user(k, t);
+    co_return got;
+}
+
+Co<> shutdown(Kernel& k, Task& t, Socket& s)
+{
+    co_await tcp_shutdown(k, t, s.queue());
     co_await ret_to_user(k, t);
 }
 

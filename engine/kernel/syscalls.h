@@ -30,6 +30,7 @@ class Kernel;
 struct AddressSpace;
 struct Directory;
 struct FutexQueue;
+struct SocketQueue;
 
 namespace sys {
 
@@ -246,6 +247,26 @@ namespace sys {
     Co<> futex_wait(Kernel& k, Task& t, Futex& f, const int& word, int expected);
     Co<> futex_wake(Kernel& k, Task& t, Futex& f, int nr);
 
+    // One direction of a connected loopback TCP socket between two threads (of one process or two), message by
+    // message: what one end writes, the other reads. Owned by the program that made the connection.
+    class Socket {
+    public:
+        Socket();
+        ~Socket();
+        Socket(const Socket&) = delete;
+        Socket& operator=(const Socket&) = delete;
+        SocketQueue& queue() const { return *m_q; }
+
+    private:
+        std::unique_ptr<SocketQueue> m_q;
+    };
+    // send(): one message (tcp_sendmsg; on loopback the sender also runs the receive path and wakes the reader).
+    Co<> send(Kernel& k, Task& t, Socket& s);
+    // recv(): one message, sleeping until it arrives (tcp_recvmsg); false at end of stream.
+    Co<bool> recv(Kernel& k, Task& t, Socket& s);
+    // shutdown(SHUT_WR): the reader's recv() returns false once the queue is empty.
+    Co<> shutdown(Kernel& k, Task& t, Socket& s);
+
     // A user-space atomic read-modify-write (lock cmpxchg/xchg) on a shared cache line: the locked operation, and
     // the line's transfer when another CPU wrote it last. `lastCpu` is the line's owner, updated to the caller's CPU.
     void atomic_rmw(Kernel& k, Task& t, int& lastCpu);
@@ -269,7 +290,7 @@ namespace sys {
     Co<> preempt(Kernel& k, Task& t);
     // sched_yield(): the caller goes behind the tasks waiting on its CPU, if any.
     Co<> sched_yield(Kernel& k, Task& t);
-    // Blocks for `d` without using the CPU (nanosleep, a recv() that waits a fixed round trip).
+    // Blocks for `d` without using the CPU (nanosleep).
     Co<> nanosleep(Kernel& k, Task& t, Time d);
 
     // --- what a program (or the person running it) reads back -----------------------------------------------------

@@ -3,7 +3,8 @@
 // is left; whatever fork and exec allocated (kernel stack, slab, page tables) is free again once the parent has
 // reaped the child; the heap's THP fault takes an order-9 block when one is free and falls back to 512 small pages
 // when none can be had; a fork_process() child starts as its fork returns and gives everything back at exit; a TLB
-// flush interrupts a CPU in lazy TLB mode once (before 4.19).
+// flush interrupts a CPU in lazy TLB mode once (before 4.19); a loopback round trip between two processes costs two
+// sends, two copies and two context switches.
 #include "kernel/process.h"
 #include "kernel/syscalls.h"
 #include "mm/kernel.h"
@@ -224,6 +225,46 @@ private Q_SLOTS:
         sys::start(b.k, f, flusher());
         QVERIFY(b.sim.run());
         QCOMPARE(sent, ipis);
+    }
+
+    // A request and its reply between two processes over loopback TCP, each on an idle CPU of its own: the sender
+    // runs the whole protocol path and wakes the reader, which switches in and copies the message out. A round trip
+    // is two sends, two copies and two switches; the client's shutdown ends the server's recv() loop.
+    void loopbackRoundTripInClosedForm()
+    {
+        Machine b(64ull << 20);
+        const CostModel& c = b.m.cost;
+        Task& client = sys::spawn_process(b.k, "client", 0, 1);
+        Task& server = sys::spawn_process(b.k, "server", 1, 2);
+        sys::Socket requests, replies;
+        int served = 0;
+        auto serve = [&]() -> Co<> {
+            while (co_await sys::recv(b.k, server, requests)) {
+                ++served;
+                co_await sys::send(b.k, server, replies);
+            }
+        };
+        std::vector<Time> rtt;
+        int replied = 0;
+        auto ask = [&]() -> Co<> {
+            co_await sys::nanosleep(b.k, client, us(100)); // the server is asleep in recv() by then
+            for (int i = 0; i < 3; ++i) {
+                co_await sys::flush(b.k, client);
+                const Time start = sys::clock(b.k, client);
+                co_await sys::send(b.k, client, requests);
+                replied += co_await sys::recv(b.k, client, replies) ? 1 : 0;
+                rtt.push_back(sys::clock(b.k, client) - start);
+            }
+            co_await sys::shutdown(b.k, client, requests);
+        };
+        sys::start(b.k, server, serve());
+        sys::start(b.k, client, ask());
+        QVERIFY(b.sim.run());
+        const Time expected = 2 * (ns(c.faultEntryNs + c.loopbackMsgNs / 2) + ns(c.loopbackMsgNs / 2) + ns(c.contextSwitchNs));
+        QCOMPARE(rtt, std::vector<Time>(3, expected));
+        QCOMPARE(served, 3);
+        QCOMPARE(replied, 3);
+        QVERIFY(server.finished >= 0 && client.finished >= 0);
     }
 
     void forkAllocatesTheStackOfItsEra_data()

@@ -1,0 +1,31 @@
+#pragma once
+// net/ipv4/tcp.c over loopback, as far as a request/response program needs it: one direction of a connected TCP
+// socket, whose receive queue holds whole messages. On loopback the sender runs the whole path -- tcp_sendmsg(),
+// the loopback device's xmit, netif_rx() and tcp_v4_rcv() in its own softirq -- and ends by waking the reader asleep
+// in sk_wait_data(); the reader's tcp_recvmsg() then copies the message out. The socket lock (lock_sock) is not
+// modelled: each direction has one writer and one reader, who take turns.
+
+#include "sim/co.h"
+
+#include <cstdint>
+
+namespace mms {
+
+class Kernel;
+struct Task;
+
+struct SocketQueue {
+    std::uint64_t queued = 0; // messages in sk_receive_queue
+    bool shutdown = false; // the writer closed its end (RCV_SHUTDOWN at the reader)
+    Task* reader = nullptr; // asleep in sk_wait_data(), with the sleep generation it sleeps
+    std::uint32_t readerGen = 0;
+};
+
+// sendmsg(): queues one message and wakes the reader if it sleeps.
+Co<> tcp_sendmsg(Kernel& k, Task& t, SocketQueue& q);
+// recvmsg(): takes one message, sleeping until one is queued; false at end of stream (shutdown, queue empty).
+Co<bool> tcp_recvmsg(Kernel& k, Task& t, SocketQueue& q);
+// shutdown(SHUT_WR) / close() of the writer's end: a reader waiting on an empty queue sees end of stream.
+Co<> tcp_shutdown(Kernel& k, Task& t, SocketQueue& q);
+
+} // namespace mms
