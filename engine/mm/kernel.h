@@ -85,6 +85,7 @@ public:
     }
     std::size_t reclaimRotor = 0; // the lruvec the next reclaim pass starts at (mem_cgroup_iter's shared position)
     std::vector<PerCpuState> pcpu;
+    bool pcpDrainBusy = false; // pcpu_drain_mutex (page_alloc.drain=workqueue)
     std::vector<std::unique_ptr<SwapInfo>> swap;
     std::vector<std::unique_ptr<MmStruct>> mms;
     VmStat vm;

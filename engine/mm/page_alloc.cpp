@@ -336,27 +336,37 @@ void Kernel::exit_oom_victim(const Task& t)
     std::erase_if(oomVictims, [&](std::uint32_t id) { return id == t.id || s.tasks()[id]->mm == t.mm; });
 }
 
+namespace {
+    // get_page_from_freelist() for an order-0 page: the caller's CPU's list, refilled from the buddy lists when it is
+    // empty, if the zone's free pages (the per-cpu lists not counted) are at the min watermark -- or regardless, for
+    // PF_MEMALLOC (kswapd, and reclaim itself) and an OOM victim (TIF_MEMDIE: ALLOC_NO_WATERMARKS, so that it can
+    // exit). kNoPage if not. The list is the one of the CPU the task runs on now: a sleep may have moved it.
+    Co<Pfn> get_page_from_freelist(Kernel& k, Task& t)
+    {
+        PerCpuState& pc = k.pcpu[static_cast<std::size_t>(t.cpu)];
+        std::uint64_t free = k.zone.nrFree();
+        if (free < k.zone.watermarkMin && !t.kthread && !k.fatal_signal_pending(t))
+            co_return kNoPage;
+        if (pc.pcp.empty() && free > 0)
+            co_await rmqueue_bulk(k, t, pc);
+        if (pc.pcp.empty())
+            co_return kNoPage;
+        co_return take_pcp_page(k, t, pc);
+    }
+} // namespace
+
 // alloc_page()'s slow path (its fast path is inline in page_alloc.h; both take the page with take_pcp_page()).
 Co<Pfn> alloc_page_slowpath(Kernel& k, Task& t, unsigned gfp)
 {
     FnScope fn(t, "__alloc_pages_nodemask");
-    PerCpuState& pc = k.pcpu[static_cast<std::size_t>(t.cpu)];
     bool reclaimed = false; // a round of direct reclaim has run
     int noProgressLoops = 0; // rounds of direct reclaim in a row that freed nothing
     for (;;) {
-        std::uint64_t free = k.zone.nrFree();
-        if (free < k.zone.watermarkLow)
+        if (k.zone.nrFree() < k.zone.watermarkLow)
             k.wakeup_kswapd();
-        bool belowMin = free < k.zone.watermarkMin;
-        // PF_MEMALLOC (kswapd, and reclaim itself) and an OOM victim (TIF_MEMDIE: ALLOC_NO_WATERMARKS, so that it
-        // can exit) may dip below min; everyone else reclaims first.
+        if (Pfn p = co_await get_page_from_freelist(k, t); p != kNoPage)
+            co_return p;
         bool memdie = k.fatal_signal_pending(t);
-        if (!belowMin || t.kthread || memdie) {
-            if (pc.pcp.empty() && free > 0)
-                co_await rmqueue_bulk(k, t, pc);
-            if (!pc.pcp.empty())
-                co_return take_pcp_page(k, t, pc);
-        }
         // __alloc_pages_slowpath()'s ways out: a victim that found even the reserves empty ("Avoid allocations
         // with no watermarks from looping endlessly"), and __GFP_NORETRY once a round of direct reclaim and the
         // attempt after it have failed ("Do not loop if specifically requested"), whether or not that round freed
@@ -370,6 +380,16 @@ Co<Pfn> alloc_page_slowpath(Kernel& k, Task& t, unsigned gfp)
         k.vm.inc(Vm::AllocStall);
         std::uint64_t got = co_await try_to_free_pages(k, t);
         reclaimed = true;
+        // __alloc_pages_direct_reclaim(): after a round that freed pages, try again; if that fails, "it could be
+        // because pages are pinned on the per-cpu lists" -- reclaim frees onto its own CPU's list, which the
+        // watermark does not count -- so drain_all_pages() and try once more.
+        if (got > 0) {
+            if (Pfn p = co_await get_page_from_freelist(k, t); p != kNoPage)
+                co_return p;
+            co_await drain_all_pages(k, t);
+            if (Pfn p = co_await get_page_from_freelist(k, t); p != kNoPage)
+                co_return p;
+        }
         if (gfp & GFP_NORETRY)
             continue; // one attempt after the reclaim, then give up (never the OOM killer)
         noProgressLoops = got == 0 ? noProgressLoops + 1 : 0;
@@ -413,13 +433,18 @@ namespace {
         co_return kNoPage;
     }
 
-    // __alloc_pages_direct_reclaim(): reclaim, drain this CPU's list, and try again at the min watermark. `got`:
-    // the pages reclaim freed.
+    // __alloc_pages_direct_reclaim(): reclaim; if it freed pages, try again at the min watermark, and once more
+    // after drain_all_pages() (the freed pages sit on the reclaimers' per-cpu lists). `got`: the pages reclaim freed.
     Co<Pfn> direct_reclaim(Kernel& k, Task& t, int order, std::uint64_t& got)
     {
         k.vm.inc(Vm::AllocStall);
         got = co_await try_to_free_pages(k, t);
-        co_await drain_local_pages(k, t);
+        if (got == 0)
+            co_return kNoPage;
+        Pfn p = co_await rmqueue_order(k, t, order, k.zone.watermarkMin);
+        if (p != kNoPage)
+            co_return p;
+        co_await drain_all_pages(k, t);
         co_return co_await rmqueue_order(k, t, order, k.zone.watermarkMin);
     }
 } // namespace
@@ -498,6 +523,50 @@ Co<> drain_local_pages(Kernel& k, Task& t)
     PerCpuState& pc = k.pcpu[static_cast<std::size_t>(t.cpu)];
     if (!pc.pcp.empty())
         co_await free_pcppages_bulk(k, t, pc, pc.pcp.size());
+}
+
+// drain_all_pages(NULL), 4.0 and 4.11 (mm/page_alloc.c): cpus_with_pcps, the CPUs with pages on their lists, then
+// - ipi: on_each_cpu_mask(cpus_with_pcps, drain_local_pages, wait): the caller's own list first (interrupts off),
+//   an IPI to each other CPU, whose handler frees its list under zone->lock, and the caller spins until the last
+//   has finished. The handlers run at once and contend on zone->lock; here the caller takes the lock for each list
+//   in turn (the handlers' serialisation, its spin lasting until the last) and each target's current task pays the
+//   interrupt and its list's frees.
+// - workqueue: mutex_trylock(&pcpu_drain_mutex) -- a drain under way makes this one return at once --, then a work
+//   item queued on each CPU with pages (the caller's too) and flush_work() on each. A remote CPU takes the
+//   reschedule IPI that wakes its kworker; the kworkers' switches and frees (serialised on zone->lock as before) are
+//   charged to the caller, which in the kernel sleeps in flush_work() while they preempt whatever runs there at its
+//   next preemption point -- never inside a spinlock, so no lock hold grows by them.
+Co<> drain_all_pages(Kernel& k, Task& t)
+{
+    FnScope fn(t, "drain_all_pages");
+    const bool wq = k.tg.pcpDrain == PcpDrain::Workqueue;
+    if (wq) {
+        if (k.pcpDrainBusy)
+            co_return;
+        k.pcpDrainBusy = true;
+    }
+    std::vector<int> cpus;
+    for (int c = 0; c < k.s.cpuCount(); ++c)
+        if (!k.pcpu[static_cast<std::size_t>(c)].pcp.empty() && (wq || c != t.cpu))
+            cpus.push_back(c);
+    if (!wq) {
+        co_await drain_local_pages(k, t);
+        if (cpus.empty())
+            co_return;
+        Sched::burn(t, k.cost.ipiSendNs + static_cast<double>(cpus.size() - 1) * k.cost.ipiPerExtraTargetNs);
+    }
+    for (int c : cpus) {
+        PerCpuState& pc = k.pcpu[static_cast<std::size_t>(c)];
+        const std::size_t n = pc.pcp.size(); // what is left when its turn comes
+        if (wq) // the kworker's switch in and out, and the reschedule IPI that wakes a remote one
+            Sched::burn(t, 2 * k.cost.contextSwitchNs);
+        if (c != t.cpu)
+            k.s.interrupt(c, k.cost.ipiHandleNs + (wq ? 0.0 : static_cast<double>(n) * k.cost.listOpNs));
+        if (n > 0)
+            co_await free_pcppages_bulk(k, t, pc, n);
+    }
+    if (wq)
+        k.pcpDrainBusy = false;
 }
 
 namespace {

@@ -106,6 +106,7 @@ namespace {
             { "thp.enabled", choice(&Toggles::thpEnabled, { { "always", true }, { "never", false } }) },
             { "fork.stack_order", integer(&Toggles::forkStackOrder, 0, 4) },
             { "oom.reclaim_retries", boolean(&Toggles::reclaimRetries) },
+            { "page_alloc.drain", choice(&Toggles::pcpDrain, { { "ipi", PcpDrain::Ipi }, { "workqueue", PcpDrain::Workqueue } }) },
             { "overcommit",
                 choice(&Toggles::overcommit,
                     { { "guess-free", Overcommit::GuessFree }, { "guess-total", Overcommit::GuessTotal }, { "always", Overcommit::Always } }) },
@@ -179,6 +180,9 @@ Toggles Toggles::forKernel(const KernelVersion& v)
     t.tlbLazyIpi = before(4, 19);
     // should_reclaim_retry() and MAX_RECLAIM_RETRIES: 0a0337e0d1d1 "mm, oom: rework oom detection" (4.7).
     t.reclaimRetries = !before(4, 7);
+    // drain_all_pages() from a workqueue (0ccce3b92421 "mm, page_alloc: drain per-cpu pages from workqueue context"),
+    // serialised by pcpu_drain_mutex with a trylock for drains of every zone: 4.11.
+    t.pcpDrain = before(4, 11) ? PcpDrain::Ipi : PcpDrain::Workqueue;
     // 8c7829b04c52 "mm: fix false-positive OVERCOMMIT_GUESS failures" (5.2).
     t.overcommit = before(5, 2) ? Overcommit::GuessFree : Overcommit::GuessTotal;
     return t;
@@ -228,6 +232,7 @@ nlohmann::json Toggles::toJson() const
         { "thp.enabled", thpEnabled ? "always" : "never" },
         { "fork.stack_order", forkStackOrder },
         { "oom.reclaim_retries", reclaimRetries },
+        { "page_alloc.drain", pick(pcpDrain, { "ipi", "workqueue" }) },
         { "overcommit", pick(overcommit, { "guess-free", "guess-total", "always" }) },
     };
 }

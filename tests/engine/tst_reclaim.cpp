@@ -2,7 +2,7 @@
 // only when a swap write leaves its queue below the congestion-off threshold, the throttle taken under seed 000's
 // pressure, the locks reclaim waits on (anon_vma, swap_avail_lock, si->lock, the swap cache's tree lock) in the
 // lock statistics, the NR_ISOLATED count back to zero at the end, a page free_swap_and_cache() holds never freed by
-// the reclaimer that isolated it, and the same bytes at any thread count.
+// the reclaimer that isolated it, drain_all_pages() as each era runs it, and the same bytes at any thread count.
 #include "testutil.h"
 
 #include "block/blkdev.h"
@@ -327,6 +327,67 @@ private Q_SLOTS:
         QVERIFY(!seen.orphan);
         QCOMPARE(seen.freed, std::uint64_t(0));
         QCOMPARE(seen.kept, std::size_t(1));
+    }
+
+    // drain_all_pages() after a direct reclaim whose allocation still failed: every CPU's per-cpu list is empty
+    // afterwards and its pages are in the buddy lists. Before 4.11 two reclaimers draining at once both interrupt
+    // every other CPU that had pages when they looked; from 4.11 the second finds pcpu_drain_mutex taken and returns
+    // at once, and the first's work item wakes the kworker of each remote CPU with pages (a reschedule IPI).
+    void drainAllPagesEmptiesEveryList_data()
+    {
+        QTest::addColumn<QString>("drain");
+        QTest::addColumn<std::uint64_t>("ipisToCpu2");
+        QTest::addColumn<bool>("secondSkips");
+        QTest::addRow("ipi (before 4.11)") << "ipi" << std::uint64_t(2) << false;
+        QTest::addRow("workqueue (4.11+)") << "workqueue" << std::uint64_t(1) << true;
+    }
+    void drainAllPagesEmptiesEveryList()
+    {
+        QFETCH(QString, drain);
+        QFETCH(std::uint64_t, ipisToCpu2);
+        QFETCH(bool, secondSkips);
+        Toggles tg;
+        QVERIFY(tg.set("page_alloc.drain", drain.toStdString()).empty());
+        Simulator sim;
+        MachineSpec m = Box::spec(64ull << 20);
+        Sched s(sim, m);
+        Kernel k(s, tg);
+        const std::uint64_t free0 = k.zone.nrFree();
+        // CPUs 0, 1 and 2 each take a page (a batch comes onto their lists) and give it back.
+        auto cycle = [&](Task& t) -> Co<> {
+            Pfn p = co_await alloc_page(k, t);
+            co_await free_hot_cold_page(k, t, p);
+        };
+        for (int c = 0; c < 3; ++c) {
+            Task& t = s.spawn("cycle" + std::to_string(c), c, false, nullptr, 1u + static_cast<unsigned>(c));
+            s.start(t, cycle(t));
+        }
+        QVERIFY(sim.run());
+        const std::size_t parked = k.pcpu[0].pcp.size() + k.pcpu[1].pcp.size() + k.pcpu[2].pcp.size();
+        QVERIFY(parked >= 3);
+        QCOMPARE(k.zone.nrFree() + parked, free0);
+        // Two reclaimers drain at the same moment, on CPUs 0 and 3 (whose list is empty).
+        Time firstDone = 0, secondDone = 0;
+        auto drainer = [&](Task& t, Time& done) -> Co<> {
+            co_await drain_all_pages(k, t);
+            co_await s.flush(t);
+            done = sim.now();
+        };
+        const Time start = sim.now();
+        const std::uint64_t ipis0 = s.cpu(2).ipisReceived;
+        Task& a = s.spawn("a", 0, false, nullptr, 10);
+        Task& b = s.spawn("b", 3, false, nullptr, 11);
+        s.start(a, drainer(a, firstDone));
+        s.start(b, drainer(b, secondDone));
+        QVERIFY(sim.run());
+        for (const PerCpuState& pc : k.pcpu)
+            QVERIFY(pc.pcp.empty());
+        QCOMPARE(k.zone.nrFree(), free0);
+        QCOMPARE(s.cpu(2).ipisReceived - ipis0, ipisToCpu2);
+        // Both switched in after one context switch; the one that skips is done then.
+        const Time switchedIn = start + ns(m.cost.contextSwitchNs);
+        QCOMPARE(secondDone == switchedIn, secondSkips);
+        QVERIFY(firstDone > switchedIn);
     }
 
     void sameBytesAtOneAndTwoThreads()
