@@ -6,6 +6,7 @@
 #include "mm/memory.h"
 #include "mm/mmap.h"
 #include "mm/page_alloc.h"
+#include "net/tcp.h"
 
 namespace mms {
 
@@ -26,6 +27,7 @@ Co<> exit_mm(Kernel& k, Task& t)
     if (mm.exiting)
         co_return;
     mm.exiting = true;
+    tcp_close_process(k, t, mm); // exit_files(), here with the first thread: the others die at their next return
     co_await sys_brk(k, t, mm, 0); // exit_mmap zaps the heap with the rest
     co_await exit_mmap(k, t, mm);
 }
@@ -54,8 +56,10 @@ Co<> do_exit(Kernel& k, Task& t)
     FnScope fn(t, "do_exit");
     MmStruct* mm = proc.mm;
     proc.mm = nullptr;
-    if (mm)
+    if (mm) {
+        tcp_close_process(k, t, *mm);
         co_await mmput(k, t, *mm);
+    }
     k.exit_oom_victim(t); // a child the OOM killer chose has given its memory back
     if (proc.ownTask) {
         // Its parent sleeps in wait() in another task and reaps it at once; the thread ends when its body returns.

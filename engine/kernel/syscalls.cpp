@@ -316,9 +316,11 @@ Co<> futex_wake(Kernel& k, Task& t, Futex& f, int nr)
     co_await ret_to_user(k, t);
 }
 
-Socket::Socket()
-    : m_q(std::make_unique<SocketQueue>())
+Socket::Socket(Kernel& k)
+    : m_q(std::make_shared<SocketQueue>())
 {
+    std::erase_if(k.sockets, [](const std::weak_ptr<SocketQueue>& w) { return w.expired(); });
+    k.sockets.push_back(m_q);
 }
 
 Socket::~Socket() = default;

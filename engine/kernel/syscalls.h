@@ -248,17 +248,18 @@ namespace sys {
     Co<> futex_wake(Kernel& k, Task& t, Futex& f, int nr);
 
     // One direction of a connected loopback TCP socket between two threads (of one process or two), message by
-    // message: what one end writes, the other reads. Owned by the program that made the connection.
+    // message: what one end writes, the other reads. Owned by the program that made the connection; when the process
+    // that writes it exits, the reader sees end of stream.
     class Socket {
     public:
-        Socket();
+        explicit Socket(Kernel& k);
         ~Socket();
         Socket(const Socket&) = delete;
         Socket& operator=(const Socket&) = delete;
         SocketQueue& queue() const { return *m_q; }
 
     private:
-        std::unique_ptr<SocketQueue> m_q;
+        std::shared_ptr<SocketQueue> m_q;
     };
     // send(): one message (tcp_sendmsg; on loopback the sender also runs the receive path and wakes the reader).
     Co<> send(Kernel& k, Task& t, Socket& s);

@@ -31,6 +31,7 @@
 namespace mms {
 
 struct Process; // kernel/process.h
+struct SocketQueue; // net/tcp.h
 
 // A directory (the VFS's parent inode): creat, link and unlink of a name in it take its i_mutex, a sleeping mutex with
 // optimistic spinning, for the filesystem's part of the operation (fs/namei.c).
@@ -181,6 +182,8 @@ public:
     void mmdrop(MmStruct& mm);
     // The processes forked, exec'd and exited through kernel/process.h, by task id (null for a task that never did).
     std::vector<std::unique_ptr<Process>> procs;
+    // Every connection end a program opened (sys::Socket), for exit_files() to close a dying process's.
+    std::vector<std::weak_ptr<SocketQueue>> sockets;
     // mmap of anonymous memory: returns the first vpn of the new VMA.
     std::uint32_t do_mmap(MmStruct& mm, std::uint32_t nrPages);
     // mmap of `nrPages` of file `m` from page `pgoff` (MAP_SHARED or a read-only MAP_PRIVATE: no COW here); the VMA

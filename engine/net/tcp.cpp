@@ -5,6 +5,8 @@
 
 #include "mm/kernel.h"
 
+#include <memory>
+
 namespace mms {
 
 namespace {
@@ -24,6 +26,8 @@ Co<> tcp_sendmsg(Kernel& k, Task& t, SocketQueue& q)
     FnScope fn(t, "tcp_sendmsg");
     Sched::burn(t, k.cost.faultEntryNs + k.cost.loopbackMsgNs / 2);
     co_await k.s.flush(t);
+    if (!q.writer)
+        q.writer = t.mm;
     ++q.queued;
     wakeReader(k, t, q);
 }
@@ -52,6 +56,15 @@ Co<> tcp_shutdown(Kernel& k, Task& t, SocketQueue& q)
     co_await k.s.flush(t);
     q.shutdown = true;
     wakeReader(k, t, q);
+}
+
+void tcp_close_process(Kernel& k, Task& t, const MmStruct& mm)
+{
+    for (const std::weak_ptr<SocketQueue>& w : k.sockets)
+        if (std::shared_ptr<SocketQueue> q = w.lock(); q && q->writer == &mm && !q->shutdown) {
+            q->shutdown = true;
+            wakeReader(k, t, *q);
+        }
 }
 
 } // namespace mms

@@ -3,7 +3,8 @@
 // socket, whose receive queue holds whole messages. On loopback the sender runs the whole path -- tcp_sendmsg(),
 // the loopback device's xmit, netif_rx() and tcp_v4_rcv() in its own softirq -- and ends by waking the reader asleep
 // in sk_wait_data(); the reader's tcp_recvmsg() then copies the message out. The socket lock (lock_sock) is not
-// modelled: each direction has one writer and one reader, who take turns.
+// modelled: each direction has one writer and one reader, who take turns. When the writer's process exits, its end is
+// closed (exit_files): the reader sees end of stream.
 
 #include "sim/co.h"
 
@@ -12,11 +13,13 @@
 namespace mms {
 
 class Kernel;
+struct MmStruct;
 struct Task;
 
 struct SocketQueue {
     std::uint64_t queued = 0; // messages in sk_receive_queue
     bool shutdown = false; // the writer closed its end (RCV_SHUTDOWN at the reader)
+    const MmStruct* writer = nullptr; // the writing process (its address space), from its first send
     Task* reader = nullptr; // asleep in sk_wait_data(), with the sleep generation it sleeps
     std::uint32_t readerGen = 0;
 };
@@ -27,5 +30,7 @@ Co<> tcp_sendmsg(Kernel& k, Task& t, SocketQueue& q);
 Co<bool> tcp_recvmsg(Kernel& k, Task& t, SocketQueue& q);
 // shutdown(SHUT_WR) / close() of the writer's end: a reader waiting on an empty queue sees end of stream.
 Co<> tcp_shutdown(Kernel& k, Task& t, SocketQueue& q);
+// exit_files() of the process whose address space is `mm`: every connection end it writes is closed.
+void tcp_close_process(Kernel& k, Task& t, const MmStruct& mm);
 
 } // namespace mms

@@ -86,6 +86,11 @@ namespace {
 
     // A client connection: statements one way, results the other.
     struct Connection {
+        explicit Connection(Kernel& k)
+            : statements(k)
+            , results(k)
+        {
+        }
         sys::Socket statements;
         sys::Socket results;
     };
@@ -123,15 +128,19 @@ namespace {
         c.growSyscalls += arena.grows();
     }
 
-    // One sysbench thread: transactions until the measured window ends, then it closes its connection.
+    // One sysbench thread: transactions until the measured window ends, then it closes its connection. A lost
+    // connection (mysqld killed) ends the thread too, as sysbench's error handling does.
     Co<> clientThread(Kernel& k, Task& t, const Params& p, Counters& c, Connection& conn)
     {
-        while (sys::now(k) < p.end) {
-            for (int q = 0; q < p.queries; ++q) {
+        bool connected = true;
+        while (connected && sys::now(k) < p.end) {
+            for (int q = 0; q < p.queries && connected; ++q) {
                 sys::compute(t, p.clientCpuNs * t.rng.jitter(0.2)); // build the statement, read the last result
                 co_await sys::send(k, t, conn.statements);
-                co_await sys::recv(k, t, conn.results);
+                connected = co_await sys::recv(k, t, conn.results);
             }
+            if (!connected)
+                break;
             co_await sys::flush(k, t);
             Time now = sys::now(k);
             if (now >= p.warmup && now <= p.end) {
@@ -179,7 +188,7 @@ namespace {
             };
             for (int i = 0; i < m_p.threads; ++i) {
                 auto n = static_cast<std::uint64_t>(i);
-                Connection& conn = *m_connections.emplace_back(std::make_unique<Connection>());
+                Connection& conn = *m_connections.emplace_back(std::make_unique<Connection>(ctx.k));
                 Task& server = thread(mysqld, "mysqld", i, n);
                 m_tasks.push_back(&server);
                 sys::start(ctx.k, server, connectionThread(ctx.k, server, m_p, m_counters, *m_appLock, conn));

@@ -4,7 +4,7 @@
 // reaped the child; the heap's THP fault takes an order-9 block when one is free and falls back to 512 small pages
 // when none can be had; a fork_process() child starts as its fork returns and gives everything back at exit; a TLB
 // flush interrupts a CPU in lazy TLB mode once (before 4.19); a loopback round trip between two processes costs two
-// sends, two copies and two context switches.
+// sends, two copies and two context switches, and a dying server closes its end.
 #include "kernel/process.h"
 #include "kernel/syscalls.h"
 #include "mm/kernel.h"
@@ -236,7 +236,7 @@ private Q_SLOTS:
         const CostModel& c = b.m.cost;
         Task& client = sys::spawn_process(b.k, "client", 0, 1);
         Task& server = sys::spawn_process(b.k, "server", 1, 2);
-        sys::Socket requests, replies;
+        sys::Socket requests(b.k), replies(b.k);
         int served = 0;
         auto serve = [&]() -> Co<> {
             while (co_await sys::recv(b.k, server, requests)) {
@@ -260,10 +260,41 @@ private Q_SLOTS:
         sys::start(b.k, server, serve());
         sys::start(b.k, client, ask());
         QVERIFY(b.sim.run());
-        const Time expected = 2 * (ns(c.faultEntryNs + c.loopbackMsgNs / 2) + ns(c.loopbackMsgNs / 2) + ns(c.contextSwitchNs));
+        const Time expected
+            = 2 * (ns(c.faultEntryNs + c.loopbackMsgNs / 2) + ns(c.loopbackMsgNs / 2) + ns(c.contextSwitchNs));
         QCOMPARE(rtt, std::vector<Time>(3, expected));
         QCOMPARE(served, 3);
         QCOMPARE(replied, 3);
+        QVERIFY(server.finished >= 0 && client.finished >= 0);
+    }
+
+    // A server the OOM killer marks dies at its next return to user space; exit_files() closes the end it writes, so
+    // its client, asleep in recv() for the reply, wakes to end of stream and the run ends.
+    void aDyingServerClosesItsConnection()
+    {
+        Machine b(64ull << 20);
+        Task& client = sys::spawn_process(b.k, "client", 0, 1);
+        Task& server = sys::spawn_process(b.k, "server", 1, 2);
+        sys::Socket requests(b.k), replies(b.k);
+        bool serverRanOn = false;
+        auto serve = [&]() -> Co<> {
+            co_await sys::send(b.k, server, replies); // the greeting: the server is the writer of `replies`
+            co_await sys::recv(b.k, server, requests);
+            server.sigkill = true; // as oom_kill_process() marks its victim
+            co_await sys::nanosleep(b.k, server, us(10));
+            serverRanOn = true; // never: the return to user space ends the task
+        };
+        std::vector<bool> got;
+        auto ask = [&]() -> Co<> {
+            got.push_back(co_await sys::recv(b.k, client, replies)); // the greeting
+            co_await sys::send(b.k, client, requests);
+            got.push_back(co_await sys::recv(b.k, client, replies)); // no reply: end of stream
+        };
+        sys::start(b.k, server, serve());
+        sys::start(b.k, client, ask());
+        QVERIFY(b.sim.run());
+        QCOMPARE(got, (std::vector<bool> { true, false }));
+        QVERIFY(!serverRanOn);
         QVERIFY(server.finished >= 0 && client.finished >= 0);
     }
 
