@@ -525,7 +525,8 @@ Co<> drain_local_pages(Kernel& k, Task& t)
         co_await free_pcppages_bulk(k, t, pc, pc.pcp.size());
 }
 
-// drain_all_pages(NULL), 4.0 and 4.11 (mm/page_alloc.c): cpus_with_pcps, the CPUs with pages on their lists, then
+// drain_all_pages(NULL), 4.0 and 4.11 (mm/page_alloc.c), nothing before 2.6.36 (page_alloc.drain=none): cpus_with_pcps,
+// the CPUs with pages on their lists, then
 // - ipi: on_each_cpu_mask(cpus_with_pcps, drain_local_pages, wait): the caller's own list first (interrupts off),
 //   an IPI to each other CPU, whose handler frees its list under zone->lock, and the caller spins until the last
 //   has finished. The handlers run at once and contend on zone->lock; here the caller takes the lock for each list
@@ -538,6 +539,8 @@ Co<> drain_local_pages(Kernel& k, Task& t)
 //   next preemption point -- never inside a spinlock, so no lock hold grows by them.
 Co<> drain_all_pages(Kernel& k, Task& t)
 {
+    if (k.tg.pcpDrain == PcpDrain::None)
+        co_return;
     FnScope fn(t, "drain_all_pages");
     const bool wq = k.tg.pcpDrain == PcpDrain::Workqueue;
     if (wq) {

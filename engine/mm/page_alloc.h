@@ -59,8 +59,8 @@ constexpr int HPAGE_PMD_ORDER = 9;
 void set_recommended_min_free_kbytes(Kernel& k);
 // drain_local_pages(): this CPU's per-cpu list back to the buddy lists.
 Co<> drain_local_pages(Kernel& k, Task& t);
-// drain_all_pages(NULL): every CPU's per-cpu list back to the buddy lists, as page_alloc.drain says (IPIs, or work
-// items with one drain at a time).
+// drain_all_pages(NULL): every CPU's per-cpu list back to the buddy lists, as page_alloc.drain says (nothing, IPIs,
+// or work items with one drain at a time).
 Co<> drain_all_pages(Kernel& k, Task& t);
 // __zone_watermark_ok() for `order` against `mark` pages.
 bool zone_watermark_ok(const Kernel& k, int order, std::uint64_t mark);

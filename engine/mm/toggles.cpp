@@ -106,7 +106,8 @@ namespace {
             { "thp.enabled", choice(&Toggles::thpEnabled, { { "always", true }, { "never", false } }) },
             { "fork.stack_order", integer(&Toggles::forkStackOrder, 0, 4) },
             { "oom.reclaim_retries", boolean(&Toggles::reclaimRetries) },
-            { "page_alloc.drain", choice(&Toggles::pcpDrain, { { "ipi", PcpDrain::Ipi }, { "workqueue", PcpDrain::Workqueue } }) },
+            { "page_alloc.drain",
+                choice(&Toggles::pcpDrain, { { "none", PcpDrain::None }, { "ipi", PcpDrain::Ipi }, { "workqueue", PcpDrain::Workqueue } }) },
             { "overcommit",
                 choice(&Toggles::overcommit,
                     { { "guess-free", Overcommit::GuessFree }, { "guess-total", Overcommit::GuessTotal }, { "always", Overcommit::Always } }) },
@@ -180,9 +181,11 @@ Toggles Toggles::forKernel(const KernelVersion& v)
     t.tlbLazyIpi = before(4, 19);
     // should_reclaim_retry() and MAX_RECLAIM_RETRIES: 0a0337e0d1d1 "mm, oom: rework oom detection" (4.7).
     t.reclaimRetries = !before(4, 7);
-    // drain_all_pages() from a workqueue (0ccce3b92421 "mm, page_alloc: drain per-cpu pages from workqueue context"),
-    // serialised by pcpu_drain_mutex with a trylock for drains of every zone: 4.11.
-    t.pcpDrain = before(4, 11) ? PcpDrain::Ipi : PcpDrain::Workqueue;
+    // The drain after a failed allocation following direct reclaim: 9ee493ce0a60 "mm: page allocator: drain per-cpu
+    // lists after direct reclaim allocation fails" (2.6.36; from 2.6.24 high-order allocations drained after every
+    // reclaim, which is not distinguished). From a workqueue, serialised by pcpu_drain_mutex with a trylock for
+    // drains of every zone: 0ccce3b92421 "mm, page_alloc: drain per-cpu pages from workqueue context" (4.11).
+    t.pcpDrain = before(2, 6, 36) ? PcpDrain::None : before(4, 11) ? PcpDrain::Ipi : PcpDrain::Workqueue;
     // 8c7829b04c52 "mm: fix false-positive OVERCOMMIT_GUESS failures" (5.2).
     t.overcommit = before(5, 2) ? Overcommit::GuessFree : Overcommit::GuessTotal;
     return t;
@@ -232,7 +235,7 @@ nlohmann::json Toggles::toJson() const
         { "thp.enabled", thpEnabled ? "always" : "never" },
         { "fork.stack_order", forkStackOrder },
         { "oom.reclaim_retries", reclaimRetries },
-        { "page_alloc.drain", pick(pcpDrain, { "ipi", "workqueue" }) },
+        { "page_alloc.drain", pick(pcpDrain, { "none", "ipi", "workqueue" }) },
         { "overcommit", pick(overcommit, { "guess-free", "guess-total", "always" }) },
     };
 }

@@ -20,7 +20,7 @@ enum class LruBarrier : std::uint8_t { None, SmpMb, AfterAtomic };
 enum class SlotsCache : std::uint8_t { Off, PerCpu, PerCpuPerDevice };
 enum class Overcommit : std::uint8_t { GuessFree, GuessTotal, Always };
 enum class IMmapLock : std::uint8_t { Mutex, Rwsem };
-enum class PcpDrain : std::uint8_t { Ipi, Workqueue };
+enum class PcpDrain : std::uint8_t { None, Ipi, Workqueue };
 
 // A kernel version "X.Y" or "X.Y.Z" (2.6.20, 3.12, 4.11, 5.6, ...).
 struct KernelVersion {
@@ -79,11 +79,12 @@ struct Toggles {
     // whose MAX_RECLAIM_RETRIES rounds of direct reclaim in a row freed nothing calls the OOM killer. Before it (off),
     // the OOM killer runs only when nothing is left that reclaim could free (zone_reclaimable()).
     bool reclaimRetries = false;
-    // page_alloc.drain: how drain_all_pages() empties the other CPUs' per-cpu lists when an allocation after direct
-    // reclaim still fails. `ipi` (before 4.11): on_each_cpu_mask(), an IPI to every CPU with pages on its list, each
-    // freeing them under zone->lock in the interrupt while the caller spins for the last; any number of reclaimers
-    // drain at once. `workqueue` (4.11+): a work item on each such CPU, and pcpu_drain_mutex taken with
-    // mutex_trylock(), so that a reclaimer finding a drain under way skips its own.
+    // page_alloc.drain: whether and how drain_all_pages() empties every CPU's per-cpu list when an allocation after
+    // direct reclaim still fails. `none` (before 2.6.36): no drain, the allocation goes round reclaim again. `ipi`
+    // (2.6.36-4.10): on_each_cpu_mask(), an IPI to every CPU with pages on its list, each freeing them under
+    // zone->lock in the interrupt while the caller spins for the last; any number of reclaimers drain at once.
+    // `workqueue` (4.11+): a work item on each such CPU, and pcpu_drain_mutex taken with mutex_trylock(), so that a
+    // reclaimer finding a drain under way skips its own.
     PcpDrain pcpDrain = PcpDrain::Ipi;
     // overcommit: vm.overcommit_memory and how __vm_enough_memory() decides whether a new private mapping can be
     // backed. The default 0 (OVERCOMMIT_GUESS) guesses as the kernel version does: `guess-free` (before 5.2) counts

@@ -143,6 +143,10 @@ private Q_SLOTS:
         QCOMPARE(at("3.19", "migrate.skip_unmapped"), QString("true"));
         QCOMPARE(at("3.15", "thp.fault_compaction"), QString("sync"));
         QCOMPARE(at("3.16", "thp.fault_compaction"), QString("async"));
+        QCOMPARE(at("2.6.35", "page_alloc.drain"), QString("none"));
+        QCOMPARE(at("2.6.36", "page_alloc.drain"), QString("ipi"));
+        QCOMPARE(at("4.10", "page_alloc.drain"), QString("ipi"));
+        QCOMPARE(at("4.11", "page_alloc.drain"), QString("workqueue"));
         // a scenario that names no kernel runs kDefaultKernel, whose toggles are the members' defaults
         QCOMPARE(Toggles::forKernel(*KernelVersion::parse(kDefaultKernel)).toJson().dump(), Toggles {}.toJson().dump());
     }
