@@ -133,7 +133,7 @@ namespace {
     Co<> clientThread(Kernel& k, Task& t, const Params& p, Counters& c, Connection& conn)
     {
         bool connected = true;
-        while (connected && sys::now(k) < p.end) {
+        while (sys::now(k) < p.end) {
             for (int q = 0; q < p.queries && connected; ++q) {
                 sys::compute(t, p.clientCpuNs * t.rng.jitter(0.2)); // build the statement, read the last result
                 co_await sys::send(k, t, conn.statements);
