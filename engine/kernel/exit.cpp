@@ -21,18 +21,17 @@ Co<> mmput(Kernel& k, Task& t, MmStruct& mm)
     k.mmdrop(mm);
 }
 
-Co<> exit_mm(Kernel& k, Task& t)
-{
-    MmStruct& mm = *t.mm;
-    if (mm.exiting)
-        co_return;
-    mm.exiting = true;
-    tcp_close_process(k, t, mm); // exit_files(), here with the first thread: the others die at their next return
-    co_await sys_brk(k, t, mm, 0); // exit_mmap zaps the heap with the rest
-    co_await exit_mmap(k, t, mm);
-}
-
 namespace {
+    // Whether every other thread of the process is exiting or gone: then t drops the last reference to their
+    // files_struct.
+    bool lastThread(const Kernel& k, const Task& t, const MmStruct& mm)
+    {
+        for (const auto& x : k.s.tasks())
+            if (x.get() != &t && x->mm == &mm && !x->kthread && !x->exiting && x->state != TaskState::Done)
+                return false;
+        return true;
+    }
+
     // release_task -> free_task: the kernel stack and the slab the fork took.
     Co<> release_task(Kernel& k, Task& t, Process& child)
     {
@@ -44,13 +43,27 @@ namespace {
     }
 } // namespace
 
+Co<> exit_mm(Kernel& k, Task& t)
+{
+    MmStruct& mm = *t.mm;
+    t.exiting = true;
+    if (lastThread(k, t, mm))
+        tcp_close_process(k, t, mm); // exit_files(): the last thread's put_files_struct() closes the sockets
+    if (mm.exiting)
+        co_return;
+    mm.exiting = true;
+    co_await sys_brk(k, t, mm, 0); // exit_mmap zaps the heap with the rest
+    co_await exit_mmap(k, t, mm);
+    k.exit_oom_victims(mm); // the memory is back
+}
+
 Co<> do_exit(Kernel& k, Task& t)
 {
     Process& proc = current_process(k, t);
     if (!proc.parent && !proc.ownTask) {
         // A process started at set-up: its memory goes back; the thread ends when its body returns.
         co_await exit_mm(k, t);
-        k.exit_oom_victim(t);
+        k.exit_oom_victim(t); // this thread's TIF_MEMDIE, if the memory is still going back
         co_return;
     }
     FnScope fn(t, "do_exit");

@@ -373,7 +373,7 @@ Co<> sched_yield(Kernel& k, Task& t)
 
 Co<> nanosleep(Kernel& k, Task& t, Time d)
 {
-    co_await k.s.sleepFor(t, d);
+    co_await k.s.sleepFor(t, d, true); // hrtimer_nanosleep: TASK_INTERRUPTIBLE
     co_await ret_to_user(k, t);
 }
 

@@ -28,7 +28,18 @@ Co<> futex_wait(Kernel& k, Task& t, MmStruct& mm, FutexQueue& q, const int& word
     co_await mm.mmap_sem.up_read(k.s, t);
     if (q.wokenEarly.erase(&t))
         co_return;
-    co_await k.s.sleep(t);
+    // TASK_INTERRUPTIBLE: schedule() with a signal pending returns at once, and a signal sent later wakes the task.
+    if (!k.fatal_signal_pending(t))
+        co_await k.s.sleep(t, true);
+    if (!k.fatal_signal_pending(t))
+        co_return;
+    // unqueue_me(): off the queue under the bucket lock, unless a futex_wake() took it first (-ERESTARTSYS either
+    // way: the return to user space delivers the signal).
+    co_await spin_lock(k.s, t, q.hbLock);
+    co_await k.s.flush(t);
+    std::erase_if(q.waiters, [&t](const std::pair<Task*, std::uint32_t>& w) { return w.first == &t; });
+    q.wokenEarly.erase(&t);
+    spin_unlock(k.s, t, q.hbLock);
 }
 
 Co<> futex_wake(Kernel& k, Task& t, MmStruct& mm, FutexQueue& q, int nr)

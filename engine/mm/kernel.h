@@ -158,8 +158,9 @@ public:
     // victims. out_of_memory() sends SIGKILL to every thread of the process with the highest oom_badness(); a victim
     // (TIF_MEMDIE) allocates below the min watermark until its memory is back. A killed thread ends at its next
     // return to user space (kernel/syscalls.cpp): the first of its process to get there frees the process's memory
-    // (exit_mm) and calls exit_oom_victim(); a forked child, which runs in its parent's task, exits back into its
-    // parent instead.
+    // (exit_mm) and then clears TIF_MEMDIE of every thread (exit_oom_victims); one that gets there while the memory
+    // is still going clears only its own (exit_oom_victim), so that no second victim is chosen meanwhile. A forked
+    // child, which runs in its parent's task, exits back into its parent instead.
     std::uint64_t nrAllocFail = 0;
     std::uint64_t nrOomKill = 0;
     struct OomKill {
@@ -173,7 +174,11 @@ public:
     Time lastUserProgress = 0;
     void noteUserProgress() { lastUserProgress = s.sim().now(); }
     bool fatal_signal_pending(const Task& t) const;
+    // send_sig(SIGKILL): pending from now on; a thread asleep interruptibly (a futex, a socket read, nanosleep) is
+    // woken to take it, one asleep on a lock or an I/O takes it when that sleep ends.
+    void send_sigkill(Task& t);
     void exit_oom_victim(const Task& t);
+    void exit_oom_victims(const MmStruct& mm);
 
     // mm_alloc() takes an mm from mm_struct's slab cache: one mmdrop() gave back (id, page-table locks and their lock
     // statistics kept, everything else as new), else a new one. A fork storm thus reuses the same few mms instead of

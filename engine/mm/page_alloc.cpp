@@ -246,12 +246,13 @@ namespace {
         return mm.rss + mm.fileRss + mm.swapents + mm.pgtables.size() + mm.ptl.size();
     }
 
-    // out_of_memory(): while an earlier victim has not given its memory back, kill no one (the allocation waits and
-    // retries); otherwise SIGKILL to every thread of the user process with the highest oom_badness() (ties: the
-    // lowest mm id), and TIF_MEMDIE. False when there was no one to kill.
-    bool out_of_memory(Kernel& k)
+    // out_of_memory(): a caller with SIGKILL pending is selected itself and kills no one ("so that it may quickly exit
+    // and free its memory"); while an earlier victim has not given its memory back, kill no one (the allocation
+    // waits and retries); otherwise SIGKILL to every thread of the user process with the highest oom_badness()
+    // (ties: the lowest mm id), and TIF_MEMDIE. False when there was no one to kill.
+    bool out_of_memory(Kernel& k, const Task& t)
     {
-        if (!k.oomVictims.empty())
+        if (k.fatal_signal_pending(t) || !k.oomVictims.empty())
             return true;
         MmStruct* victim = nullptr;
         std::uint64_t worst = 0;
@@ -270,7 +271,7 @@ namespace {
         std::string name;
         for (const auto& task : k.s.tasks())
             if (task->mm == victim && task->state != TaskState::Done && !task->kthread) {
-                task->sigkill = true;
+                k.send_sigkill(*task);
                 k.oomVictims.push_back(task->id);
                 name = name.empty() ? task->name : name;
             }
@@ -295,7 +296,7 @@ namespace {
     // there was no one to kill: the allocation fails.
     Co<bool> oom_and_wait(Kernel& k, Task& t)
     {
-        if (!out_of_memory(k)) {
+        if (!out_of_memory(k, t)) {
             ++k.nrAllocFail;
             co_return false;
         }
@@ -330,10 +331,20 @@ namespace {
 
 bool Kernel::fatal_signal_pending(const Task& t) const { return t.sigkill; }
 
+void Kernel::send_sigkill(Task& t)
+{
+    t.sigkill = true;
+    s.signal_wake_up(t);
+}
+
 void Kernel::exit_oom_victim(const Task& t)
 {
-    // The process's memory is back: its threads lose TIF_MEMDIE (they still have SIGKILL pending).
-    std::erase_if(oomVictims, [&](std::uint32_t id) { return id == t.id || s.tasks()[id]->mm == t.mm; });
+    std::erase_if(oomVictims, [&](std::uint32_t id) { return id == t.id; });
+}
+
+void Kernel::exit_oom_victims(const MmStruct& mm)
+{
+    std::erase_if(oomVictims, [&](std::uint32_t id) { return s.tasks()[id]->mm == &mm; });
 }
 
 namespace {

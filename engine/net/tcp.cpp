@@ -37,11 +37,13 @@ Co<bool> tcp_recvmsg(Kernel& k, Task& t, SocketQueue& q)
     FnScope fn(t, "tcp_recvmsg");
     Sched::burn(t, k.cost.faultEntryNs);
     co_await k.s.flush(t);
-    while (q.queued == 0 && !q.shutdown) { // sk_wait_data()
+    while (q.queued == 0 && !q.shutdown && !k.fatal_signal_pending(t)) { // sk_wait_data(), interruptible
         q.reader = &t;
         q.readerGen = t.sleepGen + 1;
-        co_await k.s.sleep(t);
+        co_await k.s.sleep(t, true);
     }
+    if (q.reader == &t)
+        q.reader = nullptr; // a signal woke it (finish_wait)
     if (q.queued == 0)
         co_return false;
     --q.queued;

@@ -3,8 +3,8 @@
 // socket, whose receive queue holds whole messages. On loopback the sender runs the whole path -- tcp_sendmsg(),
 // the loopback device's xmit, netif_rx() and tcp_v4_rcv() in its own softirq -- and ends by waking the reader asleep
 // in sk_wait_data(); the reader's tcp_recvmsg() then copies the message out. The socket lock (lock_sock) is not
-// modelled: each direction has one writer and one reader, who take turns. When the writer's process exits, its end is
-// closed (exit_files): the reader sees end of stream.
+// modelled: each direction has one writer and one reader, who take turns. When the writer's process exits (its last
+// thread), its end is closed (exit_files): the reader sees end of stream.
 
 #include "sim/co.h"
 
@@ -26,7 +26,8 @@ struct SocketQueue {
 
 // sendmsg(): queues one message and wakes the reader if it sleeps.
 Co<> tcp_sendmsg(Kernel& k, Task& t, SocketQueue& q);
-// recvmsg(): takes one message, sleeping until one is queued; false at end of stream (shutdown, queue empty).
+// recvmsg(): takes one message, sleeping (interruptibly) until one is queued; false at end of stream (shutdown,
+// queue empty) or when a signal came first.
 Co<bool> tcp_recvmsg(Kernel& k, Task& t, SocketQueue& q);
 // shutdown(SHUT_WR) / close() of the writer's end: a reader waiting on an empty queue sees end of stream.
 Co<> tcp_shutdown(Kernel& k, Task& t, SocketQueue& q);

@@ -104,7 +104,7 @@ bool Sched::Flush::await_suspend(std::coroutine_handle<> h)
     return true;
 }
 
-void Sched::Sleep::await_suspend(std::coroutine_handle<> h) { s.block(t, h); }
+void Sched::Sleep::await_suspend(std::coroutine_handle<> h) { s.block(t, h, interruptible); }
 
 void Sched::offCpu(Task& t)
 {
@@ -118,12 +118,13 @@ void Sched::offCpu(Task& t)
     }
 }
 
-void Sched::block(Task& t, std::coroutine_handle<> h)
+void Sched::block(Task& t, std::coroutine_handle<> h, bool interruptible)
 {
     offCpu(t);
     ++t.sleepGen;
     t.resumePoint = h;
     t.state = TaskState::Sleeping;
+    t.interruptible = interruptible;
     if (t.debt > 0) {
         // The task still has CPU time to spend before it can sleep: it keeps its CPU until then. A wake-up in
         // between only queues it again (the switch below then picks it up).
@@ -157,6 +158,7 @@ void Sched::tryToWakeUp(Task& t, bool fromLoop)
     if (t.state != TaskState::Sleeping)
         return;
     t.state = TaskState::Runnable;
+    t.interruptible = false;
     if (m_wakeIdleSibling)
         t.cpu = selectIdleSibling(t.cpu);
     Cpu& c = cpu(t.cpu);
@@ -226,9 +228,9 @@ Co<> Sched::yield(Task& t)
     co_await Yield { *this, t, c };
 }
 
-Co<> Sched::sleepFor(Task& t, Time d) { co_await sleepTimeout(t, d); }
+Co<> Sched::sleepFor(Task& t, Time d, bool interruptible) { co_await sleepTimeout(t, d, interruptible); }
 
-Co<> Sched::sleepTimeout(Task& t, Time timeout)
+Co<> Sched::sleepTimeout(Task& t, Time timeout, bool interruptible)
 {
     co_await flush(t);
     std::uint64_t arg = (static_cast<std::uint64_t>(t.id) << 32) | (t.sleepGen + 1u);
@@ -241,7 +243,7 @@ Co<> Sched::sleepTimeout(Task& t, Time timeout)
                 s->wakeFromLoop(t); // the timer's own event: the woken task may run inline
         },
         this, arg);
-    co_await sleep(t);
+    co_await sleep(t, interruptible);
 }
 
 void Sched::interrupt(int cpuId, double handleNs)

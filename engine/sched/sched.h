@@ -94,16 +94,25 @@ public:
     };
     Flush flush(Task& t) { return Flush { *this, t }; }
 
-    // Awaitable: give up the CPU until wake(t). The caller has flushed and registered t on some wait list.
+    // Awaitable: give up the CPU until wake(t). The caller has flushed and registered t on some wait list. An
+    // interruptible sleep (TASK_INTERRUPTIBLE: a futex, a socket read, nanosleep) also ends at signal_wake_up(); the
+    // caller then finds the signal pending and takes itself off its wait list. Locks and I/O sleep uninterruptibly.
     struct Sleep {
         Sched& s;
         Task& t;
+        bool interruptible;
         bool await_ready() const noexcept { return false; }
         void await_suspend(std::coroutine_handle<> h);
         void await_resume() const noexcept { }
     };
-    Sleep sleep(Task& t) { return Sleep { *this, t }; }
+    Sleep sleep(Task& t, bool interruptible = false) { return Sleep { *this, t, interruptible }; }
     void wake(Task& t);
+    // signal_wake_up(): a signal was sent to t; if it sleeps interruptibly, it wakes to take it.
+    void signal_wake_up(Task& t)
+    {
+        if (t.state == TaskState::Sleeping && t.interruptible)
+            wake(t);
+    }
     // select_idle_sibling(): a woken task whose CPU is busy goes to an idle CPU (same socket first) instead of
     // queueing behind the running task. Kernel::boot() turns it on for every run; a bare scheduler (the lock models'
     // tests) keeps tasks on their CPU.
@@ -115,9 +124,9 @@ public:
             wake(t);
     }
     // Sleeps until wake() or until `timeout` has passed, whichever comes first (schedule_timeout).
-    Co<> sleepTimeout(Task& t, Time timeout);
+    Co<> sleepTimeout(Task& t, Time timeout, bool interruptible = false);
     // Like Sleep, for code that already holds the coroutine handle (lock slow paths running as event callbacks).
-    void block(Task& t, std::coroutine_handle<> h);
+    void block(Task& t, std::coroutine_handle<> h, bool interruptible = false);
 
     // need_resched() as a spinner sees it: others wait on its CPU and its slice is used up (the tick would set
     // TIF_NEED_RESCHED). Wake-up preemption is not modelled: tasks here do not preempt a running one.
@@ -132,7 +141,7 @@ public:
     // sched_yield(): flush and, if others wait on this CPU, go behind them.
     Co<> yield(Task& t);
     // Sleep for a fixed time (congestion_wait, usleep) without holding the CPU.
-    Co<> sleepFor(Task& t, Time d);
+    Co<> sleepFor(Task& t, Time d, bool interruptible = false);
     // The timeline of a sleep that has just ended (IoWait, LockSleep): the task was off `cpu`, the CPU it slept on,
     // from `from` until dispatch() began switching it back in, a context switch ago -- the switch is the CPU's own
     // time, drawn as "__schedule", and the sleep stops where it starts.

@@ -33,6 +33,7 @@ struct Task {
     TaskState state = TaskState::Runnable;
     std::coroutine_handle<> resumePoint; // where a sleeping or runnable task continues
     std::uint32_t sleepGen = 0; // bumped at every sleep, so a stale timer or wait-list entry cannot wake a later one
+    bool interruptible = false; // asleep in TASK_INTERRUPTIBLE: a signal wakes it (Sched::signal_wake_up)
 
     // CPU time consumed by the task but not yet pushed onto the global clock. Every access to shared state
     // (a lock, an I/O, a wake-up) first flushes it, so shared state is always touched at the right time.
@@ -46,6 +47,8 @@ struct Task {
     Time sliceStart = 0;
 
     bool sigkill = false; // SIGKILL pending (the OOM killer chose its process): it exits at its next return to user
+                          // space, woken for it from an interruptible sleep
+    bool exiting = false; // PF_EXITING: in do_exit()
     OffCpuWatch* offCpuWatch = nullptr; // locks whose spinners watch this task run (see Sched::offCpu)
 
     const char* fn = "user"; // the kernel function now running, for the per-CPU timeline

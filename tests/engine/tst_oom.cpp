@@ -1,8 +1,9 @@
 // The kernel's answers to exhaustion in closed form: with no swap and no page cache, the allocation that finds
 // nothing to reclaim calls the OOM killer, which picks the process with the highest oom_badness() (not the
-// allocating one), kills every thread of it at their next return to user space, and waits for its memory before
-// killing again; the others then finish. And whole scenarios on machines far too small for them end with the OOM
-// killer's victims counted, the kernel's invariants intact.
+// allocating one), kills every thread of it at their next return to user space (waking those asleep in a futex),
+// and waits for its memory before killing again, however many of its threads exit first; the others then finish.
+// And whole scenarios on machines far too small for them end with the OOM killer's victims counted, the kernel's
+// invariants intact.
 #include "kernel/syscalls.h"
 #include "run/recording.h"
 #include "testutil.h"
@@ -102,6 +103,50 @@ private Q_SLOTS:
         QCOMPARE(b.k.checkInvariants(), std::string());
     }
 
+    void everyThreadOfAVictimWakesAndOneKillIsEnough()
+    {
+        // As above, but big has three more threads asleep in futex_wait() that no one will wake. SIGKILL wakes them
+        // (TASK_INTERRUPTIBLE) and they exit while big's memory is still going back; that must not let the OOM
+        // killer, asked again meanwhile, choose a second victim: one kill, and small finishes.
+        NoSwapBox b(32ull << 20);
+        const std::uint64_t free0 = b.nrFree();
+        std::uint32_t big = 0, small = 0, hog = 0;
+        Task& tb = sys::spawn_process(b.k, "big", 1, 1);
+        Task& ts = sys::spawn_process(b.k, "small", 2, 2);
+        Task& th = sys::spawn_process(b.k, "hog", 3, 3);
+        sys::Futex futex(b.k);
+        const int word = 1;
+        std::vector<Task*> sleepers;
+        for (int i = 0; i < 3; ++i) {
+            Task& w = sys::spawn_thread(b.k, tb, "big-" + std::to_string(i + 1), 4 + i, 4u + static_cast<unsigned>(i));
+            sleepers.push_back(&w);
+            sys::start(b.k, w, [](Kernel& k, Task& t, sys::Futex& f, const int& word) -> Co<> {
+                co_await sys::futex_wait(k, t, f, word, 1);
+            }(b.k, w, futex, word));
+        }
+        sys::start(b.k, tb, holder(b.k, tb, 5000, ms(100), big));
+        sys::start(b.k, ts, holder(b.k, ts, 500, ms(100), small));
+        sys::start(b.k, th, [](Kernel& k, Task& t, std::uint32_t& n) -> Co<> {
+            co_await sys::nanosleep(k, t, ms(30));
+            co_await holder(k, t, 4000, ms(1), n);
+        }(b.k, th, hog));
+        QVERIFY(b.sim.run());
+
+        QCOMPARE(b.k.nrOomKill, std::uint64_t(1));
+        QCOMPARE(b.k.oomKills[0].task, std::string("big"));
+        QVERIFY(!ts.sigkill);
+        QCOMPARE(small, 500u);
+        QCOMPARE(hog, 4000u);
+        for (const Task* w : sleepers) {
+            QVERIFY(w->sigkill);
+            QCOMPARE(w->state, TaskState::Done);
+            QVERIFY(w->finished < ms(100)); // woken by the kill, not left asleep
+        }
+        QVERIFY(b.k.oomVictims.empty());
+        QCOMPARE(b.nrFree(), free0);
+        QCOMPARE(b.k.checkInvariants(), std::string());
+    }
+
     void aKilledProcessFaultingInStopsAtItsNextReturn()
     {
         // One process alone wants more than the machine has: it is the only candidate, so it is killed while it
@@ -179,6 +224,26 @@ private Q_SLOTS:
         } catch (const ScenarioError& e) {
             QVERIFY2(std::string(e.what()).find("mmap: Cannot allocate memory") != std::string::npos, e.what());
         }
+    }
+
+    void aServerIsKilledAloneAndItsClientsEnd()
+    {
+        // sysbench against a mysqld that wants far more than 16 MiB without swap: its connection threads fault
+        // into direct reclaim together. The OOM killer takes mysqld -- all 16 threads, those asleep in recv() or a
+        // futex woken to die -- and no one else: a connection thread the kill finds in reclaim must not choose a
+        // second victim (the sysbench client) when it gets to the OOM killer. The clients end on their lost
+        // connections.
+        Scenario sc = loadScenario("madv-free-tlb-batch");
+        sc.set({ { "machine.memory", R"("16MiB")" }, { "machine.swap", "[]" }, { "query_memory", R"("8MiB")" },
+            { "touch_fraction", "1" }, { "threads", "16" } });
+        sc.selectVariants({ "glibc" });
+        ResultSet rs = test::run(sc, 1.0);
+        QCOMPARE(rs.results.size(), std::size_t(1));
+        const auto& m = rs.results[0].metrics;
+        QVERIFY(!m.count("cancelled"));
+        QCOMPARE(m.at("vm.oom_kill"), 1.0);
+        QCOMPARE(m.at("oom_killed_tasks"), 16.0);
+        QVERIFY(m.at("elapsed_s") < 1.0); // the clients did not wait out the run's second
     }
 
     void scenariosOnTooSmallAMachineEnd_data()

@@ -4,9 +4,11 @@
 // reaped the child; the heap's THP fault takes an order-9 block when one is free and falls back to 512 small pages
 // when none can be had; a fork_process() child starts as its fork returns and gives everything back at exit; a TLB
 // flush interrupts a CPU in lazy TLB mode once (before 4.19); a loopback round trip between two processes costs two
-// sends, two copies and two context switches, and a dying server closes its end.
+// sends, two copies and two context switches, and a dying server closes its end; SIGKILL wakes a thread asleep in a
+// futex, a socket read or nanosleep.
 #include "kernel/process.h"
 #include "kernel/syscalls.h"
+#include "mm/futex.h"
 #include "mm/kernel.h"
 #include "mm/tlb.h"
 #include "testutil.h"
@@ -296,6 +298,60 @@ private Q_SLOTS:
         QCOMPARE(got, (std::vector<bool> { true, false }));
         QVERIFY(!serverRanOn);
         QVERIFY(server.finished >= 0 && client.finished >= 0);
+    }
+
+    // SIGKILL wakes a thread asleep interruptibly -- in futex_wait(), in recv(), in nanosleep() -- and it exits at
+    // once; the process's sockets close when its last thread exits. Without the wake-up the first two would sleep
+    // for ever and the third until its timer.
+    void aKillWakesInterruptibleSleepers()
+    {
+        Machine b(64ull << 20);
+        Task& server = sys::spawn_process(b.k, "server", 0, 1);
+        Task& waiter = sys::spawn_thread(b.k, server, "server-futex", 1, 2);
+        Task& napper = sys::spawn_thread(b.k, server, "server-nap", 2, 3);
+        Task& client = sys::spawn_process(b.k, "client", 3, 4);
+        Task& killer = sys::spawn_process(b.k, "killer", 4, 5);
+        sys::Socket requests(b.k), replies(b.k);
+        sys::Futex futex(b.k);
+        const int word = 1;
+        int returned = 0; // server threads back in their program after the kill: none may be
+        auto serve = [&]() -> Co<> {
+            co_await sys::send(b.k, server, replies); // the greeting: the server writes `replies`
+            co_await sys::recv(b.k, server, requests); // no request ever comes
+            ++returned;
+        };
+        auto wait = [&]() -> Co<> {
+            co_await sys::futex_wait(b.k, waiter, futex, word, 1); // no one wakes it
+            ++returned;
+        };
+        auto nap = [&]() -> Co<> {
+            co_await sys::nanosleep(b.k, napper, ms(1000));
+            ++returned;
+        };
+        std::vector<bool> got;
+        auto ask = [&]() -> Co<> {
+            got.push_back(co_await sys::recv(b.k, client, replies)); // the greeting
+            got.push_back(co_await sys::recv(b.k, client, replies)); // end of stream once the server is gone
+        };
+        const Time killAt = us(100);
+        auto kill = [&]() -> Co<> {
+            co_await sys::nanosleep(b.k, killer, killAt);
+            for (Task* t : { &server, &waiter, &napper })
+                b.k.send_sigkill(*t); // as the OOM killer signals every thread of its victim
+        };
+        sys::start(b.k, server, serve());
+        sys::start(b.k, waiter, wait());
+        sys::start(b.k, napper, nap());
+        sys::start(b.k, client, ask());
+        sys::start(b.k, killer, kill());
+        QVERIFY(b.sim.run());
+        QCOMPARE(returned, 0);
+        for (const Task* t : { &server, &waiter, &napper }) {
+            QVERIFY2(t->finished >= killAt && t->finished < killAt + ms(1), t->name.c_str());
+        }
+        QCOMPARE(got, (std::vector<bool> { true, false }));
+        QVERIFY(client.finished >= 0);
+        QVERIFY(futex.queue().waiters.empty()); // unqueue_me(): the woken waiter took itself off
     }
 
     void forkAllocatesTheStackOfItsEra_data()
