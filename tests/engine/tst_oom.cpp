@@ -67,17 +67,37 @@ Co<> holder(Kernel& k, Task& t, std::uint32_t pages, Time hold, std::uint32_t& t
 class TestOom : public QObject {
     Q_OBJECT
 private Q_SLOTS:
+    void theLargestProcessIsKilledAndTheOthersFinish_data()
+    {
+        QTest::addColumn<int>("sleepers");
+        QTest::addRow("one thread") << 0;
+        QTest::addRow("three more threads asleep in a futex") << 3;
+    }
     void theLargestProcessIsKilledAndTheOthersFinish()
     {
         // 32 MiB, no swap: "big" holds 5000 pages, "small" 500, and "hog" then wants 4000 -- more than is left. The
         // hog's allocation finds nothing reclaimable: the OOM killer takes big (the highest RSS; the hog holds
         // less when it asks), whose sleep ends in do_exit; the hog gets big's pages and finishes, as does small.
+        // Threads of big asleep in futex_wait(), which no one else would wake, are woken by SIGKILL
+        // (TASK_INTERRUPTIBLE) and exit while big's memory is still going back; that must not let the OOM killer,
+        // asked again meanwhile, choose a second victim.
+        QFETCH(int, sleepers);
         NoSwapBox b(32ull << 20);
         const std::uint64_t free0 = b.nrFree();
         std::uint32_t big = 0, small = 0, hog = 0;
         Task& tb = sys::spawn_process(b.k, "big", 1, 1);
         Task& ts = sys::spawn_process(b.k, "small", 2, 2);
         Task& th = sys::spawn_process(b.k, "hog", 3, 3);
+        sys::Futex futex(b.k);
+        const int word = 1;
+        std::vector<Task*> asleep;
+        for (int i = 0; i < sleepers; ++i) {
+            Task& w = sys::spawn_thread(b.k, tb, "big-" + std::to_string(i + 1), 4 + i, 4u + static_cast<unsigned>(i));
+            asleep.push_back(&w);
+            sys::start(b.k, w, [](Kernel& k, Task& t, sys::Futex& f, const int& word) -> Co<> {
+                co_await sys::futex_wait(k, t, f, word, 1);
+            }(b.k, w, futex, word));
+        }
         sys::start(b.k, tb, holder(b.k, tb, 5000, ms(100), big));
         sys::start(b.k, ts, holder(b.k, ts, 500, ms(100), small));
         // The hog starts once the others hold their pages.
@@ -97,52 +117,13 @@ private Q_SLOTS:
         QCOMPARE(hog, 4000u);
         QCOMPARE(tb.state, TaskState::Done);
         QVERIFY(tb.finished < th.finished);
-        QVERIFY(b.k.oomVictims.empty());
-        // Everyone's memory is back: the victim's through its exit, the others' through theirs.
-        QCOMPARE(b.nrFree(), free0);
-        QCOMPARE(b.k.checkInvariants(), std::string());
-    }
-
-    void everyThreadOfAVictimWakesAndOneKillIsEnough()
-    {
-        // As above, but big has three more threads asleep in futex_wait() that no one will wake. SIGKILL wakes them
-        // (TASK_INTERRUPTIBLE) and they exit while big's memory is still going back; that must not let the OOM
-        // killer, asked again meanwhile, choose a second victim: one kill, and small finishes.
-        NoSwapBox b(32ull << 20);
-        const std::uint64_t free0 = b.nrFree();
-        std::uint32_t big = 0, small = 0, hog = 0;
-        Task& tb = sys::spawn_process(b.k, "big", 1, 1);
-        Task& ts = sys::spawn_process(b.k, "small", 2, 2);
-        Task& th = sys::spawn_process(b.k, "hog", 3, 3);
-        sys::Futex futex(b.k);
-        const int word = 1;
-        std::vector<Task*> sleepers;
-        for (int i = 0; i < 3; ++i) {
-            Task& w = sys::spawn_thread(b.k, tb, "big-" + std::to_string(i + 1), 4 + i, 4u + static_cast<unsigned>(i));
-            sleepers.push_back(&w);
-            sys::start(b.k, w, [](Kernel& k, Task& t, sys::Futex& f, const int& word) -> Co<> {
-                co_await sys::futex_wait(k, t, f, word, 1);
-            }(b.k, w, futex, word));
-        }
-        sys::start(b.k, tb, holder(b.k, tb, 5000, ms(100), big));
-        sys::start(b.k, ts, holder(b.k, ts, 500, ms(100), small));
-        sys::start(b.k, th, [](Kernel& k, Task& t, std::uint32_t& n) -> Co<> {
-            co_await sys::nanosleep(k, t, ms(30));
-            co_await holder(k, t, 4000, ms(1), n);
-        }(b.k, th, hog));
-        QVERIFY(b.sim.run());
-
-        QCOMPARE(b.k.nrOomKill, std::uint64_t(1));
-        QCOMPARE(b.k.oomKills[0].task, std::string("big"));
-        QVERIFY(!ts.sigkill);
-        QCOMPARE(small, 500u);
-        QCOMPARE(hog, 4000u);
-        for (const Task* w : sleepers) {
+        for (const Task* w : asleep) {
             QVERIFY(w->sigkill);
             QCOMPARE(w->state, TaskState::Done);
             QVERIFY(w->finished < ms(100)); // woken by the kill, not left asleep
         }
         QVERIFY(b.k.oomVictims.empty());
+        // Everyone's memory is back: the victim's through its exit, the others' through theirs.
         QCOMPARE(b.nrFree(), free0);
         QCOMPARE(b.k.checkInvariants(), std::string());
     }
