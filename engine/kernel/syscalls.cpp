@@ -244,13 +244,27 @@ std::uint32_t mmap_file(Kernel& k, Task& t, File f, std::uint64_t pgoff, std::ui
     return k.do_mmap_file(*t.mm, *f.mapping(), pgoff, pages);
 }
 
+namespace {
+    // A read that needed the slow path, then the return to user space: a task killed meanwhile (its allocation
+    // failing with -ENOMEM, say) dies there rather than seeing the error.
+    Co<bool> pread_slow(Kernel& k, Task& t, ValueOrCo<bool> read)
+    {
+        bool ok = co_await read;
+        co_await ret_to_user(k, t);
+        co_return ok;
+    }
+} // namespace
+
 ValueOrCo<bool> pread(Kernel& k, Task& t, File f, std::uint64_t index)
 {
     Sched::burn(t, k.cost.faultEntryNs); // syscall entry/exit, vfs_read -> xfs_file_read_iter
     k.noteUserProgress();
-    if (generic_file_read_cached(k, t, *f.mapping(), index))
+    if (!k.fatal_signal_pending(t) && generic_file_read_cached(k, t, *f.mapping(), index))
         return true;
-    return generic_file_buffered_read(k, t, *f.mapping(), index);
+    ValueOrCo<bool> read = generic_file_buffered_read(k, t, *f.mapping(), index);
+    if (read.await_ready() && !k.fatal_signal_pending(t))
+        return read.await_resume(); // past the end of the file
+    return pread_slow(k, t, std::move(read));
 }
 
 std::uint64_t pread_cached_run(
@@ -316,9 +330,10 @@ Co<> futex_wake(Kernel& k, Task& t, Futex& f, int nr)
     co_await ret_to_user(k, t);
 }
 
-Socket::Socket(Kernel& k)
+Socket::Socket(Kernel& k, const Task& writer)
     : m_q(std::make_shared<SocketQueue>())
 {
+    m_q->writer = writer.mm;
     std::erase_if(k.sockets, [](const std::weak_ptr<SocketQueue>& w) { return w.expired(); });
     k.sockets.push_back(m_q);
 }

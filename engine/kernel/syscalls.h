@@ -248,11 +248,12 @@ namespace sys {
     Co<> futex_wake(Kernel& k, Task& t, Futex& f, int nr);
 
     // One direction of a connected loopback TCP socket between two threads (of one process or two), message by
-    // message: what one end writes, the other reads. Owned by the program that made the connection; when the process
-    // that writes it exits, the reader sees end of stream.
+    // message: what one end writes, the other reads. Owned by the program that made the connection; the writing end
+    // belongs to `writer`'s process (its file table) from the start, and when that process exits, the reader sees
+    // end of stream -- whether or not it ever wrote.
     class Socket {
     public:
-        explicit Socket(Kernel& k);
+        Socket(Kernel& k, const Task& writer);
         ~Socket();
         Socket(const Socket&) = delete;
         Socket& operator=(const Socket&) = delete;

@@ -252,6 +252,8 @@ namespace {
     // (ties: the lowest mm id), and TIF_MEMDIE. False when there was no one to kill.
     bool out_of_memory(Kernel& k, const Task& t)
     {
+        // A victim whose program has ended has exited: its TIF_MEMDIE went with it.
+        std::erase_if(k.oomVictims, [&k](std::uint32_t id) { return k.s.tasks()[id]->state == TaskState::Done; });
         if (k.fatal_signal_pending(t) || !k.oomVictims.empty())
             return true;
         MmStruct* victim = nullptr;

@@ -26,8 +26,6 @@ Co<> tcp_sendmsg(Kernel& k, Task& t, SocketQueue& q)
     FnScope fn(t, "tcp_sendmsg");
     Sched::burn(t, k.cost.faultEntryNs + k.cost.loopbackMsgNs / 2);
     co_await k.s.flush(t);
-    if (!q.writer)
-        q.writer = t.mm;
     ++q.queued;
     wakeReader(k, t, q);
 }

@@ -19,7 +19,7 @@ struct Task;
 struct SocketQueue {
     std::uint64_t queued = 0; // messages in sk_receive_queue
     bool shutdown = false; // the writer closed its end (RCV_SHUTDOWN at the reader)
-    const MmStruct* writer = nullptr; // the writing process (its address space), from its first send
+    const MmStruct* writer = nullptr; // the process whose file table holds the writing end (its address space)
     Task* reader = nullptr; // asleep in sk_wait_data(), with the sleep generation it sleeps
     std::uint32_t readerGen = 0;
 };

@@ -86,9 +86,9 @@ namespace {
 
     // A client connection: statements one way, results the other.
     struct Connection {
-        explicit Connection(Kernel& k)
-            : statements(k)
-            , results(k)
+        Connection(Kernel& k, const Task& client, const Task& server)
+            : statements(k, client)
+            , results(k, server)
         {
         }
         sys::Socket statements;
@@ -188,11 +188,11 @@ namespace {
             };
             for (int i = 0; i < m_p.threads; ++i) {
                 auto n = static_cast<std::uint64_t>(i);
-                Connection& conn = *m_connections.emplace_back(std::make_unique<Connection>(ctx.k));
                 Task& server = thread(mysqld, "mysqld", i, n);
+                Task& client = thread(sysbench, "sysbench", i, n + static_cast<std::uint64_t>(m_p.threads));
+                Connection& conn = *m_connections.emplace_back(std::make_unique<Connection>(ctx.k, client, server));
                 m_tasks.push_back(&server);
                 sys::start(ctx.k, server, connectionThread(ctx.k, server, m_p, m_counters, *m_appLock, conn));
-                Task& client = thread(sysbench, "sysbench", i, n + static_cast<std::uint64_t>(m_p.threads));
                 sys::start(ctx.k, client, clientThread(ctx.k, client, m_p, m_counters, conn));
             }
         }
