@@ -234,7 +234,8 @@ private Q_SLOTS:
         QTest::addColumn<QString>("value");
         QTest::addColumn<bool>("oom"); // memory runs out for good: the OOM killer must run
         QTest::addColumn<double>("scale");
-        QTest::addRow("madv-free-swapin 16MiB") << "madv-free-swapin" << "machine.memory" << "\"16MiB\"" << true << 0.05;
+        QTest::addRow("madv-free-swapin 16MiB")
+            << "madv-free-swapin" << "machine.memory" << "\"16MiB\"" << true << 0.05;
         QTest::addRow("madv-free-swapin no swap") << "madv-free-swapin" << "machine.swap" << "[]" << true << 0.05;
         QTest::addRow("madv-free-swapin 4MiB swap")
             << "madv-free-swapin" << "machine.swap" << R"([{"size": "4MiB", "device": "ssd-2015"}])" << true << 0.05;
