@@ -4,6 +4,7 @@
 // its processor (CpuSpec): hardware costs from datasheets and published measurements, kernel code paths as cycle
 // counts at the preset's clock, so that they follow the hardware. Cost numbers never belong to a scenario.
 
+#include <cstddef>
 #include <string>
 
 namespace mms {
@@ -35,6 +36,11 @@ struct CostModel {
     double ipiSendNs = 1500.0; // synchronous shootdown to one target: send + wait for ack (KVM-thread microbench, 1.3-1.5 us)
     double ipiPerExtraTargetNs = 400.0; // each further target of the same round (kernel-mm.md: +0.3-1 us)
     double ipiHandleNs = 600.0; // the interrupted CPU: entry, flush, ack, exit (GUESS, ~1.5k cycles)
+    // A synchronous IPI round to `targets` CPUs (at least one): the sender's wait until the last has acknowledged.
+    double ipiRoundNs(std::size_t targets) const
+    {
+        return ipiSendNs + static_cast<double>(targets - 1) * ipiPerExtraTargetNs;
+    }
 
     // --- faults, pages, scheduling ---
     double faultEntryNs = 200.0; // exception entry/exit (kernel-mm.md: 0.1-0.3 us)

@@ -569,7 +569,7 @@ Co<> drain_all_pages(Kernel& k, Task& t)
         co_await drain_local_pages(k, t);
         if (cpus.empty())
             co_return;
-        Sched::burn(t, k.cost.ipiSendNs + static_cast<double>(cpus.size() - 1) * k.cost.ipiPerExtraTargetNs);
+        Sched::burn(t, k.cost.ipiRoundNs(cpus.size()));
     }
     for (int c : cpus) {
         PerCpuState& pc = k.pcpu[static_cast<std::size_t>(c)];

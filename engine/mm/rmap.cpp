@@ -363,7 +363,7 @@ Co<> try_to_unmap_flush(Kernel& k, Task& t, TlbflushUnmapBatch& batch)
     for (int c : targets)
         k.s.interrupt(c, k.cost.ipiHandleNs);
     k.vm.inc(Vm::TlbRemoteIpi, targets.size());
-    Sched::burn(t, k.cost.ipiSendNs + static_cast<double>(targets.size() - 1) * k.cost.ipiPerExtraTargetNs);
+    Sched::burn(t, k.cost.ipiRoundNs(targets.size()));
     co_await k.s.flush(t);
 }
 

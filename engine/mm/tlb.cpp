@@ -18,7 +18,7 @@ namespace {
             k.s.interrupt(c, k.cost.ipiHandleNs);
         k.vm.inc(Vm::TlbRemoteIpi, targets.size());
         // The initiator waits for every ack: it spins, so the CPU stays busy (sys time).
-        double waitNs = k.cost.ipiSendNs + static_cast<double>(targets.size() - 1) * k.cost.ipiPerExtraTargetNs;
+        double waitNs = k.cost.ipiRoundNs(targets.size());
         Sched::burn(t, waitNs);
         Time begin = k.s.sim().now() + t.debt - ns(waitNs);
         k.tlbAckWait.noteAcquire(t.cpu, -1, ns(waitNs), true);
