@@ -7,7 +7,7 @@
 #include "kernel/process.h"
 #include "kernel/syscalls.h"
 #include "mm/filemap.h"
-#include "mm/kernel.h"
+#include "kernel/kernel.h"
 #include "mm/memory.h"
 #include "mm/rmap.h"
 
@@ -46,7 +46,7 @@ Co<> do_execve(Kernel& k, Task& t, const sys::ExecImage& image)
                 break; // an OOM victim: it exits next
     }
     for (const sys::ExecImage::TextFault& f : image.faults) {
-        if (k.fatal_signal_pending(t))
+        if (fatal_signal_pending(t))
             break;
         AddressSpace& m = *f.file.mapping();
         const Vma* hit = nullptr;

@@ -2,7 +2,7 @@
 // file VMA under its file's i_mmap lock), pgd_free; wait4 -> release_task -> put_task_struct -> free_task (the kernel
 // stack, free_thread_info, after the child's last context switch; the slab objects).
 #include "kernel/process.h"
-#include "mm/kernel.h"
+#include "kernel/kernel.h"
 #include "mm/memory.h"
 #include "mm/mmap.h"
 #include "mm/page_alloc.h"
@@ -48,13 +48,13 @@ Co<> exit_mm(Kernel& k, Task& t)
     MmStruct& mm = *t.mm;
     t.exiting = true;
     if (lastThread(k, t, mm))
-        tcp_close_process(k, t, mm); // exit_files(): the last thread's put_files_struct() closes the sockets
+        tcp_close_process(k.s, k.sockets, t, mm); // exit_files(): the last thread's put_files_struct() closes the sockets
     if (mm.exiting)
         co_return;
     mm.exiting = true;
     co_await sys_brk(k, t, mm, 0); // exit_mmap zaps the heap with the rest
     co_await exit_mmap(k, t, mm);
-    k.exit_oom_victims(mm); // the memory is back
+    exit_oom_victims(k, mm); // the memory is back
 }
 
 Co<> do_exit(Kernel& k, Task& t)
@@ -63,17 +63,17 @@ Co<> do_exit(Kernel& k, Task& t)
     if (!proc.parent && !proc.ownTask) {
         // A process started at set-up: its memory goes back; the thread ends when its body returns.
         co_await exit_mm(k, t);
-        k.exit_oom_victim(t); // this thread's TIF_MEMDIE, if the memory is still going back
+        exit_oom_victim(k, t); // this thread's TIF_MEMDIE, if the memory is still going back
         co_return;
     }
     FnScope fn(t, "do_exit");
     MmStruct* mm = proc.mm;
     proc.mm = nullptr;
     if (mm) {
-        tcp_close_process(k, t, *mm);
+        tcp_close_process(k.s, k.sockets, t, *mm);
         co_await mmput(k, t, *mm);
     }
-    k.exit_oom_victim(t); // a child the OOM killer chose has given its memory back
+    exit_oom_victim(k, t); // a child the OOM killer chose has given its memory back
     if (proc.ownTask) {
         // Its parent sleeps in wait() in another task and reaps it at once; the thread ends when its body returns.
         co_await release_task(k, t, proc);

@@ -2,7 +2,7 @@
 // mm_init (pgd_alloc) and dup_mmap (each VMA copied; a file VMA linked into its file's i_mmap tree, i_mmap lock for
 // write; copy_page_range).
 #include "kernel/process.h"
-#include "mm/kernel.h"
+#include "kernel/kernel.h"
 #include "mm/memory.h"
 #include "mm/page_alloc.h"
 #include "mm/rmap.h"
@@ -54,7 +54,7 @@ namespace {
             // new_slab(): SLUB's order with __GFP_NORETRY, then the cache's minimum order.
             child->slabOrder = kSlabOrder;
             child->slab = co_await alloc_pages(k, t, kSlabOrder, GFP_NORETRY);
-            if (child->slab == kNoPage && !k.fatal_signal_pending(t)) {
+            if (child->slab == kNoPage && !fatal_signal_pending(t)) {
                 child->slabOrder = kSlabMinOrder;
                 child->slab = co_await alloc_pages(k, t, kSlabMinOrder);
             }

@@ -2,12 +2,13 @@
 #include "kernel/syscalls.h"
 
 #include "kernel/process.h"
+#include "kernel/kernel.h"
 #include "mm/futex.h"
-#include "mm/kernel.h"
 #include "mm/madvise.h"
 #include "mm/memory.h"
 #include "mm/mmap.h"
 #include "mm/mprotect.h"
+#include "mm/prefault.h"
 #include "mm/rmap.h"
 #include "net/tcp.h"
 
@@ -104,8 +105,7 @@ Co<bool> wait(Kernel& k, Task& t) { co_return co_await do_wait(k, t); }
 
 Dir create_dir(Kernel& k)
 {
-    k.dirs.push_back(std::make_unique<Directory>());
-    return Dir(k.dirs.back().get());
+    return Dir(&k.dirs.mkdir());
 }
 
 namespace {
@@ -143,7 +143,7 @@ Co<> unlink(Kernel& k, Task& t, Dir d, bool lastLink)
     co_await dir_op(k, t, d, "sys_unlink", 1, k.cost.dirUnlinkNs, lastLink ? k.cost.inodeEvictNs : 0.0);
 }
 
-bool killed(const Kernel& k, const Task& t) { return k.fatal_signal_pending(t); }
+bool killed(const Kernel& k, const Task& t) { return fatal_signal_pending(t); }
 
 namespace {
     // A page range a user program names must lie in its page table, or the program is wrong (a real kernel answers
@@ -259,10 +259,10 @@ ValueOrCo<bool> pread(Kernel& k, Task& t, File f, std::uint64_t index)
 {
     Sched::burn(t, k.cost.faultEntryNs); // syscall entry/exit, vfs_read -> xfs_file_read_iter
     k.noteUserProgress();
-    if (!k.fatal_signal_pending(t) && generic_file_read_cached(k, t, *f.mapping(), index))
+    if (!fatal_signal_pending(t) && generic_file_read_cached(k, t, *f.mapping(), index))
         return true;
     ValueOrCo<bool> read = generic_file_buffered_read(k, t, *f.mapping(), index);
-    if (read.await_ready() && !k.fatal_signal_pending(t))
+    if (read.await_ready() && !fatal_signal_pending(t))
         return read.await_resume(); // past the end of the file
     return pread_slow(k, t, std::move(read));
 }
@@ -342,20 +342,20 @@ Socket::~Socket() = default;
 
 Co<> send(Kernel& k, Task& t, Socket& s)
 {
-    co_await tcp_sendmsg(k, t, s.queue());
+    co_await tcp_sendmsg(k.s, t, s.queue());
     co_await ret_to_user(k, t);
 }
 
 Co<bool> recv(Kernel& k, Task& t, Socket& s)
 {
-    bool got = co_await tcp_recvmsg(k, t, s.queue());
+    bool got = co_await tcp_recvmsg(k.s, t, s.queue());
     co_await ret_to_user(k, t);
     co_return got;
 }
 
 Co<> shutdown(Kernel& k, Task& t, Socket& s)
 {
-    co_await tcp_shutdown(k, t, s.queue());
+    co_await tcp_shutdown(k.s, t, s.queue());
     co_await ret_to_user(k, t);
 }
 
@@ -433,5 +433,23 @@ LockStat i_mmap_lock_stat(const Kernel&, File f)
 }
 
 Time idle_time(const Kernel& k) { return k.s.idleTotal(); }
+
+MemInfo meminfo(const Kernel& k)
+{
+    MemInfo m;
+    m.memFree = k.zone.nrFree();
+    m.memAvailable = m.memFree;
+    for (const auto& si : k.swap)
+        m.swapTotal += si->nrSlots() - 1;
+    return m;
+}
+
+std::uint64_t vm_rss_swap(const Task& t) { return t.mm ? t.mm->rss + t.mm->swapents : 0; }
+
+void fast_forward_touch_swapping(
+    Kernel& k, const std::vector<Task*>& tasks, const std::vector<std::vector<std::uint32_t>>& order, std::uint64_t seed)
+{
+    prefault_swapping(k, tasks, order, seed);
+}
 
 } // namespace mms::sys

@@ -94,7 +94,7 @@ namespace sys {
     // /proc/PID/status VmRSS + VmSwap of the task's process, in pages.
     std::uint64_t vm_rss_swap(const Task& t);
 
-    // Set-up fast-forward (mm/prefault.cpp): each task's process has written every page of order[i] once, in that
+    // Set-up fast-forward (mm/prefault.h): each task's process has written every page of order[i] once, in that
     // order, the processes interleaved at random (PRNG `seed`), while reclaim kept the resident pages within the free
     // memory above the high watermark by swapping out the page touched longest ago from the CPU that needed a page
     // (its swap slots cache, as get_swap_page() hands slots out). Builds the state that leaves, without simulating

@@ -12,7 +12,7 @@
 //       release_freepages
 #include "mm/compaction.h"
 
-#include "mm/kernel.h"
+#include "mm/mm.h"
 #include "mm/page_alloc.h"
 #include "mm/swap.h"
 
@@ -24,7 +24,7 @@ namespace {
     constexpr int COMPACT_CLUSTER_MAX = SWAP_CLUSTER_MAX;
     constexpr unsigned COMPACT_MAX_DEFER_SHIFT = 6;
 
-    bool compaction_deferred(Kernel& k, int order)
+    bool compaction_deferred(Mm& k, int order)
     {
         Zone& z = k.zone;
         if (order < z.compactOrderFailed)
@@ -36,7 +36,7 @@ namespace {
 
     // compaction_suitable(): PARTIAL if the allocation would succeed already, SKIPPED if there is too little free
     // memory to migrate into (low watermark + 2 << order; reclaim must run first).
-    CompactResult compaction_suitable(const Kernel& k, int order)
+    CompactResult compaction_suitable(const Mm& k, int order)
     {
         if (!zone_watermark_ok(k, 0, k.zone.watermarkLow + (2u << order)))
             return CompactResult::Skipped;
@@ -45,7 +45,7 @@ namespace {
         return CompactResult::Continue;
     }
 
-    CompactResult compact_finished(Kernel& k, CompactControl& cc)
+    CompactResult compact_finished(Mm& k, CompactControl& cc)
     {
         if (cc.freePfn <= cc.migratePfn) {
             // The scanners met: start over from the zone's ends next time (__reset_isolation_suitable).
@@ -63,7 +63,7 @@ namespace {
 
     // need_resched() for async compaction (compact_checklock_irqsave / compact_should_abort, 3.x): another task
     // waits for this CPU, so MIGRATE_ASYNC gives up instead of rescheduling.
-    bool should_abort(Kernel& k, Task& t, CompactControl& cc)
+    bool should_abort(Mm& k, Task& t, CompactControl& cc)
     {
         // need_resched: someone waits for this CPU and the task has used up its slice (the tick's check).
         if (k.s.cpu(t.cpu).runq.empty() || k.s.sim().now() - t.sliceStart < ns(k.cost.timeSliceNs))
@@ -78,7 +78,7 @@ namespace {
     // taking too long"): before taking (or while holding) zone->lock or the lru_lock, should_release_lock() --
     // need_resched() or spin_is_contended() -- makes MIGRATE_ASYNC drop the lock and give up rather than queue
     // behind the other compactors. Returns whether the caller holds `lock` now; the caller has flushed.
-    Co<bool> compact_checklock(Kernel& k, Task& t, SpinLock& lock, bool locked, CompactControl& cc)
+    Co<bool> compact_checklock(Mm& k, Task& t, SpinLock& lock, bool locked, CompactControl& cc)
     {
         if (cc.sync) {
             // MIGRATE_SYNC_LIGHT: when should_release_lock() (need_resched or contended) it drops the lock and
@@ -116,7 +116,7 @@ namespace {
     // isolate_migratepages(): the pageblock at the migrate scanner. Each page is taken off its LRU under the
     // lru_lock of its own lruvec (with lru.lruvecs > 1 pages of one block belong to several memcgs: the lock is
     // re-taken when the lruvec changes, as compact_lock_irqsave / relock_page_lruvec do in 5.11).
-    Co<> isolate_migratepages(Kernel& k, Task& t, CompactControl& cc)
+    Co<> isolate_migratepages(Mm& k, Task& t, CompactControl& cc)
     {
         FnScope fn(t, "isolate_migratepages");
         Pfn low = std::max(cc.migratePfn, k.zone.start());
@@ -172,7 +172,7 @@ namespace {
         k.zone.compactCachedMigratePfn = pfn;
     }
 
-    void count_compact_abort(Kernel& k, const CompactControl& cc)
+    void count_compact_abort(Mm& k, const CompactControl& cc)
     {
         switch (cc.abort) {
         case CompactControl::Abort::None:
@@ -189,14 +189,14 @@ namespace {
         }
     }
 
-    Co<> putback_movable_pages(Kernel& k, Task& t, CompactControl& cc)
+    Co<> putback_movable_pages(Mm& k, Task& t, CompactControl& cc)
     {
         for (Pfn p : cc.migratepages)
             co_await putback_lru_page(k, t, p);
         cc.migratepages.clear();
     }
 
-    Co<> release_freepages(Kernel& k, Task& t, CompactControl& cc)
+    Co<> release_freepages(Mm& k, Task& t, CompactControl& cc)
     {
         for (Pfn p : cc.freepages) {
             k.pages.setFlags(p, 0);
@@ -206,7 +206,7 @@ namespace {
     }
 } // namespace
 
-Co<> isolate_freepages(Kernel& k, Task& t, CompactControl& cc)
+Co<> isolate_freepages(Mm& k, Task& t, CompactControl& cc)
 {
     FnScope fn(t, "isolate_freepages");
     std::size_t want = std::max<std::size_t>(cc.migratepages.size(), 1);
@@ -252,7 +252,7 @@ Co<> isolate_freepages(Kernel& k, Task& t, CompactControl& cc)
     k.zone.compactCachedFreePfn = blockEnd;
 }
 
-Co<CompactResult> compact_zone(Kernel& k, Task& t, CompactControl& cc)
+Co<CompactResult> compact_zone(Mm& k, Task& t, CompactControl& cc)
 {
     FnScope fn(t, "compact_zone");
     CompactResult ret = compaction_suitable(k, cc.order);
@@ -288,7 +288,7 @@ Co<CompactResult> compact_zone(Kernel& k, Task& t, CompactControl& cc)
     co_return ret;
 }
 
-Co<CompactResult> try_to_compact_pages(Kernel& k, Task& t, int order, bool sync, bool* contended)
+Co<CompactResult> try_to_compact_pages(Mm& k, Task& t, int order, bool sync, bool* contended)
 {
     if (order == 0 || compaction_deferred(k, order))
         co_return CompactResult::Deferred;
@@ -304,7 +304,7 @@ Co<CompactResult> try_to_compact_pages(Kernel& k, Task& t, int order, bool sync,
     co_return r;
 }
 
-void defer_compaction(Kernel& k, int order)
+void defer_compaction(Mm& k, int order)
 {
     Zone& z = k.zone;
     z.compactConsidered = 0;
@@ -314,7 +314,7 @@ void defer_compaction(Kernel& k, int order)
         z.compactOrderFailed = order;
 }
 
-void compaction_defer_reset(Kernel& k, int order)
+void compaction_defer_reset(Mm& k, int order)
 {
     Zone& z = k.zone;
     z.compactConsidered = 0;

@@ -8,7 +8,7 @@
 
 namespace mms {
 
-class Kernel;
+class Mm;
 struct Task;
 
 enum class CompactResult : std::uint8_t { Deferred, Skipped, Continue, Partial, Complete };
@@ -30,18 +30,18 @@ struct CompactControl {
 // slow path; THP and kernel stacks alike).
 // `sync`: MIGRATE_SYNC_LIGHT, the second attempt after direct reclaim (3.x before 3.16 also for THP faults).
 // `contended` is set when an async compaction gave up at a contended lock or need_resched().
-Co<CompactResult> try_to_compact_pages(Kernel& k, Task& t, int order, bool sync, bool* contended);
-Co<CompactResult> compact_zone(Kernel& k, Task& t, CompactControl& cc);
-void defer_compaction(Kernel& k, int order);
-void compaction_defer_reset(Kernel& k, int order);
+Co<CompactResult> try_to_compact_pages(Mm& k, Task& t, int order, bool sync, bool* contended);
+Co<CompactResult> compact_zone(Mm& k, Task& t, CompactControl& cc);
+void defer_compaction(Mm& k, int order);
+void compaction_defer_reset(Mm& k, int order);
 
 // compaction_alloc()'s refill: the free scanner isolates free pages (split to order 0) from the top of the zone.
-Co<> isolate_freepages(Kernel& k, Task& t, CompactControl& cc);
+Co<> isolate_freepages(Mm& k, Task& t, CompactControl& cc);
 
 // migrate.c: migrate_pages(from, compaction_alloc, MIGRATE_ASYNC, MR_COMPACTION). Pages that fail are put back on
 // the LRU, unused targets released. Returns the number that did not migrate.
-Co<std::uint64_t> migrate_pages(Kernel& k, Task& t, CompactControl& cc);
+Co<std::uint64_t> migrate_pages(Mm& k, Task& t, CompactControl& cc);
 // putback_lru_page() for an isolated page-cache page.
-Co<> putback_lru_page(Kernel& k, Task& t, Pfn p);
+Co<> putback_lru_page(Mm& k, Task& t, Pfn p);
 
 } // namespace mms

@@ -12,7 +12,7 @@
 //     put_page
 #include "mm/filemap.h"
 
-#include "mm/kernel.h"
+#include "mm/mm.h"
 #include "mm/page_alloc.h"
 #include "mm/rmap.h"
 #include "mm/swap.h"
@@ -29,7 +29,7 @@ namespace {
     // xas_load(): an RCU walk of the xarray, ~3 levels of 64-slot nodes, each one dependent load.
     double xarrayWalkNs(const CostModel& c) { return 3 * c.pteOpNs; }
 
-    [[gnu::noinline]] void wake_page_waiters_slow(Kernel& k, AddressSpace& m)
+    [[gnu::noinline]] void wake_page_waiters_slow(Mm& k, AddressSpace& m)
     {
         auto waiters = std::move(m.pageWaiters);
         m.pageWaiters.clear();
@@ -38,7 +38,7 @@ namespace {
     }
 
     // Nearly every unlock finds nobody waiting: that test stays inline, the wake-ups do not.
-    inline void wake_page_waiters(Kernel& k, AddressSpace& m)
+    inline void wake_page_waiters(Mm& k, AddressSpace& m)
     {
         if (!m.pageWaiters.empty())
             wake_page_waiters_slow(k, m);
@@ -47,7 +47,7 @@ namespace {
 } // namespace
 
 // unlock_page(): clear_bit_unlock_is_negative_byte(), then wake_up_page() if someone waits.
-void unlock_page(Kernel& k, Task& t, AddressSpace& m, Pfn p)
+void unlock_page(Mm& k, Task& t, AddressSpace& m, Pfn p)
 {
     Sched::burnTime(t, m.costs.lockedRmw);
     k.pages.clear(p, PG_locked);
@@ -56,7 +56,7 @@ void unlock_page(Kernel& k, Task& t, AddressSpace& m, Pfn p)
 
 namespace {
     // wait_on_page_locked(): sleep on the page's wait queue until the lock holder unlocks it.
-    Co<> wait_on_page_locked(Kernel& k, Task& t, AddressSpace& m, Pfn p)
+    Co<> wait_on_page_locked(Mm& k, Task& t, AddressSpace& m, Pfn p)
     {
         FnScope fn(t, "wait_on_page_locked");
         while (k.pages.test(p, PG_locked)) {
@@ -75,7 +75,7 @@ namespace {
 
     // page_cache_async_readahead(): ClearPageReadahead, and read the window after the cached run (the "query the
     // page cache" case of ondemand_readahead, right for one reader and for several).
-    Co<> page_cache_async_readahead(Kernel& k, Task& t, AddressSpace& m, std::uint64_t index)
+    Co<> page_cache_async_readahead(Mm& k, Task& t, AddressSpace& m, std::uint64_t index)
     {
         m.readahead[index] = 0;
         // The first index after `index` that is not cached (lookup() is kNoPage past the array's end), at most
@@ -95,7 +95,7 @@ namespace {
     // add_to_page_cache_lru(), in three parts so that the per-page work pays no coroutine frame of its own: the
     // part before i_pages (here), the insertion under it (page_cache_insert_locked), and lru_cache_add; the caller
     // (__do_page_cache_readahead) awaits the lock and lru_cache_add itself, in the kernel's order.
-    inline void add_to_page_cache_prepare(Kernel& k, Task& t, AddressSpace& m, Pfn p)
+    inline void add_to_page_cache_prepare(Mm& k, Task& t, AddressSpace& m, Pfn p)
     {
         k.pages.setFlags(p, PG_locked); // __SetPageLocked: the page is not visible yet, non-atomic
         k.touchLine(t, p);
@@ -106,7 +106,7 @@ namespace {
     // Under i_pages: store the page at `index` and drop the lock. False if another reader inserted this index first
     // (-EEXIST); the page is then the caller's to free.
     [[gnu::always_inline]] inline bool page_cache_insert_locked(
-        Kernel& k, Task& t, AddressSpace& m, Pfn p, std::uint64_t index)
+        Mm& k, Task& t, AddressSpace& m, Pfn p, std::uint64_t index)
     {
         if (m.lookup(index) != kNoPage) {
             Sched::burnTime(t, m.costs.xarrayWalk);
@@ -126,7 +126,7 @@ namespace {
     }
 } // namespace
 
-AddressSpace& new_address_space(Kernel& k, std::uint64_t sizePages)
+AddressSpace& new_address_space(Mm& k, std::uint64_t sizePages)
 {
     auto m = std::make_unique<AddressSpace>();
     m->id = static_cast<std::uint16_t>(k.mappings.size());
@@ -144,7 +144,7 @@ AddressSpace& new_address_space(Kernel& k, std::uint64_t sizePages)
     return *k.mappings.back();
 }
 
-Pfn find_get_page(Kernel& k, Task& t, AddressSpace& m, std::uint64_t index)
+Pfn find_get_page(Mm& k, Task& t, AddressSpace& m, std::uint64_t index)
 {
     Sched::burnTime(t, m.costs.xarrayWalk);
     Pfn p = m.lookup(index);
@@ -156,7 +156,7 @@ Pfn find_get_page(Kernel& k, Task& t, AddressSpace& m, std::uint64_t index)
     return p;
 }
 
-void put_page(Kernel& k, Task& t, Pfn p)
+void put_page(Mm& k, Task& t, Pfn p)
 {
     Sched::burn(t, k.cost.lockedRmwNs);
     k.touchLine(t, p);
@@ -169,7 +169,7 @@ namespace {
     // atomics' and the zeroing's charges added up with the caller's `pending` ones, for the caller to charge before
     // its next event (the same picoseconds). `zeroNs` is zeroPageNs * memCostJitter, the product's first two factors,
     // taken once per window.
-    [[gnu::always_inline]] inline Time read_page_done(Kernel& k, Task& t, AddressSpace& m, Pfn p, std::uint64_t index,
+    [[gnu::always_inline]] inline Time read_page_done(Mm& k, Task& t, AddressSpace& m, Pfn p, std::uint64_t index,
         std::uint64_t mark, double zeroNs, Time pending)
     {
         Time cost = pending + ns(zeroNs * t.rng.jitter(k.pageCostJitter)) + 2 * m.costs.lockedRmw;
@@ -202,7 +202,7 @@ namespace {
     // coroutine resumption instead of one per step. The charges between two events (the end of one page's read and
     // the next page's memcg charge) are added up and charged before the next event: integer picoseconds, the same
     // sum, and nothing reads the task's pending time in between.
-    ReadPagesStop read_pages_run(Kernel& k, Task& t, AddressSpace& m, const std::uint64_t* index, const Pfn* page,
+    ReadPagesStop read_pages_run(Mm& k, Task& t, AddressSpace& m, const std::uint64_t* index, const Pfn* page,
         std::size_t b, std::size_t n, std::uint64_t mark)
     {
         const FilemapCosts& c = m.costs;
@@ -253,7 +253,7 @@ namespace {
     // page_cache_alloc_readahead(): __GFP_NORETRY | __GFP_NOWARN. The batch is nobody's to reclaim until it is in
     // the page cache, so readahead must not wait for memory while holding it: when a round of direct reclaim frees
     // nothing, the window ends there and the pages so far are read.
-    AllocStop alloc_window_run(Kernel& k, Task& t, AddressSpace& m, std::uint64_t i, std::uint64_t end,
+    AllocStop alloc_window_run(Mm& k, Task& t, AddressSpace& m, std::uint64_t i, std::uint64_t end,
         std::uint64_t* batchIndex, Pfn* batchPage, std::size_t n)
     {
         // Above both watermarks alloc_page()'s fast path is a page off the per-CPU list and nothing else (NR_FREE_PAGES
@@ -303,7 +303,7 @@ namespace {
     }
 } // namespace
 
-Co<bool> do_page_cache_readahead(Kernel& k, Task& t, AddressSpace& m, std::uint64_t index, int nr, std::uint64_t mark)
+Co<bool> do_page_cache_readahead(Mm& k, Task& t, AddressSpace& m, std::uint64_t index, int nr, std::uint64_t mark)
 {
     FnScope fn(t, "__do_page_cache_readahead");
     const CostModel& c = k.cost;
@@ -378,7 +378,7 @@ Co<bool> do_page_cache_readahead(Kernel& k, Task& t, AddressSpace& m, std::uint6
 namespace {
     // add_to_page_cache_lru() as one call, for a single page (no_cached_page); readahead runs the same three parts
     // in its own frame.
-    Co<bool> add_to_page_cache_lru(Kernel& k, Task& t, AddressSpace& m, Pfn p, std::uint64_t index)
+    Co<bool> add_to_page_cache_lru(Mm& k, Task& t, AddressSpace& m, Pfn p, std::uint64_t index)
     {
         FnScope add(t, "add_to_page_cache_lru");
         add_to_page_cache_prepare(k, t, m, p);
@@ -392,7 +392,7 @@ namespace {
     // no_cached_page: readahead gave up for lack of memory and left the page out, so the reader allocates it alone
     // with page_cache_alloc_cold() (GFP_KERNEL: reclaim until it gets one, or the OOM killer), adds it to the page
     // cache and reads it (a hole: zero-filled). False for -ENOMEM: an OOM victim found even the reserves empty.
-    Co<bool> no_cached_page(Kernel& k, Task& t, AddressSpace& m, std::uint64_t index)
+    Co<bool> no_cached_page(Mm& k, Task& t, AddressSpace& m, std::uint64_t index)
     {
         Pfn p = co_await alloc_page(k, t);
         if (p == kNoPage)
@@ -420,7 +420,7 @@ namespace {
     // `copyNs` is copyPageNs * memCostJitter, the copy cost's first two factors (a reader of many pages takes it once);
     // `extra`, the caller's own charges next to the read with no event between (added to the one charge, if read).
     [[gnu::always_inline]] inline bool read_cached_page(
-        Kernel& k, Task& t, AddressSpace& m, std::uint64_t index, double copyNs, Time extra = 0)
+        Mm& k, Task& t, AddressSpace& m, std::uint64_t index, double copyNs, Time extra = 0)
     {
         Pfn p = m.lookup(index);
         if (p == kNoPage || PageReadahead(m, index))
@@ -447,7 +447,7 @@ namespace {
         return true;
     }
 
-    Co<bool> generic_file_buffered_read_slowpath(Kernel& k, Task& t, AddressSpace& m, std::uint64_t index)
+    Co<bool> generic_file_buffered_read_slowpath(Mm& k, Task& t, AddressSpace& m, std::uint64_t index)
     {
         FnScope fn(t, "generic_file_buffered_read");
         const CostModel& c = k.cost;
@@ -476,13 +476,13 @@ namespace {
     }
 } // namespace
 
-bool generic_file_read_cached(Kernel& k, Task& t, AddressSpace& m, std::uint64_t index)
+bool generic_file_read_cached(Mm& k, Task& t, AddressSpace& m, std::uint64_t index)
 {
     return index < m.sizePages && read_cached_page(k, t, m, index, k.cost.copyPageNs * k.memCostJitter);
 }
 
 std::uint64_t generic_file_read_cached_run(
-    Kernel& k, Task& t, AddressSpace& m, std::uint64_t index, std::uint64_t nr, Time each, Time end)
+    Mm& k, Task& t, AddressSpace& m, std::uint64_t index, std::uint64_t nr, Time each, Time end)
 {
     const Time now = k.s.sim().now(); // no event in here: the clock stands still
     const double copyNs = k.cost.copyPageNs * k.memCostJitter;
@@ -497,7 +497,7 @@ std::uint64_t generic_file_read_cached_run(
     return i - index;
 }
 
-ValueOrCo<bool> generic_file_buffered_read(Kernel& k, Task& t, AddressSpace& m, std::uint64_t index)
+ValueOrCo<bool> generic_file_buffered_read(Mm& k, Task& t, AddressSpace& m, std::uint64_t index)
 {
     if (index >= m.sizePages)
         return false;
@@ -508,7 +508,7 @@ ValueOrCo<bool> generic_file_buffered_read(Kernel& k, Task& t, AddressSpace& m, 
 
 namespace {
     // mark_page_accessed()'s second touch of a page on an LRU list: activate it (the pagevec may drain).
-    Co<> activate_referenced_page(Kernel& k, Task& t, Pfn p)
+    Co<> activate_referenced_page(Mm& k, Task& t, Pfn p)
     {
         co_await activate_page(k, t, p);
         Sched::burn(t, k.cost.lockedRmwNs); // ClearPageReferenced
@@ -519,7 +519,7 @@ namespace {
 
 // A plain function but for the activation of a page on an LRU list: a streaming read's first touch, once per page,
 // only sets PG_referenced and should not pay a coroutine frame.
-MaybeCo mark_page_accessed(Kernel& k, Task& t, Pfn p)
+MaybeCo mark_page_accessed(Mm& k, Task& t, Pfn p)
 {
     const CostModel& c = k.cost;
     std::uint16_t f = k.pages.flags(p);
@@ -550,7 +550,7 @@ MaybeCo mark_page_accessed(Kernel& k, Task& t, Pfn p)
     return {};
 }
 
-Co<> activate_page(Kernel& k, Task& t, Pfn p)
+Co<> activate_page(Mm& k, Task& t, Pfn p)
 {
     std::uint16_t f = k.pages.flags(p);
     if (!(f & PG_lru) || (f & PG_active) || (f & PG_unevictable))
@@ -564,7 +564,7 @@ Co<> activate_page(Kernel& k, Task& t, Pfn p)
         co_await activate_page_drain(k, t);
 }
 
-Co<> activate_page_drain(Kernel& k, Task& t)
+Co<> activate_page_drain(Mm& k, Task& t)
 {
     FnScope fn(t, "__activate_page");
     const CostModel& c = k.cost;
@@ -581,7 +581,7 @@ Co<> activate_page_drain(Kernel& k, Task& t)
             k.del_page_from_lru_list(p);
             Sched::burn(t, c.lockedRmwNs); // SetPageActive
             k.pages.set(p, PG_active);
-            LruList l = Kernel::page_lru(k.pages.flags(p));
+            LruList l = Mm::page_lru(k.pages.flags(p));
             k.touchLruAdd(t, p, l);
             k.add_page_to_lru_list(p, l);
             Sched::burn(t, 2 * c.listOpNs); // del + add, __count_vm_event(PGACTIVATE), update_page_reclaim_stat
@@ -596,9 +596,9 @@ Co<> activate_page_drain(Kernel& k, Task& t)
     }
 }
 
-void unlock_page(Kernel& k, Task& t, Pfn p) { unlock_page(k, t, *k.mappings[k.pages.owner(p) - 1u], p); }
+void unlock_page(Mm& k, Task& t, Pfn p) { unlock_page(k, t, *k.mappings[k.pages.owner(p) - 1u], p); }
 
-Co<bool> remove_mapping(Kernel& k, Task& t, Pfn p)
+Co<bool> remove_mapping(Mm& k, Task& t, Pfn p)
 {
     FnScope fn(t, "__remove_mapping");
     AddressSpace& m = *k.mappings[k.pages.owner(p) - 1u];
@@ -628,7 +628,7 @@ namespace {
     constexpr std::uint32_t kFaultAroundPages = 16; // fault_around_bytes = 64 KiB (mm/memory.c)
 
     // lock_page(): sleep until the page lock is free, then take it.
-    Co<> lock_page(Kernel& k, Task& t, AddressSpace& m, Pfn p)
+    Co<> lock_page(Mm& k, Task& t, AddressSpace& m, Pfn p)
     {
         if (k.pages.test(p, PG_locked))
             co_await wait_on_page_locked(k, t, m, p);
@@ -640,7 +640,7 @@ namespace {
     // around the fault
     // (do_sync_mmap_readahead: ra_pages from index - ra_pages/2, PG_readahead at size - async_size, async_size =
     // ra_pages/4); a hit on a PG_readahead page starts the next window (do_async_mmap_readahead).
-    Co<Pfn> filemap_fault(Kernel& k, Task& t, AddressSpace& m, std::uint64_t index)
+    Co<Pfn> filemap_fault(Mm& k, Task& t, AddressSpace& m, std::uint64_t index)
     {
         FnScope fn(t, "filemap_fault");
         Pfn p = find_get_page(k, t, m, index);
@@ -660,7 +660,7 @@ namespace {
                     // user space); anyone else retries.
                     co_await no_cached_page(k, t, m, index);
                     p = find_get_page(k, t, m, index);
-                    if (p == kNoPage && k.fatal_signal_pending(t))
+                    if (p == kNoPage && fatal_signal_pending(t))
                         co_return kNoPage;
                 }
             }
@@ -670,7 +670,7 @@ namespace {
     }
 
     // Maps `p` at `vpn` (the caller holds the PTE lock and checked the PTE is none): alloc_set_pte().
-    void alloc_set_pte(Kernel& k, Task& t, MmStruct& mm, std::uint32_t vpn, Pfn p)
+    void alloc_set_pte(Mm& k, Task& t, MmStruct& mm, std::uint32_t vpn, Pfn p)
     {
         // The reader touches the page right away, so the hardware sets the accessed bit: the PTE is young.
         mm.pte[vpn] = pte::mkPresent(p, false, true);
@@ -681,7 +681,7 @@ namespace {
 
     // filemap_map_pages() over [from, to): map the cached, unlocked, uptodate pages whose PTE is none, under one PTE
     // lock. Pages with PG_readahead are skipped so that the fault on them starts the next readahead window.
-    Co<> filemap_map_pages(Kernel& k, Task& t, MmStruct& mm, const Vma& v, std::uint32_t from, std::uint32_t to)
+    Co<> filemap_map_pages(Mm& k, Task& t, MmStruct& mm, const Vma& v, std::uint32_t from, std::uint32_t to)
     {
         FnScope fn(t, "filemap_map_pages");
         AddressSpace& m = *v.file;
@@ -704,7 +704,7 @@ namespace {
 
     // do_fault_around(): the fault_around_bytes-aligned window around the fault, clamped to the VMA and to the
     // page-table page. Returns true if the faulting PTE got mapped.
-    Co<bool> do_fault_around(Kernel& k, Task& t, MmStruct& mm, const Vma& v, std::uint32_t vpn)
+    Co<bool> do_fault_around(Mm& k, Task& t, MmStruct& mm, const Vma& v, std::uint32_t vpn)
     {
         std::uint32_t from = std::max(vpn / kFaultAroundPages * kFaultAroundPages, v.start);
         std::uint32_t end = v.start + v.pages;
@@ -714,7 +714,7 @@ namespace {
     }
 } // namespace
 
-Co<> do_read_fault(Kernel& k, Task& t, MmStruct& mm, Vma v, std::uint32_t vpn)
+Co<> do_read_fault(Mm& k, Task& t, MmStruct& mm, Vma v, std::uint32_t vpn)
 {
     FnScope fn(t, "do_read_fault");
     bool mapped = co_await do_fault_around(k, t, mm, v, vpn);
@@ -738,7 +738,7 @@ Co<> do_read_fault(Kernel& k, Task& t, MmStruct& mm, Vma v, std::uint32_t vpn)
 
 namespace mms {
 
-Co<> generic_perform_write(Kernel& k, Task& t, AddressSpace& m, std::uint64_t index, std::uint64_t nr)
+Co<> generic_perform_write(Mm& k, Task& t, AddressSpace& m, std::uint64_t index, std::uint64_t nr)
 {
     FnScope fn(t, "generic_perform_write");
     // New pages: allocated and added to the page cache as the read path adds them (a hole zero-filled), then

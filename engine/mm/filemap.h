@@ -20,7 +20,7 @@
 
 namespace mms {
 
-class Kernel;
+class Mm;
 struct Task;
 struct MmStruct;
 struct Vma;
@@ -72,61 +72,61 @@ struct AddressSpace {
 };
 
 // Creates an address space of `sizePages` pages (a truncated, i.e. fully sparse, file).
-AddressSpace& new_address_space(Kernel& k, std::uint64_t sizePages);
+AddressSpace& new_address_space(Mm& k, std::uint64_t sizePages);
 
 // find_get_page(): RCU xarray lookup and page_cache_get_speculative(). Returns kNoPage on a miss; on a hit the page
 // is pinned (the caller's reference) and must be released with put_page().
-Pfn find_get_page(Kernel& k, Task& t, AddressSpace& m, std::uint64_t index);
-void put_page(Kernel& k, Task& t, Pfn p);
+Pfn find_get_page(Mm& k, Task& t, AddressSpace& m, std::uint64_t index);
+void put_page(Mm& k, Task& t, Pfn p);
 // __do_page_cache_readahead() of up to `nr` pages from `index`: allocate, add_to_page_cache_lru, read (zero-fill a
 // hole), unlock; the page at `mark` gets PG_readahead. page_cache_sync_readahead() runs it on a miss (marking the
 // next page), page_cache_async_readahead() when a reader hits a marked page (the next window, marked at its start),
 // so a sequential reader keeps one window ahead and a second reader of the file finds the pages there.
 // The allocations are __GFP_NORETRY: short of memory the window ends early; false then.
-Co<bool> do_page_cache_readahead(Kernel& k, Task& t, AddressSpace& m, std::uint64_t index, int nr, std::uint64_t mark);
+Co<bool> do_page_cache_readahead(Mm& k, Task& t, AddressSpace& m, std::uint64_t index, int nr, std::uint64_t mark);
 // generic_file_buffered_read() of one 4 KiB page at `index` into a user buffer. Returns false past EOF.
 // A coroutine only when the page is not cached yet, starts readahead, is locked or gets activated.
-ValueOrCo<bool> generic_file_buffered_read(Kernel& k, Task& t, AddressSpace& m, std::uint64_t index);
+ValueOrCo<bool> generic_file_buffered_read(Mm& k, Task& t, AddressSpace& m, std::uint64_t index);
 // Its common case alone, as a plain call for a reader's loop: true if the page was read exactly as
 // generic_file_buffered_read() reads it (cached, unlocked, nothing to wait for); false, having changed nothing,
 // when the caller must await generic_file_buffered_read() instead.
-bool generic_file_read_cached(Kernel& k, Task& t, AddressSpace& m, std::uint64_t index);
+bool generic_file_read_cached(Mm& k, Task& t, AddressSpace& m, std::uint64_t index);
 // generic_file_read_cached() of pages index, index + 1, ... (at most `nr`), for a reader whose loop has no event
 // between its reads: per page, unless the reader's time has reached `end` (0: no limit), the page is read and the
 // reader's own charges around the read (`each`, e.g. its read() and write() syscalls) are charged. Stops at the
 // first page that is not read that way, and returns the number read; the pages after it are untouched.
 std::uint64_t generic_file_read_cached_run(
-    Kernel& k, Task& t, AddressSpace& m, std::uint64_t index, std::uint64_t nr, Time each, Time end);
+    Mm& k, Task& t, AddressSpace& m, std::uint64_t index, std::uint64_t nr, Time each, Time end);
 // mark_page_accessed(): 1st access sets PG_referenced, the 2nd activates (activate_page or, while the page still
 // sits in this CPU's lru_add pagevec, __lru_cache_activate_page).
-MaybeCo mark_page_accessed(Kernel& k, Task& t, Pfn p);
-Co<> activate_page(Kernel& k, Task& t, Pfn p);
+MaybeCo mark_page_accessed(Mm& k, Task& t, Pfn p);
+Co<> activate_page(Mm& k, Task& t, Pfn p);
 // Drains this CPU's activate_page pagevec (part of lru_add_drain()).
-Co<> activate_page_drain(Kernel& k, Task& t);
+Co<> activate_page_drain(Mm& k, Task& t);
 // unlock_page() of a page-cache page: clear PG_locked and wake the tasks waiting on it.
-void unlock_page(Kernel& k, Task& t, Pfn p);
+void unlock_page(Mm& k, Task& t, Pfn p);
 // The same, for a page whose mapping the caller already has (page migration unlocks the new page before its owner is
 // looked up again).
-void unlock_page(Kernel& k, Task& t, AddressSpace& m, Pfn p);
+void unlock_page(Mm& k, Task& t, AddressSpace& m, Pfn p);
 // __remove_mapping() for a clean, unmapped page-cache page that reclaim has isolated and locked: under i_pages, take
 // it out of the mapping unless someone else holds a reference. Returns true if the page may be freed. Unlocks the
 // page (and wakes its waiters) either way.
-Co<bool> remove_mapping(Kernel& k, Task& t, Pfn p);
+Co<bool> remove_mapping(Mm& k, Task& t, Pfn p);
 // generic_perform_write() of `nr` pages from `index`: each page not cached is allocated and added to the page cache
 // (grab_cache_page_write_begin; __GFP_NORETRY like readahead, so short of memory fewer are added), then each is
 // copied from the user buffer (copy_from_user).
-Co<> generic_perform_write(Kernel& k, Task& t, AddressSpace& m, std::uint64_t index, std::uint64_t nr);
+Co<> generic_perform_write(Mm& k, Task& t, AddressSpace& m, std::uint64_t index, std::uint64_t nr);
 // A read fault on a file VMA (fault-around, filemap_fault, finish_fault).
-Co<> do_read_fault(Kernel& k, Task& t, MmStruct& mm, Vma v, std::uint32_t vpn);
+Co<> do_read_fault(Mm& k, Task& t, MmStruct& mm, Vma v, std::uint32_t vpn);
 // truncate.cpp: truncate_inode_pages_range() of pages [start, end): off the LRU, out of the page cache, freed. A page
 // someone else holds (isolated by reclaim or compaction, in a pagevec, locked, referenced) stays cached.
-Co<> truncate_inode_pages_range(Kernel& k, Task& t, AddressSpace& m, std::uint64_t start, std::uint64_t end);
+Co<> truncate_inode_pages_range(Mm& k, Task& t, AddressSpace& m, std::uint64_t start, std::uint64_t end);
 // prefill.cpp, set-up (no simulated time): a machine that has been running a while. kswapd0 runs; every page of
 // `files` is cached, in random frames; the rest of memory is the page cache of older files of `oldFilePages` pages
 // each, but for `freeFraction` of the frames, left free where reclaim freed them. `contiguous`: an older file's pages
 // lie in consecutive frames (written in one go), else in random frames. Throws std::length_error when the older files
 // would need more ids than a page's 16-bit owner holds.
-void fill_page_cache(Kernel& k, const std::vector<AddressSpace*>& files, std::uint64_t oldFilePages,
+void fill_page_cache(Mm& k, const std::vector<AddressSpace*>& files, std::uint64_t oldFilePages,
     double freeFraction, bool contiguous, std::uint64_t seed);
 
 } // namespace mms

@@ -4,11 +4,11 @@
 // writer (glibc's mprotect/mmap, a write-locked madvise) and, with the spinlock rwsem, bounces wait_lock's line.
 #include "mm/futex.h"
 
-#include "mm/kernel.h"
+#include "mm/mm.h"
 
 namespace mms {
 
-Co<> futex_wait(Kernel& k, Task& t, MmStruct& mm, FutexQueue& q, const int& word, int expected)
+Co<> futex_wait(Mm& k, Task& t, MmStruct& mm, FutexQueue& q, const int& word, int expected)
 {
     FnScope fn(t, "futex_wait");
     Sched::burn(t, k.cost.faultEntryNs); // syscall entry/exit
@@ -29,9 +29,9 @@ Co<> futex_wait(Kernel& k, Task& t, MmStruct& mm, FutexQueue& q, const int& word
     if (q.wokenEarly.erase(&t))
         co_return;
     // TASK_INTERRUPTIBLE: schedule() with a signal pending returns at once, and a signal sent later wakes the task.
-    if (!k.fatal_signal_pending(t))
+    if (!fatal_signal_pending(t))
         co_await k.s.sleep(t, true);
-    if (!k.fatal_signal_pending(t))
+    if (!fatal_signal_pending(t))
         co_return;
     // unqueue_me(): off the queue under the bucket lock, unless a futex_wake() took it first (-ERESTARTSYS either
     // way: the return to user space delivers the signal).
@@ -42,7 +42,7 @@ Co<> futex_wait(Kernel& k, Task& t, MmStruct& mm, FutexQueue& q, const int& word
     spin_unlock(k.s, t, q.hbLock);
 }
 
-Co<> futex_wake(Kernel& k, Task& t, MmStruct& mm, FutexQueue& q, int nr)
+Co<> futex_wake(Mm& k, Task& t, MmStruct& mm, FutexQueue& q, int nr)
 {
     FnScope fn(t, "futex_wake");
     Sched::burn(t, k.cost.faultEntryNs);

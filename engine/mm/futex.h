@@ -12,7 +12,7 @@
 
 namespace mms {
 
-class Kernel;
+class Mm;
 struct MmStruct;
 struct Task;
 
@@ -22,7 +22,7 @@ struct FutexQueue {
     std::set<Task*> wokenEarly; // woken between queueing and going to sleep
 };
 // FUTEX_WAIT: sleeps unless `word` no longer holds `expected`. FUTEX_WAKE: wakes up to `nr` waiters.
-Co<> futex_wait(Kernel& k, Task& t, MmStruct& mm, FutexQueue& q, const int& word, int expected);
-Co<> futex_wake(Kernel& k, Task& t, MmStruct& mm, FutexQueue& q, int nr);
+Co<> futex_wait(Mm& k, Task& t, MmStruct& mm, FutexQueue& q, const int& word, int expected);
+Co<> futex_wake(Mm& k, Task& t, MmStruct& mm, FutexQueue& q, int nr);
 
 } // namespace mms

@@ -2,12 +2,12 @@
 // the split that a partial unmap of a huge page causes.
 #include "mm/huge_memory.h"
 
-#include "mm/kernel.h"
+#include "mm/mm.h"
 #include "mm/page_alloc.h"
 
 namespace mms {
 
-Co<bool> do_huge_pmd_anonymous_page(Kernel& k, Task& t, MmStruct& mm)
+Co<bool> do_huge_pmd_anonymous_page(Mm& k, Task& t, MmStruct& mm)
 {
     FnScope fn(t, "do_huge_pmd_anonymous_page");
     // alloc_hugepage_vma(): GFP_TRANSHUGE, direct compaction when no order-9 block is free (page_alloc.cpp).
@@ -25,7 +25,7 @@ Co<bool> do_huge_pmd_anonymous_page(Kernel& k, Task& t, MmStruct& mm)
     co_return true;
 }
 
-void split_huge_page(Kernel& k, Task& t, MmStruct& mm, std::uint32_t first)
+void split_huge_page(Mm& k, Task& t, MmStruct& mm, std::uint32_t first)
 {
     FnScope fn(t, "split_huge_page");
     Sched::burn(t, static_cast<double>(pageblock_nr_pages) * (k.cost.pteOpNs + k.cost.rmapOpNs));

@@ -3,7 +3,7 @@
 // (madvise.era=2007, seed 001) with and without his TLB batching patch (madvise.tlb_batch).
 #include "mm/madvise.h"
 
-#include "mm/kernel.h"
+#include "mm/mm.h"
 #include "mm/memory.h"
 #include "mm/swap.h"
 #include "mm/swapfile.h"
@@ -16,7 +16,7 @@ namespace {
     constexpr std::size_t FREE_PTE_NR = 506;
 
     // deactivate_tail_page() of the 2007 patch: no pagevec, zone->lru_lock (spin_lock_irq) taken for every page.
-    Co<> deactivate_tail_page(Kernel& k, Task& t, Pfn p)
+    Co<> deactivate_tail_page(Mm& k, Task& t, Pfn p)
     {
         FnScope fn(t, "deactivate_tail_page");
         co_await spin_lock(k.s, t, k.lruvec.lru_lock);
@@ -24,7 +24,7 @@ namespace {
             k.touchLruDel(t, p);
             k.del_page_from_lru_list(p);
             k.pages.clear(p, PG_active | PG_referenced);
-            k.add_page_to_lru_list(p, Kernel::page_lru(k.pages.flags(p)), true); // the inactive list's tail
+            k.add_page_to_lru_list(p, Mm::page_lru(k.pages.flags(p)), true); // the inactive list's tail
             k.vm.inc(Vm::PgDeactivate);
             Sched::burn(t, 2 * k.cost.listOpNs);
         }
@@ -33,7 +33,7 @@ namespace {
 
     // The batched form's tlb_flush_mmu(): one flush for the whole gather, then the references taken by get_page()
     // are dropped (put_page: the pages stay mapped, so none reaches zero and lru_lock is not taken).
-    Co<> lazyfree_flush_gather(Kernel& k, Task& t, MmStruct& mm, std::vector<Pfn>& gathered)
+    Co<> lazyfree_flush_gather(Mm& k, Task& t, MmStruct& mm, std::vector<Pfn>& gathered)
     {
         if (gathered.empty())
             co_return;
@@ -53,7 +53,7 @@ namespace {
     // the bits are cleared without a flush and the page goes into the mmu_gather (get_page + tlb_remove_page), so
     // one flush covers a batch of FREE_PTE_NR pages.
     Co<> lazyfree_pte_range(
-        Kernel& k, Task& t, MmStruct& mm, std::uint32_t vpn, std::uint32_t end, std::vector<Pfn>& gathered)
+        Mm& k, Task& t, MmStruct& mm, std::uint32_t vpn, std::uint32_t end, std::vector<Pfn>& gathered)
     {
         FnScope fn(t, "zap_pte_range");
         SpinLock& ptl = mm.ptlFor(vpn);
@@ -111,7 +111,7 @@ namespace {
     }
 
     // madvise_free() of the 2007 patch: zap_page_range() with the madv_free detail.
-    Co<> madvise_free_2007(Kernel& k, Task& t, MmStruct& mm, std::uint32_t start, std::uint32_t pages)
+    Co<> madvise_free_2007(Mm& k, Task& t, MmStruct& mm, std::uint32_t start, std::uint32_t pages)
     {
         FnScope fn(t, "zap_page_range");
         co_await lru_add_drain(k, t);
@@ -122,7 +122,7 @@ namespace {
         co_await lazyfree_flush_gather(k, t, mm, gathered); // tlb_finish_mmu
     }
 
-    Co<> madvise_free_pte_range(Kernel& k, Task& t, MmuGather& tlb, MmStruct& mm, std::uint32_t vpn, std::uint32_t end)
+    Co<> madvise_free_pte_range(Mm& k, Task& t, MmuGather& tlb, MmStruct& mm, std::uint32_t vpn, std::uint32_t end)
     {
         FnScope fn(t, "madvise_free_pte_range");
         SpinLock& ptl = mm.ptlFor(vpn);
@@ -169,7 +169,7 @@ namespace {
         co_await k.s.cond_resched(t);
     }
 
-    Co<> madvise_free_page_range(Kernel& k, Task& t, MmStruct& mm, std::uint32_t start, std::uint32_t pages)
+    Co<> madvise_free_page_range(Mm& k, Task& t, MmStruct& mm, std::uint32_t start, std::uint32_t pages)
     {
         FnScope fn(t, "madvise_free_page_range");
         co_await lru_add_drain(k, t);
@@ -182,7 +182,7 @@ namespace {
     }
 } // namespace
 
-Co<> sys_madvise(Kernel& k, Task& t, MmStruct& mm, std::uint32_t start, std::uint32_t pages, Advice advice)
+Co<> sys_madvise(Mm& k, Task& t, MmStruct& mm, std::uint32_t start, std::uint32_t pages, Advice advice)
 {
     FnScope fn(t, "sys_madvise");
     Sched::burn(t, k.cost.faultEntryNs); // syscall entry/exit

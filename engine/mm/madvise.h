@@ -8,10 +8,10 @@
 
 namespace mms {
 
-class Kernel;
+class Mm;
 struct MmStruct;
 struct Task;
 
-Co<> sys_madvise(Kernel& k, Task& t, MmStruct& mm, std::uint32_t start, std::uint32_t pages, Advice advice);
+Co<> sys_madvise(Mm& k, Task& t, MmStruct& mm, std::uint32_t start, std::uint32_t pages, Advice advice);
 
 } // namespace mms

@@ -3,7 +3,7 @@
 #include "mm/memory.h"
 
 #include "mm/filemap.h"
-#include "mm/kernel.h"
+#include "mm/mm.h"
 #include "mm/page_alloc.h"
 #include "mm/rmap.h"
 #include "mm/swap.h"
@@ -18,7 +18,7 @@ namespace {
 
     // swapin_readahead(): read the aligned cluster of 2^page_cluster slots around `entry` that are in use and not
     // cached yet, as one request. Returns the page for `entry` (locked, under I/O) or kNoPage.
-    Co<Pfn> swapin_readahead(Kernel& k, Task& t, std::uint32_t entry)
+    Co<Pfn> swapin_readahead(Mm& k, Task& t, std::uint32_t entry)
     {
         FnScope fn(t, "swapin_readahead");
         SwapInfo& si = *k.swap[pte::swpType(entry)];
@@ -68,7 +68,7 @@ namespace {
         co_return target != kNoPage ? target : si.slot[off].cache;
     }
 
-    Co<> zap_pte_range(Kernel& k, Task& t, MmuGather& tlb, MmStruct& mm, std::uint32_t vpn, std::uint32_t end)
+    Co<> zap_pte_range(Mm& k, Task& t, MmuGather& tlb, MmStruct& mm, std::uint32_t vpn, std::uint32_t end)
     {
         FnScope fn(t, "zap_pte_range");
         while (vpn < end) {
@@ -130,7 +130,7 @@ namespace {
     }
 } // namespace
 
-Co<> do_anonymous_page(Kernel& k, Task& t, MmStruct& mm, std::uint32_t vpn)
+Co<> do_anonymous_page(Mm& k, Task& t, MmStruct& mm, std::uint32_t vpn)
 {
     FnScope fn(t, "do_anonymous_page");
     Pfn p = co_await alloc_page(k, t);
@@ -155,7 +155,7 @@ Co<> do_anonymous_page(Kernel& k, Task& t, MmStruct& mm, std::uint32_t vpn)
     co_await lru_cache_add(k, t, p, true); // lru_cache_add_active_or_unevictable
 }
 
-Co<> do_swap_page(Kernel& k, Task& t, MmStruct& mm, std::uint32_t vpn, Pte orig)
+Co<> do_swap_page(Mm& k, Task& t, MmStruct& mm, std::uint32_t vpn, Pte orig)
 {
     FnScope fn(t, "do_swap_page");
     std::uint32_t entry = pte::toSwpEntry(orig);
@@ -170,7 +170,7 @@ Co<> do_swap_page(Kernel& k, Task& t, MmStruct& mm, std::uint32_t vpn, Pte orig)
             p = co_await swapin_readahead(k, t, entry);
             if (mm.pte[vpn] != orig) // someone else resolved the fault while we allocated
                 co_return;
-            if (p == kNoPage && k.fatal_signal_pending(t))
+            if (p == kNoPage && fatal_signal_pending(t))
                 co_return; // VM_FAULT_OOM for a killed task
             if (p == kNoPage)
                 continue;
@@ -212,7 +212,7 @@ Co<> do_swap_page(Kernel& k, Task& t, MmStruct& mm, std::uint32_t vpn, Pte orig)
     }
 }
 
-Co<> handle_mm_fault(Kernel& k, Task& t, MmStruct& mm, std::uint32_t vpn, bool write)
+Co<> handle_mm_fault(Mm& k, Task& t, MmStruct& mm, std::uint32_t vpn, bool write)
 {
     FnScope fn(t, "__do_page_fault");
     Sched::burn(t, k.cost.faultEntryNs);
@@ -235,7 +235,7 @@ Co<> handle_mm_fault(Kernel& k, Task& t, MmStruct& mm, std::uint32_t vpn, bool w
     co_await mm.mmap_sem.up_read_flushed(k.s, t);
 }
 
-Co<> zap_page_range(Kernel& k, Task& t, MmStruct& mm, std::uint32_t start, std::uint32_t pages)
+Co<> zap_page_range(Mm& k, Task& t, MmStruct& mm, std::uint32_t start, std::uint32_t pages)
 {
     FnScope fn(t, "zap_page_range");
     co_await lru_add_drain(k, t);
@@ -247,7 +247,7 @@ Co<> zap_page_range(Kernel& k, Task& t, MmStruct& mm, std::uint32_t start, std::
     co_await tlb_finish_mmu(k, t, tlb);
 }
 
-Co<bool> pte_alloc_one(Kernel& k, Task& t, MmStruct& mm)
+Co<bool> pte_alloc_one(Mm& k, Task& t, MmStruct& mm)
 {
     Pfn p = co_await alloc_page(k, t);
     if (p == kNoPage)
@@ -257,7 +257,7 @@ Co<bool> pte_alloc_one(Kernel& k, Task& t, MmStruct& mm)
     co_return true;
 }
 
-Co<> exit_mmap(Kernel& k, Task& t, MmStruct& mm)
+Co<> exit_mmap(Mm& k, Task& t, MmStruct& mm)
 {
     FnScope fn(t, "exit_mmap");
     for (const Vma& v : mm.vmas)

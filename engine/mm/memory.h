@@ -8,17 +8,17 @@
 
 namespace mms {
 
-class Kernel;
+class Mm;
 struct MmStruct;
 struct Task;
 
-Co<> handle_mm_fault(Kernel& k, Task& t, MmStruct& mm, std::uint32_t vpn, bool write);
-Co<> do_anonymous_page(Kernel& k, Task& t, MmStruct& mm, std::uint32_t vpn);
-Co<> do_swap_page(Kernel& k, Task& t, MmStruct& mm, std::uint32_t vpn, Pte orig);
-Co<> zap_page_range(Kernel& k, Task& t, MmStruct& mm, std::uint32_t start, std::uint32_t pages);
-Co<> exit_mmap(Kernel& k, Task& t, MmStruct& mm);
+Co<> handle_mm_fault(Mm& k, Task& t, MmStruct& mm, std::uint32_t vpn, bool write);
+Co<> do_anonymous_page(Mm& k, Task& t, MmStruct& mm, std::uint32_t vpn);
+Co<> do_swap_page(Mm& k, Task& t, MmStruct& mm, std::uint32_t vpn, Pte orig);
+Co<> zap_page_range(Mm& k, Task& t, MmStruct& mm, std::uint32_t start, std::uint32_t pages);
+Co<> exit_mmap(Mm& k, Task& t, MmStruct& mm);
 // __pte_alloc() and friends, pgd_alloc(): one zeroed page-table page for `mm` (mm->pgtables). False when none could be
 // had (an OOM victim with the reserves gone: it exits next).
-Co<bool> pte_alloc_one(Kernel& k, Task& t, MmStruct& mm);
+Co<bool> pte_alloc_one(Mm& k, Task& t, MmStruct& mm);
 
 } // namespace mms

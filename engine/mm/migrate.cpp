@@ -18,7 +18,7 @@
 // that compact have no anonymous pages on the LRU.
 #include "mm/compaction.h"
 #include "mm/filemap.h"
-#include "mm/kernel.h"
+#include "mm/mm.h"
 #include "mm/page_alloc.h"
 #include "mm/rmap.h"
 #include "mm/swap.h"
@@ -28,10 +28,10 @@ namespace mms {
 namespace {
     enum class Rc : std::uint8_t { Success, Again, NoMem };
 
-    AddressSpace& mappingOf(Kernel& k, Pfn p) { return *k.mappings[k.pages.owner(p) - 1u]; }
+    AddressSpace& mappingOf(Mm& k, Pfn p) { return *k.mappings[k.pages.owner(p) - 1u]; }
 
     // migrate_page_move_mapping(): swap the page-cache slot to the new page unless someone holds a reference.
-    Co<bool> migrate_page_move_mapping(Kernel& k, Task& t, AddressSpace& m, Pfn newpage, Pfn page)
+    Co<bool> migrate_page_move_mapping(Mm& k, Task& t, AddressSpace& m, Pfn newpage, Pfn page)
     {
         FnScope fn(t, "migrate_page_move_mapping");
         co_await spin_lock(k.s, t, m.i_pages); // mapping->tree_lock
@@ -52,7 +52,7 @@ namespace {
     }
 
     // migrate_page_copy(): the data and the flags.
-    void migrate_page_copy(Kernel& k, Task& t, Pfn newpage, Pfn page)
+    void migrate_page_copy(Mm& k, Task& t, Pfn newpage, Pfn page)
     {
         FnScope fn(t, "migrate_page_copy");
         Sched::burn(t, k.cost.copyPageNs * k.memCostJitter);
@@ -62,20 +62,20 @@ namespace {
         Sched::burn(t, 4 * k.cost.lockedRmwNs); // the flag copies are atomic bitops
     }
 
-    void noteUnmappedWalk(Kernel& k, const Task& t, Time start)
+    void noteUnmappedWalk(Mm& k, const Task& t, Time start)
     {
         // in ns, rounded per walk (half a ns at most against a walk's hundreds)
         k.vm.inc(Vm::MigrateUnmappedRmapNs, static_cast<std::uint64_t>((k.s.sim().now() + t.debt - start + 500) / 1000));
         k.vm.inc(Vm::MigrateUnmappedRmapWalks);
     }
 
-    void noteWalk(Kernel& k, std::uint32_t visited)
+    void noteWalk(Mm& k, std::uint32_t visited)
     {
         k.vm.inc(Vm::MigrateRmapWalks);
         k.vm.inc(Vm::MigrateRmapVmas, visited);
     }
 
-    Co<Rc> __unmap_and_move(Kernel& k, Task& t, Pfn page, Pfn newpage)
+    Co<Rc> __unmap_and_move(Mm& k, Task& t, Pfn page, Pfn newpage)
     {
         FnScope fn(t, "__unmap_and_move");
         AddressSpace& m = mappingOf(k, page);
@@ -130,13 +130,13 @@ namespace {
     }
 } // namespace
 
-Co<> putback_lru_page(Kernel& k, Task& t, Pfn p)
+Co<> putback_lru_page(Mm& k, Task& t, Pfn p)
 {
     k.pages.clear(p, PG_isolated);
     co_await lru_cache_add(k, t, p, k.pages.test(p, PG_active));
 }
 
-Co<std::uint64_t> migrate_pages(Kernel& k, Task& t, CompactControl& cc)
+Co<std::uint64_t> migrate_pages(Mm& k, Task& t, CompactControl& cc)
 {
     FnScope fn(t, "migrate_pages");
     std::uint64_t failed = 0;

@@ -4,7 +4,7 @@
 #include "mm/mmap.h"
 
 #include "mm/huge_memory.h"
-#include "mm/kernel.h"
+#include "mm/mm.h"
 #include "mm/memory.h"
 #include "mm/page_alloc.h"
 
@@ -13,14 +13,14 @@ namespace mms {
 namespace {
     // do_anonymous_page() of one 4 KiB heap page `p`, zeroed. The caller allocates it (alloc_page(), a coroutine only
     // on its slow path), so that a 4 KiB fault costs no coroutine frame of its own: a fallback heap is 512 of them.
-    void heap_anonymous_page(Kernel& k, Task& t, MmStruct& mm, Pfn p)
+    void heap_anonymous_page(Mm& k, Task& t, MmStruct& mm, Pfn p)
     {
         Sched::burn(t, k.cost.faultEntryNs + k.cost.zeroPageNs * k.memCostJitter + k.cost.pteOpNs);
         mm.heap.push_back(p);
     }
 } // namespace
 
-bool vm_enough_memory(const Kernel& k, std::uint64_t pages)
+bool vm_enough_memory(const Mm& k, std::uint64_t pages)
 {
     std::uint64_t swapTotal = 0, swapFree = 0;
     for (const auto& si : k.swap) {
@@ -39,7 +39,7 @@ bool vm_enough_memory(const Kernel& k, std::uint64_t pages)
     return pages < free - k.zone.watermarkHigh;
 }
 
-Co<> heap_touch(Kernel& k, Task& t, MmStruct& mm)
+Co<> heap_touch(Mm& k, Task& t, MmStruct& mm)
 {
     if (mm.heap.size() >= mm.brkPages)
         co_return;
@@ -61,7 +61,7 @@ Co<> heap_touch(Kernel& k, Task& t, MmStruct& mm)
     }
 }
 
-Co<> sys_brk(Kernel& k, Task& t, MmStruct& mm, std::uint32_t pages)
+Co<> sys_brk(Mm& k, Task& t, MmStruct& mm, std::uint32_t pages)
 {
     mm.brkPages = pages;
     if (mm.heap.size() <= pages)

@@ -3,7 +3,7 @@
 // both take mmap_sem for write, and both end in a TLB flush that IPIs every other CPU running the process.
 #include "mm/mprotect.h"
 
-#include "mm/kernel.h"
+#include "mm/mm.h"
 #include "mm/memory.h"
 #include "mm/tlb.h"
 
@@ -12,7 +12,7 @@ namespace mms {
 namespace {
     // change_protection() over a range whose PTEs glibc's shrink left none: change_pte_range still walks every
     // PTE of the page-table pages that exist, under their ptl.
-    Co<> change_protection(Kernel& k, Task& t, MmStruct& mm, std::uint32_t start, std::uint32_t end)
+    Co<> change_protection(Mm& k, Task& t, MmStruct& mm, std::uint32_t start, std::uint32_t end)
     {
         FnScope fn(t, "change_protection");
         for (std::uint32_t pmd = start; pmd < end; pmd = pmd_addr_end(pmd, end)) {
@@ -29,7 +29,7 @@ namespace {
 // sys_mprotect() -> mprotect_fixup(): the range joins the heap's read-write VMA (vma_merge, or split_vma when it
 // cannot merge), change_protection() rewrites the PTEs, and flush_tlb_range() -- on x86-64 in 2.6.20 a
 // flush_tlb_mm() -- flushes every CPU in mm->cpu_vm_mask, unconditionally.
-Co<> sys_mprotect(Kernel& k, Task& t, MmStruct& mm, std::uint32_t start, std::uint32_t pages)
+Co<> sys_mprotect(Mm& k, Task& t, MmStruct& mm, std::uint32_t start, std::uint32_t pages)
 {
     FnScope fn(t, "sys_mprotect");
     Sched::burn(t, k.cost.faultEntryNs); // syscall entry/exit
@@ -43,7 +43,7 @@ Co<> sys_mprotect(Kernel& k, Task& t, MmStruct& mm, std::uint32_t start, std::ui
 // do_mmap_pgoff(MAP_FIXED, PROT_NONE) over the heap's freed top: do_munmap() splits the RW VMA, unmap_region()
 // zaps the pages (mmu_gather, one flush, pages freed), then the new PROT_NONE VMA is merged with the heap's
 // PROT_NONE reservation above it.
-Co<> sys_mmap_prot_none(Kernel& k, Task& t, MmStruct& mm, std::uint32_t start, std::uint32_t pages)
+Co<> sys_mmap_prot_none(Mm& k, Task& t, MmStruct& mm, std::uint32_t start, std::uint32_t pages)
 {
     FnScope fn(t, "sys_mmap");
     Sched::burn(t, k.cost.faultEntryNs);

@@ -8,11 +8,11 @@
 
 namespace mms {
 
-class Kernel;
+class Mm;
 struct MmStruct;
 struct Task;
 
-Co<> sys_mmap_prot_none(Kernel& k, Task& t, MmStruct& mm, std::uint32_t start, std::uint32_t pages);
-Co<> sys_mprotect(Kernel& k, Task& t, MmStruct& mm, std::uint32_t start, std::uint32_t pages);
+Co<> sys_mmap_prot_none(Mm& k, Task& t, MmStruct& mm, std::uint32_t start, std::uint32_t pages);
+Co<> sys_mprotect(Mm& k, Task& t, MmStruct& mm, std::uint32_t start, std::uint32_t pages);
 
 } // namespace mms

@@ -4,7 +4,8 @@
 #include "mm/page_alloc.h"
 
 #include "mm/compaction.h"
-#include "mm/kernel.h"
+#include "mm/oom_kill.h"
+#include "mm/mm.h"
 #include "mm/vmscan.h"
 
 #include <algorithm>
@@ -155,9 +156,9 @@ std::string Zone::check(const PageArray& pages) const
     return {};
 }
 
-Pfn alloc_page_setup(Kernel& k) { return k.zone.rmqueueSmallest(k.pages, 0); }
+Pfn alloc_page_setup(Mm& k) { return k.zone.rmqueueSmallest(k.pages, 0); }
 
-bool zone_watermark_ok(const Kernel& k, int order, std::uint64_t mark)
+bool zone_watermark_ok(const Mm& k, int order, std::uint64_t mark)
 {
     // __zone_watermark_ok(): enough free pages above the mark, and at each order below the request, enough in
     // blocks of at least that order (min halves per order).
@@ -179,7 +180,7 @@ namespace {
     // a small zone's memory (a 10 MiB zone gets batch 0, high 0: every free goes straight back to the buddy lists,
     // as the kernel's pageset_set_batch() does). The model keeps PCP_BATCH as the large-zone value, which every
     // scenario's full-size machine (1 GiB and up) reaches, so full-scale runs are unchanged.
-    int zone_batchsize(const Kernel& k)
+    int zone_batchsize(const Mm& k)
     {
         std::uint64_t batch = k.s.machine().memoryBytes / kPageSize / 1024;
         batch = std::min<std::uint64_t>(batch, (1024 * 1024) / kPageSize) / 4; // "no more than a meg", *= 4 below
@@ -189,11 +190,11 @@ namespace {
     }
 
     // pageset_set_batch(): high = 6 * batch; pages move to and from the buddy lists at least one at a time.
-    int pcp_batch(const Kernel& k) { return std::max(1, zone_batchsize(k)); }
-    int pcp_high(const Kernel& k) { return 6 * zone_batchsize(k); }
+    int pcp_batch(const Mm& k) { return std::max(1, zone_batchsize(k)); }
+    int pcp_high(const Mm& k) { return 6 * zone_batchsize(k); }
 
     // rmqueue_bulk(): refill this CPU's list with up to a batch of pages under zone->lock.
-    Co<> rmqueue_bulk(Kernel& k, Task& t, PerCpuState& pc)
+    Co<> rmqueue_bulk(Mm& k, Task& t, PerCpuState& pc)
     {
         FnScope fn(t, "rmqueue_bulk");
         co_await spin_lock(k.s, t, k.zone.lock);
@@ -209,7 +210,7 @@ namespace {
 
     // free_pcppages_bulk(): give up to `count` pages back to the buddy lists under zone->lock, the coldest (the
     // list's tail, freed longest ago) first; __free_one_page merges each with its free buddies.
-    Co<> free_pcppages_bulk(Kernel& k, Task& t, PerCpuState& pc, std::size_t count)
+    Co<> free_pcppages_bulk(Mm& k, Task& t, PerCpuState& pc, std::size_t count)
     {
         FnScope fn(t, "free_pcppages_bulk");
         co_await spin_lock(k.s, t, k.zone.lock);
@@ -227,7 +228,7 @@ namespace {
     // zone_reclaimable_pages(): what reclaim could still free -- the file LRU, and the anonymous LRU while there are
     // free swap slots to put it in (get_nr_swap_pages() > 0). Pages isolated by other reclaimers, in pagevecs or held
     // by tasks (kernel stacks, page tables, readahead batches not in the page cache yet) are not reclaimable.
-    std::uint64_t zone_reclaimable_pages(const Kernel& k)
+    std::uint64_t zone_reclaimable_pages(const Mm& k)
     {
         std::uint64_t n = k.nrFileLru();
         bool swapFree = false;
@@ -238,55 +239,11 @@ namespace {
         return n;
     }
 
-    // oom_badness() (2.6.36+, David Rientjes): the memory a kill would give back, in pages -- RSS, swap entries and
-    // page tables. The model applies it to every era (the 2.6.20 heuristic's total_vm, CPU-time and nice factors
-    // are not modelled); oom_score_adj is 0 for every process.
-    std::uint64_t oom_badness(const MmStruct& mm)
-    {
-        return mm.rss + mm.fileRss + mm.swapents + mm.pgtables.size() + mm.ptl.size();
-    }
-
-    // out_of_memory(): a caller with SIGKILL pending is selected itself and kills no one ("so that it may quickly exit
-    // and free its memory"); while an earlier victim has not given its memory back, kill no one (the allocation
-    // waits and retries); otherwise SIGKILL to every thread of the user process with the highest oom_badness()
-    // (ties: the lowest mm id), and TIF_MEMDIE. False when there was no one to kill.
-    bool out_of_memory(Kernel& k, const Task& t)
-    {
-        // A victim whose program has ended has exited: its TIF_MEMDIE went with it.
-        std::erase_if(k.oomVictims, [&k](std::uint32_t id) { return k.s.tasks()[id]->state == TaskState::Done; });
-        if (k.fatal_signal_pending(t) || !k.oomVictims.empty())
-            return true;
-        MmStruct* victim = nullptr;
-        std::uint64_t worst = 0;
-        for (const auto& task : k.s.tasks()) {
-            const Task& x = *task;
-            if (x.kthread || !x.mm || x.mm->exiting || x.sigkill || x.state == TaskState::Done)
-                continue;
-            std::uint64_t points = oom_badness(*x.mm) + 1;
-            if (points > worst || (points == worst && x.mm->id < victim->id)) {
-                worst = points;
-                victim = x.mm;
-            }
-        }
-        if (!victim)
-            return false;
-        std::string name;
-        for (const auto& task : k.s.tasks())
-            if (task->mm == victim && task->state != TaskState::Done && !task->kthread) {
-                k.send_sigkill(*task);
-                k.oomVictims.push_back(task->id);
-                name = name.empty() ? task->name : name;
-            }
-        ++k.nrOomKill;
-        k.oomKills.push_back({ k.s.sim().now(), name, worst - 1 });
-        return true;
-    }
-
     // When the allocator gives up on reclaim and calls the OOM killer: direct reclaim freed nothing and found nothing
     // left it could reclaim (zone_reclaimable()), or, with oom.reclaim_retries (should_reclaim_retry(), 4.7+),
     // MAX_RECLAIM_RETRIES rounds in a row freed nothing.
     constexpr int MAX_RECLAIM_RETRIES = 16;
-    bool may_oom(const Kernel& k, const Task& t, std::uint64_t reclaimed, int noProgressLoops)
+    bool may_oom(const Mm& k, const Task& t, std::uint64_t reclaimed, int noProgressLoops)
     {
         if (t.kthread || reclaimed > 0)
             return false;
@@ -296,13 +253,13 @@ namespace {
     // __alloc_pages_may_oom(): the OOM killer, then -- unless the caller is the victim, which retries at once below
     // the watermarks -- a jiffy's sleep (schedule_timeout_uninterruptible(1)) for the victim to exit. False when
     // there was no one to kill: the allocation fails.
-    Co<bool> oom_and_wait(Kernel& k, Task& t)
+    Co<bool> oom_and_wait(Mm& k, Task& t)
     {
         if (!out_of_memory(k, t)) {
             ++k.nrAllocFail;
             co_return false;
         }
-        if (!k.fatal_signal_pending(t))
+        if (!fatal_signal_pending(t))
             co_await k.s.sleepFor(t, ms(1));
         co_return true;
     }
@@ -317,7 +274,7 @@ namespace {
     //   round freed nothing and more than half of what is reclaimable is dirty or under writeback
     //   (2 * (NR_WRITEBACK + NR_FILE_DIRTY) > reclaimable; no file page is dirty here); otherwise cond_resched().
     //   After an OOM kill the allocation retries at once.
-    Co<> reclaim_retry_wait(Kernel& k, Task& t, std::uint64_t got)
+    Co<> reclaim_retry_wait(Mm& k, Task& t, std::uint64_t got)
     {
         if (!k.tg.reclaimRetries) {
             co_await k.wait_iff_congested(t, ms(20)); // HZ/50
@@ -331,34 +288,16 @@ namespace {
     }
 } // namespace
 
-bool Kernel::fatal_signal_pending(const Task& t) const { return t.sigkill; }
-
-void Kernel::send_sigkill(Task& t)
-{
-    t.sigkill = true;
-    s.signal_wake_up(t);
-}
-
-void Kernel::exit_oom_victim(const Task& t)
-{
-    std::erase_if(oomVictims, [&](std::uint32_t id) { return id == t.id; });
-}
-
-void Kernel::exit_oom_victims(const MmStruct& mm)
-{
-    std::erase_if(oomVictims, [&](std::uint32_t id) { return s.tasks()[id]->mm == &mm; });
-}
-
 namespace {
     // get_page_from_freelist() for an order-0 page: the caller's CPU's list, refilled from the buddy lists when it is
     // empty, if the zone's free pages (the per-cpu lists not counted) are at the min watermark -- or regardless, for
     // PF_MEMALLOC (kswapd, and reclaim itself) and an OOM victim (TIF_MEMDIE: ALLOC_NO_WATERMARKS, so that it can
     // exit). kNoPage if not. The list is the one of the CPU the task runs on now: a sleep may have moved it.
-    Co<Pfn> get_page_from_freelist(Kernel& k, Task& t)
+    Co<Pfn> get_page_from_freelist(Mm& k, Task& t)
     {
         PerCpuState& pc = k.pcpu[static_cast<std::size_t>(t.cpu)];
         std::uint64_t free = k.zone.nrFree();
-        if (free < k.zone.watermarkMin && !t.kthread && !k.fatal_signal_pending(t))
+        if (free < k.zone.watermarkMin && !t.kthread && !fatal_signal_pending(t))
             co_return kNoPage;
         if (pc.pcp.empty() && free > 0)
             co_await rmqueue_bulk(k, t, pc);
@@ -369,7 +308,7 @@ namespace {
 } // namespace
 
 // alloc_page()'s slow path (its fast path is inline in page_alloc.h; both take the page with take_pcp_page()).
-Co<Pfn> alloc_page_slowpath(Kernel& k, Task& t, unsigned gfp)
+Co<Pfn> alloc_page_slowpath(Mm& k, Task& t, unsigned gfp)
 {
     FnScope fn(t, "__alloc_pages_nodemask");
     bool reclaimed = false; // a round of direct reclaim has run
@@ -379,7 +318,7 @@ Co<Pfn> alloc_page_slowpath(Kernel& k, Task& t, unsigned gfp)
             k.wakeup_kswapd();
         if (Pfn p = co_await get_page_from_freelist(k, t); p != kNoPage)
             co_return p;
-        bool memdie = k.fatal_signal_pending(t);
+        bool memdie = fatal_signal_pending(t);
         // __alloc_pages_slowpath()'s ways out: a victim that found even the reserves empty ("Avoid allocations
         // with no watermarks from looping endlessly"), and __GFP_NORETRY once a round of direct reclaim and the
         // attempt after it have failed ("Do not loop if specifically requested"), whether or not that round freed
@@ -419,13 +358,13 @@ Co<Pfn> alloc_page_slowpath(Kernel& k, Task& t, unsigned gfp)
 }
 
 namespace {
-    Co<Pfn> rmqueue_order(Kernel& k, Task& t, int order, std::uint64_t mark);
+    Co<Pfn> rmqueue_order(Mm& k, Task& t, int order, std::uint64_t mark);
 
     // __alloc_pages_direct_compact(): compact, drain this CPU's list (the pages compaction freed sit there), and
     // try again at the min watermark. kNoPage when compaction was skipped or deferred, or found no block; a failed
     // `sync` (MIGRATE_SYNC_LIGHT) one defers the next compactions of this order (3.7+: only a sync failure does).
     // `gaveUp`, if given, is set when the compaction was deferred or an async one gave up at a contended lock.
-    Co<Pfn> direct_compact(Kernel& k, Task& t, int order, bool sync, bool* gaveUp = nullptr)
+    Co<Pfn> direct_compact(Mm& k, Task& t, int order, bool sync, bool* gaveUp = nullptr)
     {
         bool contended = false;
         CompactResult cr = co_await try_to_compact_pages(k, t, order, sync, &contended);
@@ -448,7 +387,7 @@ namespace {
 
     // __alloc_pages_direct_reclaim(): reclaim; if it freed pages, try again at the min watermark, and once more
     // after drain_all_pages() (the freed pages sit on the reclaimers' per-cpu lists). `got`: the pages reclaim freed.
-    Co<Pfn> direct_reclaim(Kernel& k, Task& t, int order, std::uint64_t& got)
+    Co<Pfn> direct_reclaim(Mm& k, Task& t, int order, std::uint64_t& got)
     {
         k.vm.inc(Vm::AllocStall);
         got = co_await try_to_free_pages(k, t);
@@ -462,7 +401,7 @@ namespace {
     }
 } // namespace
 
-Co<Pfn> alloc_hugepage(Kernel& k, Task& t)
+Co<Pfn> alloc_hugepage(Mm& k, Task& t)
 {
     constexpr int order = HPAGE_PMD_ORDER;
     FnScope fn(t, "alloc_hugepage_vma");
@@ -491,7 +430,7 @@ Co<Pfn> alloc_hugepage(Kernel& k, Task& t)
     co_return p;
 }
 
-void set_recommended_min_free_kbytes(Kernel& k)
+void set_recommended_min_free_kbytes(Mm& k)
 {
     // recommended_min = pageblock_nr_pages * nr_zones * 2 (free pageblocks for fragmentation avoidance)
     //                 + pageblock_nr_pages * nr_zones * MIGRATE_PCPTYPES^2 (room for the fallbacks), capped at 5 %
@@ -507,7 +446,7 @@ void set_recommended_min_free_kbytes(Kernel& k)
 }
 
 // A plain function but for the drain of a full per-CPU list: freeing is once per page and seldom drains.
-MaybeCo free_hot_cold_page(Kernel& k, Task& t, Pfn p)
+MaybeCo free_hot_cold_page(Mm& k, Task& t, Pfn p)
 {
 #ifndef NDEBUG
     if (k.pages.test(p, PG_lru | PG_buddy | PG_pagevec | PG_swapcache | PG_writeback) || k.pages.mapcount(p) != 0) {
@@ -531,7 +470,7 @@ MaybeCo free_hot_cold_page(Kernel& k, Task& t, Pfn p)
     return {};
 }
 
-Co<> drain_local_pages(Kernel& k, Task& t)
+Co<> drain_local_pages(Mm& k, Task& t)
 {
     PerCpuState& pc = k.pcpu[static_cast<std::size_t>(t.cpu)];
     if (!pc.pcp.empty())
@@ -550,7 +489,7 @@ Co<> drain_local_pages(Kernel& k, Task& t)
 //   reschedule IPI that wakes its kworker; the kworkers' switches and frees (serialised on zone->lock as before) are
 //   charged to the caller, which in the kernel sleeps in flush_work() while they preempt whatever runs there at its
 //   next preemption point -- never inside a spinlock, so no lock hold grows by them.
-Co<> drain_all_pages(Kernel& k, Task& t)
+Co<> drain_all_pages(Mm& k, Task& t)
 {
     if (k.tg.pcpDrain == PcpDrain::None)
         co_return;
@@ -588,7 +527,7 @@ Co<> drain_all_pages(Kernel& k, Task& t)
 namespace {
     // get_page_from_freelist() for order > 0: high-order blocks come straight from the buddy lists under
     // zone->lock (no per-cpu list above order 0).
-    Co<Pfn> rmqueue_order(Kernel& k, Task& t, int order, std::uint64_t mark)
+    Co<Pfn> rmqueue_order(Mm& k, Task& t, int order, std::uint64_t mark)
     {
         if (!zone_watermark_ok(k, order, mark))
             co_return kNoPage;
@@ -600,7 +539,7 @@ namespace {
     }
 } // namespace
 
-Co<Pfn> alloc_pages(Kernel& k, Task& t, int order, unsigned gfp)
+Co<Pfn> alloc_pages(Mm& k, Task& t, int order, unsigned gfp)
 {
     if (order == 0)
         co_return co_await alloc_page(k, t);
@@ -620,7 +559,7 @@ Co<Pfn> alloc_pages(Kernel& k, Task& t, int order, unsigned gfp)
     bool sync = false;
     int noProgressLoops = 0;
     for (;;) {
-        bool memdie = k.fatal_signal_pending(t);
+        bool memdie = fatal_signal_pending(t);
         p = co_await rmqueue_order(k, t, order, memdie ? 0 : k.zone.watermarkMin);
         if (p != kNoPage)
             break;
@@ -660,7 +599,7 @@ Co<Pfn> alloc_pages(Kernel& k, Task& t, int order, unsigned gfp)
     co_return p;
 }
 
-Co<> free_pages(Kernel& k, Task& t, Pfn p, int order)
+Co<> free_pages(Mm& k, Task& t, Pfn p, int order)
 {
     if (order == 0) {
         k.pages.setOwner(p, 0);

@@ -1,10 +1,10 @@
 #pragma once
 // mm/page_alloc.c: order-0 allocation and freeing through the per-cpu lists, high-order allocation with direct
 // compaction and reclaim, the THP allocation, the watermarks. alloc_page()'s fast path is inline here and reads the
-// Kernel's state, hence mm/kernel.h.
+// memory-management state, hence mm/mm.h.
 
 #include "mm/fastpath.h"
-#include "mm/kernel.h"
+#include "mm/mm.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -20,9 +20,9 @@ constexpr unsigned GFP_NORETRY = 1u << 0; // __GFP_NORETRY
 // allocates every page through it): the slow path's first attempt when it needs neither a refill of the per-CPU
 // list nor reclaim, decided before anything changes, then the same steps (kswapd woken below the low watermark,
 // the page taken off the list).
-Co<Pfn> alloc_page_slowpath(Kernel& k, Task& t, unsigned gfp);
+Co<Pfn> alloc_page_slowpath(Mm& k, Task& t, unsigned gfp);
 // rmqueue_pcplist(): the page on top of this CPU's list (both paths end here).
-[[gnu::always_inline]] inline Pfn take_pcp_page(Kernel& k, Task& t, PerCpuState& pc)
+[[gnu::always_inline]] inline Pfn take_pcp_page(Mm& k, Task& t, PerCpuState& pc)
 {
     Pfn p = pc.pcp.back();
     pc.pcp.pop_back();
@@ -31,40 +31,40 @@ Co<Pfn> alloc_page_slowpath(Kernel& k, Task& t, unsigned gfp);
     Sched::burn(t, k.cost.pageAllocNs);
     return p;
 }
-[[gnu::always_inline]] inline ValueOrCo<Pfn> alloc_page(Kernel& k, Task& t, unsigned gfp = 0)
+[[gnu::always_inline]] inline ValueOrCo<Pfn> alloc_page(Mm& k, Task& t, unsigned gfp = 0)
 {
     PerCpuState& pc = k.pcpu[static_cast<std::size_t>(t.cpu)];
     std::uint64_t free = k.zone.nrFree();
-    bool mayTake = free >= k.zone.watermarkMin || t.kthread || k.fatal_signal_pending(t);
+    bool mayTake = free >= k.zone.watermarkMin || t.kthread || fatal_signal_pending(t);
     if (pc.pcp.empty() || !mayTake) [[unlikely]]
         return alloc_page_slowpath(k, t, gfp);
     if (free < k.zone.watermarkLow)
         k.wakeup_kswapd();
     return take_pcp_page(k, t, pc);
 }
-MaybeCo free_hot_cold_page(Kernel& k, Task& t, Pfn p); // a coroutine only when the per-CPU list drains
+MaybeCo free_hot_cold_page(Mm& k, Task& t, Pfn p); // a coroutine only when the per-CPU list drains
 // alloc_pages(order) / __free_pages(order) for order > 0 (kernel stacks, slabs): zone->lock, the slow path with
 // direct compaction (compaction.cpp) and reclaim. `unmovable`: a kernel allocation, not on any LRU. Up to
 // PAGE_ALLOC_COSTLY_ORDER it loops like an order-0 allocation (the OOM killer included); above it, or with
 // GFP_NORETRY (SLUB's first, high-order try), it fails after one round of compaction, reclaim and a sync
 // compaction (kNoPage).
-Co<Pfn> alloc_pages(Kernel& k, Task& t, int order, unsigned gfp = 0);
-Co<> free_pages(Kernel& k, Task& t, Pfn p, int order);
+Co<Pfn> alloc_pages(Mm& k, Task& t, int order, unsigned gfp = 0);
+Co<> free_pages(Mm& k, Task& t, Pfn p, int order);
 // alloc_hugepage_vma() for a THP fault (3.x, transparent_hugepage=always, defrag on): GFP_TRANSHUGE, order
 // HPAGE_PMD_ORDER, __GFP_NO_KSWAPD | __GFP_NORETRY. kNoPage when it fails; the fault then falls back to 4 KiB pages.
-Co<Pfn> alloc_hugepage(Kernel& k, Task& t);
+Co<Pfn> alloc_hugepage(Mm& k, Task& t);
 constexpr int HPAGE_PMD_ORDER = 9;
 // set_recommended_min_free_kbytes() (mm/huge_memory.c, when THP is enabled): enough free memory for
 // anti-fragmentation to keep pageblocks free, raising the watermarks.
-void set_recommended_min_free_kbytes(Kernel& k);
+void set_recommended_min_free_kbytes(Mm& k);
 // drain_local_pages(): this CPU's per-cpu list back to the buddy lists.
-Co<> drain_local_pages(Kernel& k, Task& t);
+Co<> drain_local_pages(Mm& k, Task& t);
 // drain_all_pages(NULL): every CPU's per-cpu list back to the buddy lists, as page_alloc.drain says (nothing, IPIs,
 // or work items with one drain at a time).
-Co<> drain_all_pages(Kernel& k, Task& t);
+Co<> drain_all_pages(Mm& k, Task& t);
 // __zone_watermark_ok() for `order` against `mark` pages.
-bool zone_watermark_ok(const Kernel& k, int order, std::uint64_t mark);
+bool zone_watermark_ok(const Mm& k, int order, std::uint64_t mark);
 // The buddy allocator outside simulated time (a workload's setup): one order-0 page, kNoPage if none.
-Pfn alloc_page_setup(Kernel& k);
+Pfn alloc_page_setup(Mm& k);
 
 } // namespace mms

@@ -1,4 +1,4 @@
-// Set-up fast-forward of an anonymous fill that swaps (kernel/syscalls.h, fast_forward_touch_swapping): the state N
+// Set-up fast-forward of an anonymous fill that swaps (mm/prefault.h; sys::fast_forward_touch_swapping): the state N
 // processes leave after writing every page of their mapping once in a random order, interleaved, on a machine whose
 // reclaim swaps out the page touched longest ago. Simulating the fill itself (16 x 6 GiB through reclaim at full
 // size) would cost far more host time than the exit that usemem measures after it.
@@ -7,9 +7,9 @@
 // a slot from that CPU's swap slots cache (refilled 64 at a time from the devices in turn), exactly as
 // get_swap_page() would hand them out. What exit then frees -- the order of swap entries along each address space
 // and so how often consecutive entries change device -- comes from that mechanism, not from a constant.
-#include "kernel/syscalls.h"
+#include "mm/prefault.h"
 
-#include "mm/kernel.h"
+#include "mm/mm.h"
 #include "mm/page_alloc.h"
 #include "mm/swap_slots.h"
 
@@ -19,13 +19,13 @@
 namespace mms {
 
 namespace {
-    // The state after the fill (see fast_forward_touch_swapping() in kernel/syscalls.h).
+    // The state after the fill (see prefault_swapping() in mm/prefault.h).
     //
     // Host-side shortcuts (the state built is the same): a touch does not write its PTE, since every touched
     // page's PTE is rewritten later anyway, by its eviction (the swap entry) or by the pass that gives the
     // resident pages their frames. When the fill completes every page has been touched, so a PTE still none
     // after it is a resident page.
-    void prefault(Kernel& k, const std::vector<MmStruct*>& mms, const std::vector<int>& cpus,
+    void prefault(Mm& k, const std::vector<MmStruct*>& mms, const std::vector<int>& cpus,
         const std::vector<std::vector<std::uint32_t>>& order, std::uint64_t budget, Rng rng)
     {
         std::vector<std::uint64_t> ring(static_cast<std::size_t>(budget) + 1); // resident pages, oldest first
@@ -104,35 +104,20 @@ namespace {
 
 } // namespace
 
-namespace sys {
-
-    MemInfo meminfo(const Kernel& k)
-    {
-        MemInfo m;
-        m.memFree = k.zone.nrFree();
-        m.memAvailable = m.memFree;
-        for (const auto& si : k.swap)
-            m.swapTotal += si->nrSlots() - 1;
-        return m;
+void prefault_swapping(
+    Mm& k, const std::vector<Task*>& tasks, const std::vector<std::vector<std::uint32_t>>& order, std::uint64_t seed)
+{
+    // Resident limit: reclaim keeps the free pages above the high watermark (plus the per-cpu lists' slack).
+    std::uint64_t free = k.zone.nrFree();
+    std::uint64_t budget = std::max<std::uint64_t>(
+        1, free - std::min(free, k.zone.watermarkHigh + static_cast<std::uint64_t>(PCP_HIGH)));
+    std::vector<MmStruct*> mms;
+    std::vector<int> cpus;
+    for (Task* t : tasks) {
+        mms.push_back(t->mm);
+        cpus.push_back(t->cpu);
     }
+    prefault(k, mms, cpus, order, budget, Rng(seed));
+}
 
-    std::uint64_t vm_rss_swap(const Task& t) { return t.mm ? t.mm->rss + t.mm->swapents : 0; }
-
-    void fast_forward_touch_swapping(
-        Kernel& k, const std::vector<Task*>& tasks, const std::vector<std::vector<std::uint32_t>>& order, std::uint64_t seed)
-    {
-        // Resident limit: reclaim keeps the free pages above the high watermark (plus the per-cpu lists' slack).
-        std::uint64_t free = k.zone.nrFree();
-        std::uint64_t budget = std::max<std::uint64_t>(
-            1, free - std::min(free, k.zone.watermarkHigh + static_cast<std::uint64_t>(PCP_HIGH)));
-        std::vector<MmStruct*> mms;
-        std::vector<int> cpus;
-        for (Task* t : tasks) {
-            mms.push_back(t->mm);
-            cpus.push_back(t->cpu);
-        }
-        prefault(k, mms, cpus, order, budget, Rng(seed));
-    }
-
-} // namespace sys
 } // namespace mms

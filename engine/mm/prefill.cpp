@@ -1,7 +1,7 @@
 // The state a machine reaches by running a while, built at set-up without simulated time: kswapd up, memory full of
 // page cache, the free pages reclaim left scattered over it.
 #include "mm/filemap.h"
-#include "mm/kernel.h"
+#include "mm/mm.h"
 #include "sim/rng.h"
 
 #include <algorithm>
@@ -11,7 +11,7 @@ namespace mms {
 
 namespace {
     // Page `p` becomes page `index` of `m`, on the inactive file LRU.
-    void add_to_page_cache_setup(Kernel& k, AddressSpace& m, Pfn p, std::uint64_t index)
+    void add_to_page_cache_setup(Mm& k, AddressSpace& m, Pfn p, std::uint64_t index)
     {
         if (m.pages.size() <= index)
             m.pages.resize(std::max<std::size_t>(index + 1, m.pages.size() * 2), kNoPage);
@@ -20,7 +20,7 @@ namespace {
         k.pages.setFlags(p, 0);
         k.pages.setOwner(p, static_cast<std::uint16_t>(m.id + 1));
         k.pages.setIndex(p, static_cast<std::uint32_t>(index));
-        k.add_page_to_lru_list(p, Kernel::page_lru(k.pages.flags(p)));
+        k.add_page_to_lru_list(p, Mm::page_lru(k.pages.flags(p)));
     }
 
     // std::sort of distinct frame numbers below `nr`, in O(nr): mark each, read the marks back in order. A full-size
@@ -37,7 +37,7 @@ namespace {
     }
 } // namespace
 
-void fill_page_cache(Kernel& k, const std::vector<AddressSpace*>& files, std::uint64_t oldFilePages,
+void fill_page_cache(Mm& k, const std::vector<AddressSpace*>& files, std::uint64_t oldFilePages,
     double freeFraction, bool contiguous, std::uint64_t seed)
 {
     k.startKswapd(0); // up already when the run booted the kernel

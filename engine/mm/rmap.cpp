@@ -19,7 +19,7 @@
 // takes the ptl: a PTE that is not present costs the pmd walk only.
 #include "mm/rmap.h"
 
-#include "mm/kernel.h"
+#include "mm/mm.h"
 #include "mm/tlb.h"
 
 #include <algorithm>
@@ -34,13 +34,13 @@ namespace {
         bool failed = false;
     };
 
-    bool page_not_mapped(const Kernel& k, Pfn p) { return !page_mapped(k, p); }
+    bool page_not_mapped(const Mm& k, Pfn p) { return !page_mapped(k, p); }
 
     // mm_find_pmd(): the pgd, pud and pmd entries of another process's page tables, three dependent loads of lines
     // that the CPU running that mm wrote (its faults, fork, exec); a line last written on this CPU is a hit. An mm
     // no CPU has run since its last flush (mm_cpumask empty) has its lines in memory: a remote-socket fetch.
     // Every process in the model has faulted in each file it maps, so the pmd is present.
-    void mm_find_pmd(Kernel& k, Task& t, const MmStruct& mm)
+    void mm_find_pmd(Mm& k, Task& t, const MmStruct& mm)
     {
         const auto& mask = mm.cpuVmMask;
         auto it = std::find(mask.begin(), mask.end(), std::uint8_t { 1 });
@@ -52,7 +52,7 @@ namespace {
 
     // page_referenced_one()'s work under the ptl: test and clear the young bit of the PTE at `vpn` if it maps the
     // page. Releases the ptl.
-    void page_referenced_pte(Kernel& k, Task& t, Pfn p, MmStruct& mm, std::uint32_t vpn, SpinLock& ptl, int& referenced)
+    void page_referenced_pte(Mm& k, Task& t, Pfn p, MmStruct& mm, std::uint32_t vpn, SpinLock& ptl, int& referenced)
     {
         Pte e = mm.pte[vpn];
         Sched::burn(t, k.cost.pteOpNs);
@@ -64,7 +64,7 @@ namespace {
     }
 
     // page_referenced_one(): test and clear the young bit of the PTE at `vpn` if it maps the page.
-    Co<bool> page_referenced_one(Kernel& k, Task& t, Pfn p, const FileVma& vma, std::uint32_t vpn, void* arg)
+    Co<bool> page_referenced_one(Mm& k, Task& t, Pfn p, const FileVma& vma, std::uint32_t vpn, void* arg)
     {
         MmStruct& mm = *vma.mm;
         SpinLock& ptl = mm.ptlFor(vpn);
@@ -75,7 +75,7 @@ namespace {
 
     // page_referenced_one() when the ptl is granted at once (SpinLock::Acquire's await_ready fast path; a refused
     // await_ready changes nothing).
-    int page_referenced_one_now(Kernel& k, Task& t, Pfn p, const FileVma& vma, std::uint32_t vpn, void* arg)
+    int page_referenced_one_now(Mm& k, Task& t, Pfn p, const FileVma& vma, std::uint32_t vpn, void* arg)
     {
         MmStruct& mm = *vma.mm;
         SpinLock& ptl = mm.ptlFor(vpn);
@@ -90,7 +90,7 @@ namespace {
     // goes on, or ends); Cleared leaves it held with the PTE cleared and its old value in `e`.
     enum class UnmapStep : std::uint8_t { NotMapped, Young, Cleared };
 
-    UnmapStep unmap_pte(Kernel& k, Task& t, Pfn p, MmStruct& mm, std::uint32_t vpn, UnmapArg& ua, SpinLock& ptl, Pte& e)
+    UnmapStep unmap_pte(Mm& k, Task& t, Pfn p, MmStruct& mm, std::uint32_t vpn, UnmapArg& ua, SpinLock& ptl, Pte& e)
     {
         e = mm.pte[vpn];
         Sched::burn(t, k.cost.pteOpNs); // page_vma_mapped_walk: check_pte
@@ -119,7 +119,7 @@ namespace {
     }
 
     // try_to_unmap_one() after the flush (or its batching): the page loses this mapping. Releases the ptl.
-    void unmap_pte_done(Kernel& k, Task& t, Pfn p, MmStruct& mm, Pte e, SpinLock& ptl)
+    void unmap_pte_done(Mm& k, Task& t, Pfn p, MmStruct& mm, Pte e, SpinLock& ptl)
     {
         if (pte::dirty(e))
             k.pages.set(p, PG_dirty); // set_page_dirty
@@ -131,7 +131,7 @@ namespace {
     }
 
     // try_to_unmap_one() for a file page at `vpn` of one VMA.
-    Co<bool> try_to_unmap_one(Kernel& k, Task& t, Pfn p, const FileVma& vma, std::uint32_t vpn, void* arg)
+    Co<bool> try_to_unmap_one(Mm& k, Task& t, Pfn p, const FileVma& vma, std::uint32_t vpn, void* arg)
     {
         auto& ua = *static_cast<UnmapArg*>(arg);
         MmStruct& mm = *vma.mm;
@@ -153,7 +153,7 @@ namespace {
     }
 
     // try_to_unmap_one() when it would not suspend: the flush is batched and the ptl is granted at once.
-    int try_to_unmap_one_now(Kernel& k, Task& t, Pfn p, const FileVma& vma, std::uint32_t vpn, void* arg)
+    int try_to_unmap_one_now(Mm& k, Task& t, Pfn p, const FileVma& vma, std::uint32_t vpn, void* arg)
     {
         auto& ua = *static_cast<UnmapArg*>(arg);
         MmStruct& mm = *vma.mm;
@@ -184,9 +184,9 @@ namespace {
     }
 } // namespace
 
-bool page_mapped(const Kernel& k, Pfn p) { return k.pages.mapcount(p) > 0; }
+bool page_mapped(const Mm& k, Pfn p) { return k.pages.mapcount(p) > 0; }
 
-bool page_is_file_cache(const Kernel& k, Pfn p)
+bool page_is_file_cache(const Mm& k, Pfn p)
 {
     return k.pages.owner(p) != 0 && !k.pages.test(p, PG_anon | PG_swapbacked | PG_buddy);
 }
@@ -194,14 +194,14 @@ bool page_is_file_cache(const Kernel& k, Pfn p)
 // The four lock wrappers hand back the lock's own awaitable instead of awaiting it in a frame of their own: one
 // coroutine frame fewer per lock and unlock on every rmap walk (two walks a reclaimed mapped page). The unlocks of
 // the mutex do not suspend, so theirs is an empty MaybeCo.
-Co<> i_mmap_lock_write(Kernel& k, Task& t, AddressSpace& m)
+Co<> i_mmap_lock_write(Mm& k, Task& t, AddressSpace& m)
 {
     if (m.i_mmap_kind == IMmapLock::Mutex)
         return mutex_lock(k.s, t, m.i_mmap_mutex);
     return m.i_mmap_rwsem.down_write(k.s, t);
 }
 
-MaybeCo i_mmap_unlock_write(Kernel& k, Task& t, AddressSpace& m)
+MaybeCo i_mmap_unlock_write(Mm& k, Task& t, AddressSpace& m)
 {
     if (m.i_mmap_kind == IMmapLock::Mutex) {
         mutex_unlock(k.s, t, m.i_mmap_mutex);
@@ -210,14 +210,14 @@ MaybeCo i_mmap_unlock_write(Kernel& k, Task& t, AddressSpace& m)
     return m.i_mmap_rwsem.up_write(k.s, t);
 }
 
-Co<> i_mmap_lock_read(Kernel& k, Task& t, AddressSpace& m)
+Co<> i_mmap_lock_read(Mm& k, Task& t, AddressSpace& m)
 {
     if (m.i_mmap_kind == IMmapLock::Mutex) // before 3.19 every walker took the mutex
         return mutex_lock(k.s, t, m.i_mmap_mutex);
     return m.i_mmap_rwsem.down_read(k.s, t);
 }
 
-MaybeCo i_mmap_unlock_read(Kernel& k, Task& t, AddressSpace& m)
+MaybeCo i_mmap_unlock_read(Mm& k, Task& t, AddressSpace& m)
 {
     if (m.i_mmap_kind == IMmapLock::Mutex) {
         mutex_unlock(k.s, t, m.i_mmap_mutex);
@@ -228,7 +228,7 @@ MaybeCo i_mmap_unlock_read(Kernel& k, Task& t, AddressSpace& m)
 
 void vma_link_file(AddressSpace& m, const FileVma& vma) { m.i_mmap.push_back(vma); }
 
-Co<> unlink_file_vmas(Kernel& k, Task& t, MmStruct& mm)
+Co<> unlink_file_vmas(Mm& k, Task& t, MmStruct& mm)
 {
     for (const Vma& v : mm.vmas) {
         if (!v.file)
@@ -247,7 +247,7 @@ Co<> unlink_file_vmas(Kernel& k, Task& t, MmStruct& mm)
     }
 }
 
-Co<> rmap_walk_file(Kernel& k, Task& t, Pfn p, RmapWalkControl& rwc)
+Co<> rmap_walk_file(Mm& k, Task& t, Pfn p, RmapWalkControl& rwc)
 {
     FnScope fn(t, "rmap_walk_file");
     AddressSpace& m = *k.mappings[k.pages.owner(p) - 1u];
@@ -298,21 +298,21 @@ Co<> rmap_walk_file(Kernel& k, Task& t, Pfn p, RmapWalkControl& rwc)
     }
 }
 
-void page_add_file_rmap(Kernel& k, Task& t, Pfn p)
+void page_add_file_rmap(Mm& k, Task& t, Pfn p)
 {
     Sched::burn(t, k.cost.rmapOpNs); // atomic_inc_and_test(&page->_mapcount), __inc_node_page_state(NR_FILE_MAPPED)
     k.touchLine(t, p);
     k.pages.setMapcount(p, k.pages.mapcount(p) + 1);
 }
 
-void page_remove_file_rmap(Kernel& k, Task& t, Pfn p)
+void page_remove_file_rmap(Mm& k, Task& t, Pfn p)
 {
     Sched::burn(t, k.cost.rmapOpNs); // atomic_add_negative(-1, &page->_mapcount), NR_FILE_MAPPED
     k.touchLine(t, p);
     k.pages.setMapcount(p, k.pages.mapcount(p) - 1);
 }
 
-Co<int> page_referenced(Kernel& k, Task& t, Pfn p)
+Co<int> page_referenced(Mm& k, Task& t, Pfn p)
 {
     if (!page_mapped(k, p) || !page_is_file_cache(k, p))
         co_return 0;
@@ -326,7 +326,7 @@ Co<int> page_referenced(Kernel& k, Task& t, Pfn p)
     co_return referenced;
 }
 
-Co<bool> try_to_unmap(Kernel& k, Task& t, Pfn p, unsigned flags, TlbflushUnmapBatch* batch, std::uint32_t* visited)
+Co<bool> try_to_unmap(Mm& k, Task& t, Pfn p, unsigned flags, TlbflushUnmapBatch* batch, std::uint32_t* visited)
 {
     if (!page_is_file_cache(k, p))
         co_return !page_mapped(k, p);
@@ -343,7 +343,7 @@ Co<bool> try_to_unmap(Kernel& k, Task& t, Pfn p, unsigned flags, TlbflushUnmapBa
     co_return !page_mapped(k, p);
 }
 
-Co<> try_to_unmap_flush(Kernel& k, Task& t, TlbflushUnmapBatch& batch)
+Co<> try_to_unmap_flush(Mm& k, Task& t, TlbflushUnmapBatch& batch)
 {
     if (!batch.flush_required())
         co_return;
@@ -367,7 +367,7 @@ Co<> try_to_unmap_flush(Kernel& k, Task& t, TlbflushUnmapBatch& batch)
     co_await k.s.flush(t);
 }
 
-Co<> vma_link_file_locked(Kernel& k, Task& t, AddressSpace& m, const FileVma& vma)
+Co<> vma_link_file_locked(Mm& k, Task& t, AddressSpace& m, const FileVma& vma)
 {
     FnScope fn(t, "vma_link");
     co_await i_mmap_lock_write(k, t, m);
@@ -384,7 +384,7 @@ namespace {
     };
 
     // remove_migration_pte(): under the ptl, a migration entry for the old page becomes a PTE of the new one.
-    Co<bool> remove_migration_pte(Kernel& k, Task& t, Pfn p, const FileVma& vma, std::uint32_t vpn, void* arg)
+    Co<bool> remove_migration_pte(Mm& k, Task& t, Pfn p, const FileVma& vma, std::uint32_t vpn, void* arg)
     {
         (void)p;
         auto& ra = *static_cast<RemoveArg*>(arg);
@@ -405,7 +405,7 @@ namespace {
     }
 } // namespace
 
-Co<std::uint32_t> remove_migration_ptes(Kernel& k, Task& t, Pfn oldPage, Pfn newPage)
+Co<std::uint32_t> remove_migration_ptes(Mm& k, Task& t, Pfn oldPage, Pfn newPage)
 {
     FnScope fn(t, "remove_migration_ptes");
     RemoveArg ra { oldPage, newPage };

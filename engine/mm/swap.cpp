@@ -1,7 +1,7 @@
 // mm/swap.c: the per-CPU pagevecs in front of lru_lock (lru_cache_add, deactivate, drain) and release_pages.
 #include "mm/swap.h"
 
-#include "mm/kernel.h"
+#include "mm/mm.h"
 #include "mm/page_alloc.h"
 
 namespace mms {
@@ -16,7 +16,7 @@ namespace {
     //
     // The steps' costs depend on the toggles only, so a drain adds them up once (pagevec_lru_add_cost) and charges
     // the sum per page: the same picoseconds as charging them one by one, each rounded as Sched::burn rounds it.
-    Time pagevec_lru_add_cost(const Kernel& k)
+    Time pagevec_lru_add_cost(const Mm& k)
     {
         const CostModel& c = k.cost;
         Time cost = 0;
@@ -52,14 +52,14 @@ namespace {
     // on, list_add at the head of its LRU list (touchLruAdd: the head, its old first entry and the page). Nothing
     // between the pages is an event, so the steps' charges are added up and charged once at the end (integer
     // picoseconds: the same sum); the line transfers touchLine() finds are charged as it finds them.
-    std::size_t pagevec_lru_add_run(Kernel& k, Task& t, const std::vector<Pfn>& pages, std::size_t b, Lruvec& v,
+    std::size_t pagevec_lru_add_run(Mm& k, Task& t, const std::vector<Pfn>& pages, std::size_t b, Lruvec& v,
         Time cost, std::vector<Pfn>& orphans)
     {
         const Pfn* pv = pages.data();
         const std::size_t n = pages.size();
         const bool oneLruvec = k.pageMemcg.empty(); // lruvecOf() is then `v` for every page
         // touchLine() of a line this CPU wrote last is a compare: made here, the rest is left to touchLine().
-        const std::int16_t* owner = k.lineOwner.empty() ? nullptr : k.lineOwner.data();
+        const std::int16_t* owner = k.lines.tracking() ? k.lines.owners() : nullptr;
         const int cpu = t.cpu;
         auto touch = [&](Pfn line) {
             if (owner[line] != cpu)
@@ -79,7 +79,7 @@ namespace {
                 continue;
             }
             f = static_cast<std::uint16_t>(f & ~PG_pagevec);
-            LruList l = Kernel::page_lru(f);
+            LruList l = Mm::page_lru(f);
             Pfn head = k.lruHead(v, l);
             if (owner) {
                 touch(head);
@@ -95,7 +95,7 @@ namespace {
         return b;
     }
 
-    Co<> pagevec_deactivate(Kernel& k, Task& t, Pagevec& pv)
+    Co<> pagevec_deactivate(Mm& k, Task& t, Pagevec& pv)
     {
         FnScope fn(t, "lru_deactivate_fn");
         LruLock lk(k, t);
@@ -104,7 +104,7 @@ namespace {
             if (k.pages.test(p, PG_lru) && k.pages.test(p, PG_active) && !k.pages.test(p, PG_isolated)) {
                 k.del_page_from_lru_list(p);
                 k.pages.clear(p, PG_active | PG_referenced);
-                k.add_page_to_lru_list(p, Kernel::page_lru(k.pages.flags(p)));
+                k.add_page_to_lru_list(p, Mm::page_lru(k.pages.flags(p)));
                 k.vm.inc(Vm::PgDeactivate);
                 Sched::burn(t, 2 * k.cost.listOpNs);
             }
@@ -115,7 +115,7 @@ namespace {
 } // namespace
 
 // __pagevec_lru_add(): lru_cache_add() (swap.h) drains a full pagevec onto the LRU lists under lru_lock.
-Co<> pagevec_lru_add(Kernel& k, Task& t, Pagevec& pv)
+Co<> pagevec_lru_add(Mm& k, Task& t, Pagevec& pv)
 {
     FnScope fn(t, "__pagevec_lru_add");
     std::vector<Pfn> orphans;
@@ -132,7 +132,7 @@ Co<> pagevec_lru_add(Kernel& k, Task& t, Pagevec& pv)
         co_await free_hot_cold_page(k, t, p);
 }
 
-Co<> lru_add_drain(Kernel& k, Task& t)
+Co<> lru_add_drain(Mm& k, Task& t)
 {
     PerCpuState& pc = k.pcpu[static_cast<std::size_t>(t.cpu)];
     if (!pc.lruAdd.pages.empty())
@@ -143,7 +143,7 @@ Co<> lru_add_drain(Kernel& k, Task& t)
         co_await activate_page_drain(k, t);
 }
 
-MaybeCo deactivate_page(Kernel& k, Task& t, Pfn p)
+MaybeCo deactivate_page(Mm& k, Task& t, Pfn p)
 {
     if (!k.pages.test(p, PG_lru) || !k.pages.test(p, PG_active))
         return {};
@@ -155,7 +155,7 @@ MaybeCo deactivate_page(Kernel& k, Task& t, Pfn p)
     return {};
 }
 
-Co<> release_pages(Kernel& k, Task& t, std::vector<Pfn>& pages, bool gathered)
+Co<> release_pages(Mm& k, Task& t, std::vector<Pfn>& pages, bool gathered)
 {
     FnScope fn(t, "release_pages");
     std::vector<Pfn> toFree;

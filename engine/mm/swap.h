@@ -1,8 +1,8 @@
 #pragma once
 // mm/swap.c: the per-CPU pagevecs in front of lru_lock (lru_cache_add, deactivate, drain) and release_pages.
-// lru_cache_add() is inline here and reads the Kernel's state, hence mm/kernel.h.
+// lru_cache_add() is inline here and reads the memory-management state, hence mm/mm.h.
 
-#include "mm/kernel.h"
+#include "mm/mm.h"
 
 #include <cstddef>
 #include <vector>
@@ -13,9 +13,9 @@ constexpr int SWAP_CLUSTER_MAX = 32; // pages reclaimed per batch (include/linux
 
 // lru_cache_add(): a coroutine only when the pagevec drains (__pagevec_lru_add). Inline: every page that enters an
 // LRU list passes here, and nearly always only its pagevec takes it.
-Co<> pagevec_lru_add(Kernel& k, Task& t, Pagevec& pv);
+Co<> pagevec_lru_add(Mm& k, Task& t, Pagevec& pv);
 // `getPage`: ns(lockedRmwNs), for a caller that has it converted already (the readahead loop).
-[[gnu::always_inline]] inline MaybeCo lru_cache_add(Kernel& k, Task& t, Pfn p, bool active, Time getPage)
+[[gnu::always_inline]] inline MaybeCo lru_cache_add(Mm& k, Task& t, Pfn p, bool active, Time getPage)
 {
     Sched::burnTime(t, getPage); // get_page()
     k.pages.set(p, PG_pagevec | (active ? PG_active : 0));
@@ -25,13 +25,13 @@ Co<> pagevec_lru_add(Kernel& k, Task& t, Pagevec& pv);
         return pagevec_lru_add(k, t, pv);
     return {};
 }
-[[gnu::always_inline]] inline MaybeCo lru_cache_add(Kernel& k, Task& t, Pfn p, bool active)
+[[gnu::always_inline]] inline MaybeCo lru_cache_add(Mm& k, Task& t, Pfn p, bool active)
 {
     return lru_cache_add(k, t, p, active, ns(k.cost.lockedRmwNs));
 }
-Co<> lru_add_drain(Kernel& k, Task& t);
-MaybeCo deactivate_page(Kernel& k, Task& t, Pfn p); // a coroutine only when the pagevec drains
+Co<> lru_add_drain(Mm& k, Task& t);
+MaybeCo deactivate_page(Mm& k, Task& t, Pfn p); // a coroutine only when the pagevec drains
 // `gathered`: the pages come from an mmu_gather, which pinned them; the pins are dropped under lru_lock.
-Co<> release_pages(Kernel& k, Task& t, std::vector<Pfn>& pages, bool gathered = false);
+Co<> release_pages(Mm& k, Task& t, std::vector<Pfn>& pages, bool gathered = false);
 
 } // namespace mms

@@ -13,7 +13,7 @@
 // never changes device.
 #include "mm/swap_slots.h"
 
-#include "mm/kernel.h"
+#include "mm/mm.h"
 #include "mm/swapfile.h"
 
 #include <cassert>
@@ -42,7 +42,7 @@ namespace {
     }
 
     // The next device in round-robin order that has room, or nullptr.
-    SwapInfo* nextDevice(Kernel& k)
+    SwapInfo* nextDevice(Mm& k)
     {
         std::size_t n = k.swap.size();
         for (std::size_t tries = 0; tries < n; ++tries) {
@@ -57,14 +57,14 @@ namespace {
     }
 
     // atomic_long_add(&nr_swap_pages): one locked RMW, plus the line's transfer if another CPU wrote it last.
-    void nr_swap_pages_add(Kernel& k, Task& t)
+    void nr_swap_pages_add(Mm& k, Task& t)
     {
         Sched::burn(t, k.cost.lockedRmwNs + k.s.lineTransferNs(k.nrSwapPagesLine, t.cpu));
         k.nrSwapPagesLine = t.cpu;
     }
 
     // get_swap_pages(): one refill of a CPU's cache, from one device.
-    Co<> get_swap_pages(Kernel& k, Task& t, SwapSlotsCache& cache)
+    Co<> get_swap_pages(Mm& k, Task& t, SwapSlotsCache& cache)
     {
         FnScope fn(t, "get_swap_pages");
         SwapInfo* si = nextDevice(k);
@@ -115,7 +115,7 @@ namespace {
     }
 } // namespace
 
-Co<std::uint32_t> get_swap_page_slots(Kernel& k, Task& t, Pfn p)
+Co<std::uint32_t> get_swap_page_slots(Mm& k, Task& t, Pfn p)
 {
     FnScope fn(t, "get_swap_page");
     SwapSlotsCache& cache = k.swapSlots[static_cast<std::size_t>(t.cpu)];
@@ -136,7 +136,7 @@ Co<std::uint32_t> get_swap_page_slots(Kernel& k, Task& t, Pfn p)
     co_return entry;
 }
 
-std::uint32_t swap_slots_alloc_prefault(Kernel& k, int cpu)
+std::uint32_t swap_slots_alloc_prefault(Mm& k, int cpu)
 {
     SwapSlotsCache& cache = k.swapSlots[static_cast<std::size_t>(cpu)];
     if (cache.cur >= cache.slots.size()) {
@@ -154,7 +154,7 @@ std::uint32_t swap_slots_alloc_prefault(Kernel& k, int cpu)
     return entry;
 }
 
-Co<> swapcache_free_entries(Kernel& k, Task& t, std::vector<std::uint32_t>& entries)
+Co<> swapcache_free_entries(Mm& k, Task& t, std::vector<std::uint32_t>& entries)
 {
     FnScope fn(t, "swapcache_free_entries");
     if (entries.empty())
@@ -193,13 +193,13 @@ Co<> swapcache_free_entries(Kernel& k, Task& t, std::vector<std::uint32_t>& entr
 
 namespace {
     // The buffer a freed entry goes to.
-    std::vector<std::uint32_t>& slotsRetFor(Kernel& k, SwapSlotsCache& cache, std::uint32_t entry)
+    std::vector<std::uint32_t>& slotsRetFor(Mm& k, SwapSlotsCache& cache, std::uint32_t entry)
     {
         return k.tg.slotsCache == SlotsCache::PerCpuPerDevice ? cache.slotsRetDev[pte::swpType(entry)] : cache.slotsRet;
     }
 
     void free_swap_slot_add(
-        Kernel& k, Task& t, SwapSlotsCache& cache, std::vector<std::uint32_t>& ret, std::uint32_t entry)
+        Mm& k, Task& t, SwapSlotsCache& cache, std::vector<std::uint32_t>& ret, std::uint32_t entry)
     {
         ret.push_back(entry);
         Sched::burn(t, k.cost.listOpNs);
@@ -207,7 +207,7 @@ namespace {
     }
 
     Co<> free_swap_slot_full(
-        Kernel& k, Task& t, SwapSlotsCache& cache, std::vector<std::uint32_t>& ret, std::uint32_t entry)
+        Mm& k, Task& t, SwapSlotsCache& cache, std::vector<std::uint32_t>& ret, std::uint32_t entry)
     {
         co_await swapcache_free_entries(k, t, ret);
         ret.clear();
@@ -215,7 +215,7 @@ namespace {
     }
 } // namespace
 
-MaybeCo free_swap_slot_locked(Kernel& k, Task& t, std::uint32_t entry)
+MaybeCo free_swap_slot_locked(Mm& k, Task& t, std::uint32_t entry)
 {
     SwapSlotsCache& cache = k.swapSlots[static_cast<std::size_t>(t.cpu)];
     std::vector<std::uint32_t>& ret = slotsRetFor(k, cache, entry);
@@ -225,7 +225,7 @@ MaybeCo free_swap_slot_locked(Kernel& k, Task& t, std::uint32_t entry)
     return {};
 }
 
-Co<> free_swap_slot(Kernel& k, Task& t, std::uint32_t entry)
+Co<> free_swap_slot(Mm& k, Task& t, std::uint32_t entry)
 {
     FnScope fn(t, "free_swap_slot");
     SwapSlotsCache& cache = k.swapSlots[static_cast<std::size_t>(t.cpu)];

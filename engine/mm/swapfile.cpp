@@ -2,7 +2,7 @@
 // swapper space tree_lock, and freeing of entries.
 #include "mm/swapfile.h"
 
-#include "mm/kernel.h"
+#include "mm/mm.h"
 #include "mm/page_alloc.h"
 #include "mm/swap_slots.h"
 
@@ -12,11 +12,11 @@
 namespace mms {
 
 namespace {
-    SwapInfo& swapInfo(Kernel& k, std::uint32_t entry) { return *k.swap[pte::swpType(entry)]; }
+    SwapInfo& swapInfo(Mm& k, std::uint32_t entry) { return *k.swap[pte::swpType(entry)]; }
 
     // atomic_long_inc/dec(&nr_swap_pages): one locked RMW on a global line, plus its transfer when another CPU
     // wrote it last.
-    void nr_swap_pages_add(Kernel& k, Task& t)
+    void nr_swap_pages_add(Mm& k, Task& t)
     {
         Sched::burn(t, k.cost.lockedRmwNs + k.s.lineTransferNs(k.nrSwapPagesLine, t.cpu));
         k.nrSwapPagesLine = t.cpu;
@@ -24,7 +24,7 @@ namespace {
 
     // swap_entry_free() (4.0), under si->lock: a slot left with no reference is free again (inuse_pages--,
     // nr_swap_pages++).
-    void maybeReleaseSlot(Kernel& k, Task& t, SwapInfo& si, std::uint32_t off)
+    void maybeReleaseSlot(Mm& k, Task& t, SwapInfo& si, std::uint32_t off)
     {
         if (!si.slotUsed(off)) {
             --si.inuse;
@@ -34,7 +34,7 @@ namespace {
 
     // With the slots cache (4.11), a slot whose last reference went is not freed but kept (SWAP_HAS_CACHE) for
     // free_swap_slot(). Returns true when the caller must hand it over, after dropping its lock.
-    bool releaseSlot(Kernel& k, Task& t, SwapInfo& si, std::uint32_t off)
+    bool releaseSlot(Mm& k, Task& t, SwapInfo& si, std::uint32_t off)
     {
         if (k.tg.slotsCache == SlotsCache::Off) {
             maybeReleaseSlot(k, t, si, off);
@@ -46,7 +46,7 @@ namespace {
         return true;
     }
     // The lock that guards a slot's swap_map byte: si->lock in 4.0; lock_cluster_or_swap_info() with the slots cache.
-    SpinLock& mapLock(Kernel& k, SwapInfo& si, std::uint32_t off)
+    SpinLock& mapLock(Mm& k, SwapInfo& si, std::uint32_t off)
     {
         return k.tg.slotsCache == SlotsCache::Off ? si.lock : si.clusterLockFor(off);
     }
@@ -54,9 +54,9 @@ namespace {
     // page_cache_release() of the reference find_get_page() took, for a page nothing else references any more: off
     // the LRU (under lru_lock) and back to the allocator. The pin is dropped and the page's state read under the
     // lock: reclaim may have isolated it, or a pagevec may still hold it, and then their put is the last one. Until
-    // the pin goes, reclaim and the pagevec drain see a page with a reference (Kernel::orphan() is false) and keep
+    // the pin goes, reclaim and the pagevec drain see a page with a reference (Mm::orphan() is false) and keep
     // it.
-    Co<> put_page_last(Kernel& k, Task& t, Pfn p)
+    Co<> put_page_last(Mm& k, Task& t, Pfn p)
     {
         co_await spin_lock(k.s, t, k.lruvec.lru_lock);
         k.unpin(p);
@@ -129,7 +129,7 @@ namespace {
 
 // get_swap_page() + scan_swap_map(): round-robin over equal-priority devices, first free slot from cluster_next.
 // The slot is reserved for `p` at once (SWAP_HAS_CACHE).
-static Co<std::uint32_t> get_swap_page_for(Kernel& k, Task& t, Pfn p)
+static Co<std::uint32_t> get_swap_page_for(Mm& k, Task& t, Pfn p)
 {
     if (k.tg.slotsCache != SlotsCache::Off) {
         std::uint32_t entry = co_await get_swap_page_slots(k, t, p);
@@ -175,9 +175,9 @@ static Co<std::uint32_t> get_swap_page_for(Kernel& k, Task& t, Pfn p)
     co_return kNone;
 }
 
-Co<std::uint32_t> get_swap_page(Kernel& k, Task& t) { return get_swap_page_for(k, t, kNoPage); }
+Co<std::uint32_t> get_swap_page(Mm& k, Task& t) { return get_swap_page_for(k, t, kNoPage); }
 
-Co<bool> add_to_swap(Kernel& k, Task& t, Pfn p)
+Co<bool> add_to_swap(Mm& k, Task& t, Pfn p)
 {
     FnScope fn(t, "add_to_swap");
     std::uint32_t entry = co_await get_swap_page_for(k, t, p);
@@ -192,7 +192,7 @@ Co<bool> add_to_swap(Kernel& k, Task& t, Pfn p)
     co_return true;
 }
 
-Co<> swapcache_free(Kernel& k, Task& t, std::uint32_t entry)
+Co<> swapcache_free(Mm& k, Task& t, std::uint32_t entry)
 {
     FnScope fn(t, "swapcache_free");
     SwapInfo& si = swapInfo(k, entry);
@@ -207,7 +207,7 @@ Co<> swapcache_free(Kernel& k, Task& t, std::uint32_t entry)
         co_await free_swap_slot(k, t, entry);
 }
 
-Co<> delete_from_swap_cache(Kernel& k, Task& t, Pfn p)
+Co<> delete_from_swap_cache(Mm& k, Task& t, Pfn p)
 {
     FnScope fn(t, "delete_from_swap_cache");
     std::uint32_t entry = k.pages.priv(p);
@@ -222,7 +222,7 @@ Co<> delete_from_swap_cache(Kernel& k, Task& t, Pfn p)
 }
 
 // The caller holds the page lock (PG_locked), so nobody else can take the page out of the swap cache meanwhile.
-Co<bool> try_to_free_swap(Kernel& k, Task& t, Pfn p)
+Co<bool> try_to_free_swap(Mm& k, Task& t, Pfn p)
 {
     if (!k.pages.test(p, PG_swapcache) || k.pages.test(p, PG_writeback))
         co_return false;
@@ -234,7 +234,7 @@ Co<bool> try_to_free_swap(Kernel& k, Task& t, Pfn p)
     co_return true;
 }
 
-Co<> swap_free(Kernel& k, Task& t, std::uint32_t entry)
+Co<> swap_free(Mm& k, Task& t, std::uint32_t entry)
 {
     FnScope fn(t, "swap_free");
     SwapInfo& si = swapInfo(k, entry);
@@ -253,7 +253,7 @@ Co<> swap_free(Kernel& k, Task& t, std::uint32_t entry)
 // The slot's state (swap_map byte, swap-cache entry, slots-cache mark: one SwapSlot) and its lock. Exit frees
 // slots in the random order the fill handed them out, so each of these is a host cache miss, which a prefetch
 // issued an entry or two ahead hides behind the events in between.
-void prefetch_swap_entry(Kernel& k, std::uint32_t entry)
+void prefetch_swap_entry(Mm& k, std::uint32_t entry)
 {
     SwapInfo& si = *k.swap[pte::swpType(entry)];
     std::uint32_t off = pte::swpOffset(entry);
@@ -263,7 +263,7 @@ void prefetch_swap_entry(Kernel& k, std::uint32_t entry)
     mapLock(k, si, off).prefetch();
 }
 
-Co<> free_swap_and_cache(Kernel& k, Task& t, std::uint32_t entry)
+Co<> free_swap_and_cache(Mm& k, Task& t, std::uint32_t entry)
 {
     FnScope fn(t, "free_swap_and_cache");
     SwapInfo& si = swapInfo(k, entry);

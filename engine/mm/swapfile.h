@@ -9,18 +9,18 @@
 
 namespace mms {
 
-class Kernel;
+class Mm;
 struct Task;
 
-Co<std::uint32_t> get_swap_page(Kernel& k, Task& t);
-Co<> swap_free(Kernel& k, Task& t, std::uint32_t entry);
-Co<> free_swap_and_cache(Kernel& k, Task& t, std::uint32_t entry);
+Co<std::uint32_t> get_swap_page(Mm& k, Task& t);
+Co<> swap_free(Mm& k, Task& t, std::uint32_t entry);
+Co<> free_swap_and_cache(Mm& k, Task& t, std::uint32_t entry);
 // Host-side only (no simulated effect): starts loading what free_swap_and_cache(entry) will read, for a caller that
 // knows the entry it frees next (zap_pte_range looks a few PTEs ahead).
-void prefetch_swap_entry(Kernel& k, std::uint32_t entry);
-Co<> swapcache_free(Kernel& k, Task& t, std::uint32_t entry);
-Co<bool> add_to_swap(Kernel& k, Task& t, Pfn p);
-Co<> delete_from_swap_cache(Kernel& k, Task& t, Pfn p);
-Co<bool> try_to_free_swap(Kernel& k, Task& t, Pfn p);
+void prefetch_swap_entry(Mm& k, std::uint32_t entry);
+Co<> swapcache_free(Mm& k, Task& t, std::uint32_t entry);
+Co<bool> add_to_swap(Mm& k, Task& t, Pfn p);
+Co<> delete_from_swap_cache(Mm& k, Task& t, Pfn p);
+Co<bool> try_to_free_swap(Mm& k, Task& t, Pfn p);
 
 } // namespace mms

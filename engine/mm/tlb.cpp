@@ -2,7 +2,7 @@
 // on which the mm is live; the initiator spins until all have acknowledged.
 #include "mm/tlb.h"
 
-#include "mm/kernel.h"
+#include "mm/mm.h"
 #include "mm/swap.h"
 #include "mm/swapfile.h"
 
@@ -12,7 +12,7 @@ namespace {
     // flush_tlb_others() up to its wait: the IPIs to `targets` and the acknowledgement spin charged; the caller
     // then flushes the spin onto the clock. A plain call, so that a TLB flush is one coroutine frame rather than
     // two (reclaim of anonymous pages flushes once per page).
-    void send_tlb_ipis(Kernel& k, Task& t, const std::vector<int>& targets)
+    void send_tlb_ipis(Mm& k, Task& t, const std::vector<int>& targets)
     {
         for (int c : targets)
             k.s.interrupt(c, k.cost.ipiHandleNs);
@@ -27,7 +27,7 @@ namespace {
     }
 
     // The local flush, then flush_tlb_others(): a synchronous IPI round to the CPUs where the mm is live.
-    Co<> flush_tlb_local_and_others(Kernel& k, Task& t, MmStruct& mm, const char* name)
+    Co<> flush_tlb_local_and_others(Mm& k, Task& t, MmStruct& mm, const char* name)
     {
         FnScope fn(t, name);
         Sched::burn(t, k.cost.tlbFlushLocalNs);
@@ -41,14 +41,14 @@ namespace {
     }
 } // namespace
 
-Co<> flush_tlb_mm_range(Kernel& k, Task& t, MmStruct& mm)
+Co<> flush_tlb_mm_range(Mm& k, Task& t, MmStruct& mm)
 {
     return flush_tlb_local_and_others(k, t, mm, "flush_tlb_mm_range");
 }
 
-Co<> flush_tlb_page(Kernel& k, Task& t, MmStruct& mm) { return flush_tlb_local_and_others(k, t, mm, "flush_tlb_page"); }
+Co<> flush_tlb_page(Mm& k, Task& t, MmStruct& mm) { return flush_tlb_local_and_others(k, t, mm, "flush_tlb_page"); }
 
-Co<> tlb_flush_mmu(Kernel& k, Task& t, MmuGather& tlb)
+Co<> tlb_flush_mmu(Mm& k, Task& t, MmuGather& tlb)
 {
     if (tlb.needFlush) {
         co_await flush_tlb_mm_range(k, t, *tlb.mm);
@@ -68,6 +68,6 @@ Co<> tlb_flush_mmu(Kernel& k, Task& t, MmuGather& tlb)
     co_await release_pages(k, t, tlb.pages, true);
 }
 
-Co<> tlb_finish_mmu(Kernel& k, Task& t, MmuGather& tlb) { co_await tlb_flush_mmu(k, t, tlb); }
+Co<> tlb_finish_mmu(Mm& k, Task& t, MmuGather& tlb) { co_await tlb_flush_mmu(k, t, tlb); }
 
 } // namespace mms

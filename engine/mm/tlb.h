@@ -10,7 +10,7 @@
 
 namespace mms {
 
-class Kernel;
+class Mm;
 struct MmStruct;
 struct Task;
 
@@ -22,9 +22,9 @@ struct MmuGather {
     bool needFlush = false;
     std::uint32_t flushes = 0;
 };
-Co<> flush_tlb_mm_range(Kernel& k, Task& t, MmStruct& mm);
-Co<> flush_tlb_page(Kernel& k, Task& t, MmStruct& mm);
-Co<> tlb_flush_mmu(Kernel& k, Task& t, MmuGather& tlb);
-Co<> tlb_finish_mmu(Kernel& k, Task& t, MmuGather& tlb);
+Co<> flush_tlb_mm_range(Mm& k, Task& t, MmStruct& mm);
+Co<> flush_tlb_page(Mm& k, Task& t, MmStruct& mm);
+Co<> tlb_flush_mmu(Mm& k, Task& t, MmuGather& tlb);
+Co<> tlb_finish_mmu(Mm& k, Task& t, MmuGather& tlb);
 
 } // namespace mms

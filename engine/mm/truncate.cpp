@@ -1,12 +1,12 @@
 // mm/truncate.c: truncate_inode_pages_range(), what unlink, ftruncate and a punched hole do to the page cache.
 #include "mm/filemap.h"
-#include "mm/kernel.h"
+#include "mm/mm.h"
 #include "mm/page_alloc.h"
 #include "mm/swap.h"
 
 namespace mms {
 
-Co<> truncate_inode_pages_range(Kernel& k, Task& t, AddressSpace& m, std::uint64_t start, std::uint64_t end)
+Co<> truncate_inode_pages_range(Mm& k, Task& t, AddressSpace& m, std::uint64_t start, std::uint64_t end)
 {
     FnScope fn(t, "truncate_inode_pages_range");
     co_await lru_add_drain(k, t);

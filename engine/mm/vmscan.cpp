@@ -5,7 +5,7 @@
 // redirtied is discarded without I/O (TTU_LZFREE).
 #include "mm/vmscan.h"
 
-#include "mm/kernel.h"
+#include "mm/mm.h"
 #include "mm/page_alloc.h"
 #include "mm/rmap.h"
 #include "mm/swap.h"
@@ -29,7 +29,7 @@ namespace {
     }
 
     // inactive_anon_is_low(): keep inactive * ratio >= active, the ratio from the zone's size.
-    bool inactive_anon_is_low(const Kernel& k)
+    bool inactive_anon_is_low(const Mm& k)
     {
         double ratio = inactive_ratio(k.s.machine().memoryBytes);
         return static_cast<double>(k.lruvec.nr[LRU_INACTIVE_ANON]) * ratio < static_cast<double>(k.lruvec.nr[LRU_ACTIVE_ANON]);
@@ -39,7 +39,7 @@ namespace {
     // get_page_unless_zero() and ClearPageLRU(), two atomics on a struct page another CPU wrote last (the fault that
     // mapped it, the reclaimer that put it back), and list_move() off the list, which writes both neighbours. The
     // batch is counted in NR_ISOLATED_ANON until it is put back or freed.
-    std::vector<Pfn> isolate_lru_pages(Kernel& k, Task& t, LruList l, int nr)
+    std::vector<Pfn> isolate_lru_pages(Mm& k, Task& t, LruList l, int nr)
     {
         std::vector<Pfn> out;
         out.reserve(static_cast<std::size_t>(std::max(nr, 0))); // one allocation per batch, not one per doubling
@@ -59,7 +59,7 @@ namespace {
 
     // page_referenced_anon()'s work under the owner's ptl: test and clear the young bit of the page's PTE.
     // Releases the ptl.
-    bool page_referenced_anon_pte(Kernel& k, Task& t, Pfn p, MmStruct& mm, std::uint32_t vpn, SpinLock& ptl)
+    bool page_referenced_anon_pte(Mm& k, Task& t, Pfn p, MmStruct& mm, std::uint32_t vpn, SpinLock& ptl)
     {
         Pte e = mm.pte[vpn];
         bool young = pte::present(e) && pte::pfn(e) == p && pte::young(e);
@@ -73,7 +73,7 @@ namespace {
     // page_referenced() for an anonymous page (rmap_walk_anon; the file half is mm/rmap.cpp): under the anon_vma's
     // rwsem for read (page_lock_anon_vma_read: down_read_trylock, else down_read), the interval tree's one VMA, then
     // test and clear the young bit of its PTE under the owner's ptl. `held`: the caller has the rwsem already.
-    Co<bool> page_referenced_anon(Kernel& k, Task& t, Pfn p, bool held = false)
+    Co<bool> page_referenced_anon(Mm& k, Task& t, Pfn p, bool held = false)
     {
         MmStruct* mm = k.mmOf(p);
         if (!mm || k.pages.mapcount(p) == 0)
@@ -99,7 +99,7 @@ namespace {
     // rwsem is held and the ptl would have to be awaited (a refused await_ready has no side effect). The caller then
     // awaits page_referenced_anon(), with held = (answer == -2), which carries on from the same point. Host-side
     // only: one coroutine frame fewer per page reclaim scans.
-    int page_referenced_anon_now(Kernel& k, Task& t, Pfn p)
+    int page_referenced_anon_now(Mm& k, Task& t, Pfn p)
     {
         MmStruct* mm = k.mmOf(p);
         if (!mm || k.pages.mapcount(p) == 0)
@@ -120,10 +120,10 @@ namespace {
         return young ? 1 : 0;
     }
 
-    Co<Unmap> try_to_unmap_anon_one(Kernel& k, Task& t, Pfn p, MmStruct& mmRef);
+    Co<Unmap> try_to_unmap_anon_one(Mm& k, Task& t, Pfn p, MmStruct& mmRef);
 
     // try_to_unmap_one() for an anonymous page mapped once (try_to_unmap_anon).
-    Co<Unmap> try_to_unmap_anon(Kernel& k, Task& t, Pfn p)
+    Co<Unmap> try_to_unmap_anon(Mm& k, Task& t, Pfn p)
     {
         MmStruct* mm = k.mmOf(p);
         if (!mm || k.pages.mapcount(p) == 0)
@@ -138,7 +138,7 @@ namespace {
     }
 
     // try_to_unmap_one()'s work under the ptl.
-    Co<Unmap> try_to_unmap_anon_one(Kernel& k, Task& t, Pfn p, MmStruct& mmRef)
+    Co<Unmap> try_to_unmap_anon_one(Mm& k, Task& t, Pfn p, MmStruct& mmRef)
     {
         MmStruct* mm = &mmRef;
         std::uint32_t vpn = k.pages.index(p);
@@ -180,7 +180,7 @@ namespace {
     }
 
     // pageout() of a batch: contiguous swap slots of one device are merged into one request (the block plug).
-    Co<> submit_writes(Kernel& k, Task& t, std::vector<Pfn>& writes)
+    Co<> submit_writes(Mm& k, Task& t, std::vector<Pfn>& writes)
     {
         if (writes.empty())
             co_return;
@@ -203,7 +203,7 @@ namespace {
     enum class Verdict : std::uint8_t { Keep, Free, Write };
 
     // The body of shrink_page_list() for one page, which the caller has locked (trylock_page).
-    Co<Verdict> shrink_one(Kernel& k, Task& t, Pfn p)
+    Co<Verdict> shrink_one(Mm& k, Task& t, Pfn p)
     {
         if (k.pages.test(p, PG_writeback)) {
             k.pages.set(p, PG_reclaim);
@@ -257,7 +257,7 @@ namespace {
 
 } // namespace
 
-Co<std::uint64_t> shrink_page_list(Kernel& k, Task& t, std::vector<Pfn>& list)
+Co<std::uint64_t> shrink_page_list(Mm& k, Task& t, std::vector<Pfn>& list)
 {
     FnScope fn(t, "shrink_page_list");
     // The pages kept are compacted to the front of `list` as it is walked (slot `kept` is never ahead of the
@@ -297,7 +297,7 @@ Co<std::uint64_t> shrink_page_list(Kernel& k, Task& t, std::vector<Pfn>& list)
     co_return toFree.size();
 }
 
-Co<> putback_lru_pages(Kernel& k, Task& t, std::vector<Pfn>& list, std::uint64_t isolated)
+Co<> putback_lru_pages(Mm& k, Task& t, std::vector<Pfn>& list, std::uint64_t isolated)
 {
     std::vector<Pfn> orphans;
     co_await spin_lock(k.s, t, k.lruvec.lru_lock);
@@ -307,7 +307,7 @@ Co<> putback_lru_pages(Kernel& k, Task& t, std::vector<Pfn>& list, std::uint64_t
             orphans.push_back(p);
             continue;
         }
-        LruList l = Kernel::page_lru(k.pages.flags(p));
+        LruList l = Mm::page_lru(k.pages.flags(p));
         k.touchLruAdd(t, p, l);
         k.add_page_to_lru_list(p, l);
         Sched::burn(t, 2 * k.cost.lockedRmwNs + k.cost.listOpNs);
@@ -320,7 +320,7 @@ Co<> putback_lru_pages(Kernel& k, Task& t, std::vector<Pfn>& list, std::uint64_t
 }
 
 namespace {
-    Co<> shrink_active_list(Kernel& k, Task& t, int nr)
+    Co<> shrink_active_list(Mm& k, Task& t, int nr)
     {
         FnScope fn(t, "shrink_active_list");
         co_await lru_add_drain(k, t);
@@ -343,13 +343,13 @@ namespace {
     // batch: isolate under lru_lock, shrink_page_list, put back under lru_lock. The wait_iff_congested(HZ/10) that
     // follows for a direct reclaimer sleeps only when the zone is ZONE_CONGESTED, which anonymous pages never make it
     // (page_check_dirty_writeback() reports them neither dirty nor under writeback): a cond_resched().
-    Co<std::uint64_t> shrink_inactive_list(Kernel& k, Task& t, int nr, bool kswapd)
+    Co<std::uint64_t> shrink_inactive_list(Mm& k, Task& t, int nr, bool kswapd)
     {
         FnScope fn(t, "shrink_inactive_list");
         while (!kswapd && too_many_isolated(k, false)) {
             k.vm.inc(Vm::IsolateThrottle);
             co_await k.congestion_wait(t, ms(100));
-            if (k.fatal_signal_pending(t))
+            if (fatal_signal_pending(t))
                 co_return SWAP_CLUSTER_MAX; // "We are about to die and free our memory. Return now."
         }
         co_await lru_add_drain(k, t);
@@ -378,7 +378,7 @@ namespace {
 
     // isolate_lru_pages() from the tail of a file list (caller holds lru_lock): __isolate_lru_page() takes a
     // reference (get_page_unless_zero) and clears PG_lru, two atomics on a struct page that another CPU wrote last.
-    std::vector<Pfn> isolate_file_pages(Kernel& k, Task& t, Lruvec& v, LruList l, int nr)
+    std::vector<Pfn> isolate_file_pages(Mm& k, Task& t, Lruvec& v, LruList l, int nr)
     {
         std::vector<Pfn> out;
         out.reserve(static_cast<std::size_t>(std::max(nr, 0))); // one allocation per batch, not one per doubling
@@ -396,13 +396,13 @@ namespace {
     }
 
     // move_pages_to_lru(): under lru_lock, each page to the head of the list its flags say.
-    Co<> move_file_pages_to_lru(Kernel& k, Task& t, std::vector<Pfn>& list)
+    Co<> move_file_pages_to_lru(Mm& k, Task& t, std::vector<Pfn>& list)
     {
         LruLock lk(k, t);
         for (Pfn p : list) {
             co_await lk.relock(p);
             k.pages.clear(p, PG_isolated);
-            LruList l = Kernel::page_lru(k.pages.flags(p));
+            LruList l = Mm::page_lru(k.pages.flags(p));
             k.touchLruAdd(t, p, l);
             k.add_page_to_lru_list(p, l);
             Sched::burn(t, k.cost.lockedRmwNs + k.cost.listOpNs); // SetPageLRU + list_move + lru size
@@ -414,7 +414,7 @@ namespace {
     // shrink_active_list() on the file list: an unmapped page-cache page has no PTE to be young in, so
     // page_referenced() finds nothing; a mapped one has its young bits tested and cleared by an rmap walk. Either
     // way it is deactivated (only mapped VM_EXEC pages stay active, and no workload here maps text).
-    Co<> shrink_active_file_list(Kernel& k, Task& t, Lruvec& v, int nr)
+    Co<> shrink_active_file_list(Mm& k, Task& t, Lruvec& v, int nr)
     {
         FnScope fn(t, "shrink_active_list");
         co_await lru_add_drain(k, t);
@@ -443,7 +443,7 @@ namespace {
     // if it was used again or is mapped more than once (34dbc67a644f, "promote shared file mapped pages").
     // The caller has awaited page_referenced() for `referenced_ptes`: the rest never suspends, so it is a plain
     // call rather than a coroutine frame of its own per page scanned.
-    PageRef page_check_references(Kernel& k, Task& t, Pfn p, int referenced_ptes)
+    PageRef page_check_references(Mm& k, Task& t, Pfn p, int referenced_ptes)
     {
         Sched::burn(t, k.cost.lockedRmwNs); // TestClearPageReferenced
         bool referenced_page = k.pages.test(p, PG_referenced);
@@ -459,7 +459,7 @@ namespace {
     // shrink_page_list() for clean page-cache pages: trylock_page, page_check_references, try_to_unmap of a mapped
     // page (its TLB flushes batched: TTU_BATCH_FLUSH), __remove_mapping, and one try_to_unmap_flush() before the
     // pages are freed.
-    Co<std::uint64_t> shrink_file_page_list(Kernel& k, Task& t, std::vector<Pfn>& list)
+    Co<std::uint64_t> shrink_file_page_list(Mm& k, Task& t, std::vector<Pfn>& list)
     {
         FnScope fn(t, "shrink_page_list");
         // As in shrink_page_list(): the pages kept are compacted to the front of `list` as it is walked.
@@ -508,7 +508,7 @@ namespace {
         co_return toFree.size();
     }
 
-    Co<std::uint64_t> shrink_inactive_file_list(Kernel& k, Task& t, Lruvec& v, int nr, bool kswapd)
+    Co<std::uint64_t> shrink_inactive_file_list(Mm& k, Task& t, Lruvec& v, int nr, bool kswapd)
     {
         FnScope fn(t, "shrink_inactive_list");
         co_await lru_add_drain(k, t);
@@ -523,7 +523,7 @@ namespace {
 
     // shrink_lruvec() for the file lists. get_scan_count() in 5.6 scans only file pages while the inactive file
     // list is big enough (SCAN_FILE), which is always the case for the page-cache workloads here.
-    Co<std::uint64_t> shrink_file_lruvec(Kernel& k, Task& t, Lruvec& v, bool kswapd)
+    Co<std::uint64_t> shrink_file_lruvec(Mm& k, Task& t, Lruvec& v, bool kswapd)
     {
         if (inactive_file_is_low(v) || v.nr[LRU_INACTIVE_FILE] == 0)
             co_await shrink_active_file_list(k, t, v, SWAP_CLUSTER_MAX);
@@ -542,7 +542,7 @@ namespace {
     // shrink_node_memcgs(): each memcg's lruvec in turn, from where the last reclaimer left off. 5.6 visits every
     // memcg on every pass; a direct reclaimer here stops once it has its SWAP_CLUSTER_MAX pages, and the shared
     // starting point spreads concurrent reclaimers over the lruvecs (with one lruvec: shrink_file_lruvec).
-    Co<std::uint64_t> shrink_file_memcgs(Kernel& k, Task& t, bool kswapd)
+    Co<std::uint64_t> shrink_file_memcgs(Mm& k, Task& t, bool kswapd)
     {
         std::size_t n = k.lruvecs.size();
         std::size_t first = k.reclaimRotor++ % n;
@@ -559,7 +559,7 @@ namespace {
     }
 } // namespace
 
-bool too_many_isolated(const Kernel& k, bool file)
+bool too_many_isolated(const Mm& k, bool file)
 {
     std::uint64_t inactive = file ? k.lruvec.nr[LRU_INACTIVE_FILE] : k.lruvec.nr[LRU_INACTIVE_ANON];
     std::uint64_t isolated = file ? k.zone.nrIsolatedFile : k.zone.nrIsolatedAnon;
@@ -569,7 +569,7 @@ bool too_many_isolated(const Kernel& k, bool file)
     return isolated > inactive;
 }
 
-Co<std::uint64_t> shrink_zone(Kernel& k, Task& t, bool kswapd)
+Co<std::uint64_t> shrink_zone(Mm& k, Task& t, bool kswapd)
 {
     FnScope fn(t, "shrink_zone");
     if (k.nrFileLru() > 0) { // page cache to reclaim first
@@ -582,7 +582,7 @@ Co<std::uint64_t> shrink_zone(Kernel& k, Task& t, bool kswapd)
     co_return co_await shrink_inactive_list(k, t, SWAP_CLUSTER_MAX, kswapd);
 }
 
-Co<std::uint64_t> try_to_free_pages(Kernel& k, Task& t)
+Co<std::uint64_t> try_to_free_pages(Mm& k, Task& t)
 {
     FnScope fn(t, "try_to_free_pages");
     std::uint64_t reclaimed = 0;
@@ -595,7 +595,7 @@ Co<std::uint64_t> try_to_free_pages(Kernel& k, Task& t)
     co_return reclaimed;
 }
 
-Co<> kswapd_main(Kernel& k, Task& t)
+Co<> kswapd_main(Mm& k, Task& t)
 {
     for (;;) {
         if (k.zone.nrFree() >= k.zone.watermarkHigh || k.s.liveUserTasks() == 0) {

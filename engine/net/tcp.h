@@ -9,10 +9,12 @@
 #include "sim/co.h"
 
 #include <cstdint>
+#include <memory>
+#include <vector>
 
 namespace mms {
 
-class Kernel;
+class Sched;
 struct MmStruct;
 struct Task;
 
@@ -24,14 +26,17 @@ struct SocketQueue {
     std::uint32_t readerGen = 0;
 };
 
+// Every connection end the programs opened (sys::Socket), for exit_files() to close a dying process's.
+using SocketTable = std::vector<std::weak_ptr<SocketQueue>>;
+
 // sendmsg(): queues one message and wakes the reader if it sleeps.
-Co<> tcp_sendmsg(Kernel& k, Task& t, SocketQueue& q);
+Co<> tcp_sendmsg(Sched& s, Task& t, SocketQueue& q);
 // recvmsg(): takes one message, sleeping (interruptibly) until one is queued; false at end of stream (shutdown,
 // queue empty) or when a signal came first.
-Co<bool> tcp_recvmsg(Kernel& k, Task& t, SocketQueue& q);
+Co<bool> tcp_recvmsg(Sched& s, Task& t, SocketQueue& q);
 // shutdown(SHUT_WR) / close() of the writer's end: a reader waiting on an empty queue sees end of stream.
-Co<> tcp_shutdown(Kernel& k, Task& t, SocketQueue& q);
+Co<> tcp_shutdown(Sched& s, Task& t, SocketQueue& q);
 // exit_files() of the process whose address space is `mm`: every connection end it writes is closed.
-void tcp_close_process(Kernel& k, Task& t, const MmStruct& mm);
+void tcp_close_process(Sched& s, const SocketTable& sockets, Task& t, const MmStruct& mm);
 
 } // namespace mms

@@ -428,7 +428,7 @@ void Recorder::findEvents()
             break;
         }
     // "Out of memory: Killed process": the frame at or after each kill.
-    for (const Kernel::OomKill& kill : m_k.oomKills) {
+    for (const OomKill& kill : m_k.oom.kills) {
         std::size_t f = 0;
         while (f + 1 < r.frameCount() && r.m_frameTimes[f] < kill.at)
             ++f;

@@ -2,7 +2,7 @@
 // Records a run into a Recording while it executes (see recording.h): a periodic sampling event plus the
 // scheduler's TraceSink for per-CPU activity.
 
-#include "mm/kernel.h"
+#include "kernel/kernel.h"
 #include "run/recording.h"
 #include "run/run.h"
 #include "workload/workload.h"

@@ -1,6 +1,6 @@
 #include "run/run.h"
 
-#include "mm/kernel.h"
+#include "kernel/kernel.h"
 #include "mm/page.h"
 #include "mm/pte.h"
 #include "run/recorder.h"
@@ -57,14 +57,14 @@ namespace {
         // Only where memory ran out (page_alloc.cpp's ways out), so that other runs' results keep their keys.
         if (k.nrAllocFail)
             out["alloc_fail"] = static_cast<double>(k.nrAllocFail);
-        if (k.nrOomKill) { // the OOM killer's victims: processes, tasks that ended by SIGKILL, the memory they held
+        if (k.oom.nrKill) { // the OOM killer's victims: processes, tasks that ended by SIGKILL, the memory they held
             double killed = 0;
             for (const auto& t : s.tasks())
                 killed += t->sigkill;
             std::uint64_t pages = 0;
-            for (const Kernel::OomKill& kill : k.oomKills)
+            for (const OomKill& kill : k.oom.kills)
                 pages += kill.pages;
-            out["vm.oom_kill"] = static_cast<double>(k.nrOomKill);
+            out["vm.oom_kill"] = static_cast<double>(k.oom.nrKill);
             out["oom_killed_tasks"] = killed;
             out["oom_killed_mib"] = static_cast<double>(pages * kPageSize) / (1 << 20);
         }

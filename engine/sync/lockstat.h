@@ -73,4 +73,8 @@ struct LockStat {
     Time holdMinOrZero() const { return acquisitions ? holdMin : 0; }
 };
 
+// The locks a subsystem reports for lockstat, as /proc/lock_stat lists them: one entry per lock instance (the reports
+// sum instances of one name, as lock_stat sums a lock class).
+using LockStats = std::vector<const LockStat*>;
+
 } // namespace mms

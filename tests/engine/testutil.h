@@ -4,7 +4,7 @@
 
 #include "../reduced.h"
 #include "hw/machine.h"
-#include "mm/kernel.h"
+#include "kernel/kernel.h"
 #include "run/format.h"
 #include "run/runner.h"
 

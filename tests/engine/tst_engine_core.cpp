@@ -222,7 +222,7 @@ private Q_SLOTS:
 
     void pinSetCountsLikeAMap()
     {
-        // Kernel::pinned: a count per frame (get_page), kept as bits in 64-frame blocks plus a map of second and
+        // Mm::pinned: a count per frame (get_page), kept as bits in 64-frame blocks plus a map of second and
         // later pins. Runs of consecutive frames (a gather) and repeated pins of one frame, against a map of counts.
         PinSet pins;
         std::map<std::uint32_t, int> ref;

@@ -4,7 +4,7 @@
 #include "kernel/syscalls.h"
 #include "mm/compaction.h"
 #include "mm/filemap.h"
-#include "mm/kernel.h"
+#include "kernel/kernel.h"
 #include "mm/page_alloc.h"
 #include "mm/rmap.h"
 #include "mm/swap.h"
@@ -71,11 +71,11 @@ Co<> hog(Kernel& k, Task& t, unsigned gfp, std::vector<Pfn>& held, bool& killed)
             break;
         held.push_back(p);
     }
-    killed = k.fatal_signal_pending(t);
+    killed = fatal_signal_pending(t);
     for (Pfn p : held)
         co_await free_hot_cold_page(k, t, p);
     co_await drain_local_pages(k, t);
-    k.exit_oom_victim(t);
+    exit_oom_victim(k, t);
 }
 
 // Takes every page off the free lists and gives back those at even pfns (no free block above order 0, nothing on an
@@ -103,9 +103,9 @@ Co<> askOrder3Fragmented(Kernel& k, Task& t, unsigned gfp, Pfn& got, bool& kille
 {
     std::vector<Pfn> held = fragment(k);
     got = co_await alloc_pages(k, t, 3, gfp);
-    killed = k.fatal_signal_pending(t);
+    killed = fatal_signal_pending(t);
     unfragment(k, held);
-    k.exit_oom_victim(t);
+    exit_oom_victim(k, t);
 }
 
 // A THP fault's allocation (alloc_hugepage: order 9, no OOM killer) from fragmented memory.
@@ -273,9 +273,9 @@ private Q_SLOTS:
         QVERIFY(b.runHog(0, held, killed));
         QVERIFY(killed);
         QCOMPARE(held.size(), std::size_t(1024));
-        QCOMPARE(k.nrOomKill, std::uint64_t(1));
+        QCOMPARE(k.oom.nrKill, std::uint64_t(1));
         QCOMPARE(k.nrAllocFail, std::uint64_t(1));
-        QVERIFY(k.oomVictims.empty());
+        QVERIFY(k.oom.victims.empty());
         QCOMPARE(k.zone.nrFree(), std::uint64_t(1024)); // all back, merged: the free lists hold
         QVERIFY2(k.checkInvariants().empty(), k.checkInvariants().c_str());
     }
@@ -290,7 +290,7 @@ private Q_SLOTS:
         bool killed = true;
         QVERIFY(b.runHog(GFP_NORETRY, held, killed));
         QVERIFY(!killed);
-        QCOMPARE(k.nrOomKill, std::uint64_t(0));
+        QCOMPARE(k.oom.nrKill, std::uint64_t(0));
         QCOMPARE(k.nrAllocFail, std::uint64_t(1));
         // It stopped just below the min watermark (give or take the page on this CPU's list).
         QVERIFY2(held.size() + k.zone.watermarkMin >= 1024 && held.size() + k.zone.watermarkMin <= 1025,
@@ -315,7 +315,7 @@ private Q_SLOTS:
             QVERIFY(b.sim.run());
             QCOMPARE(got, kNoPage);
             QCOMPARE(killed, gfp == 0);
-            QCOMPARE(k.nrOomKill, std::uint64_t(gfp == 0 ? 1 : 0));
+            QCOMPARE(k.oom.nrKill, std::uint64_t(gfp == 0 ? 1 : 0));
             // NORETRY: the async compaction, reclaim (nothing), the sync one. Without it the OOM killer comes first.
             QCOMPARE(k.vm.get(Vm::CompactStall), std::uint64_t(gfp ? 2 : 1));
             QCOMPARE(k.vm.get(Vm::CompactSyncStall), std::uint64_t(gfp ? 1 : 0));

@@ -1,7 +1,7 @@
 // Mapped page cache (seed 002's lru-file-mmap-read) and the reverse map: rmap invariants on a small machine with
 // two processes mapping one file (mapcount, page_referenced, try_to_unmap under either i_mmap lock), the workload's
 // reclaim of mapped pages at reduced scale, and lru.lruvecs relieving a saturated lru_lock.
-#include "mm/kernel.h"
+#include "kernel/kernel.h"
 #include "mm/memory.h"
 #include "mm/rmap.h"
 #include "mm/swap.h"

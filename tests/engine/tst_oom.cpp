@@ -107,10 +107,10 @@ private Q_SLOTS:
         }(b.k, th, hog));
         QVERIFY(b.sim.run());
 
-        QCOMPARE(b.k.nrOomKill, std::uint64_t(1));
-        QCOMPARE(b.k.oomKills.size(), std::size_t(1));
-        QCOMPARE(b.k.oomKills[0].task, std::string("big"));
-        QVERIFY(b.k.oomKills[0].pages >= 5000);
+        QCOMPARE(b.k.oom.nrKill, std::uint64_t(1));
+        QCOMPARE(b.k.oom.kills.size(), std::size_t(1));
+        QCOMPARE(b.k.oom.kills[0].task, std::string("big"));
+        QVERIFY(b.k.oom.kills[0].pages >= 5000);
         QVERIFY(tb.sigkill && !ts.sigkill && !th.sigkill);
         QCOMPARE(big, 5000u); // it had touched everything; the kill came while it slept
         QCOMPARE(small, 500u);
@@ -122,7 +122,7 @@ private Q_SLOTS:
             QCOMPARE(w->state, TaskState::Done);
             QVERIFY(w->finished < ms(100)); // woken by the kill, not left asleep
         }
-        QVERIFY(b.k.oomVictims.empty());
+        QVERIFY(b.k.oom.victims.empty());
         // Everyone's memory is back: the victim's through its exit, the others' through theirs.
         QCOMPARE(b.nrFree(), free0);
         QCOMPARE(b.k.checkInvariants(), std::string());
@@ -138,7 +138,7 @@ private Q_SLOTS:
         Task& t = sys::spawn_process(b.k, "alone", 1, 1);
         sys::start(b.k, t, holder(b.k, t, 8000, ms(1), touched));
         QVERIFY(b.sim.run());
-        QCOMPARE(b.k.nrOomKill, std::uint64_t(1));
+        QCOMPARE(b.k.oom.nrKill, std::uint64_t(1));
         QVERIFY(t.sigkill);
         QVERIFY(touched > 0 && touched < 8000);
         QCOMPARE(b.nrFree(), free0);

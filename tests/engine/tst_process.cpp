@@ -9,7 +9,7 @@
 #include "kernel/process.h"
 #include "kernel/syscalls.h"
 #include "mm/futex.h"
-#include "mm/kernel.h"
+#include "kernel/kernel.h"
 #include "mm/tlb.h"
 #include "testutil.h"
 
@@ -336,7 +336,7 @@ private Q_SLOTS:
         auto kill = [&]() -> Co<> {
             co_await sys::nanosleep(b.k, killer, killAt);
             for (Task* t : { &server, &waiter, &napper })
-                b.k.send_sigkill(*t); // as the OOM killer signals every thread of its victim
+                send_sigkill(b.s, *t); // as the OOM killer signals every thread of its victim
         };
         sys::start(b.k, server, serve());
         sys::start(b.k, waiter, wait());

@@ -2,7 +2,7 @@
 // they stand for: Zone::rmqueueBulk() against rmqueueSmallest(0) one page at a time, and a spinlock taken inside
 // SpinLock::Acquire::await_ready() (the attempt and the grant as the next two events) against the same run with
 // every event through the queue. Each must leave exactly the same state: every page word, every time, every count.
-#include "mm/kernel.h"
+#include "kernel/kernel.h"
 #include "testutil.h"
 
 #include <QtTest>

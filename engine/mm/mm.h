@@ -1,23 +1,28 @@
 #pragma once
-// The simulated kernel's memory-management state, held by the Kernel class. Its state types have headers named
-// after the kernel's own (mm/mmzone.h, mm/mm_types.h, mm/swapinfo.h). The functions that act on it are spread over
-// files named after the kernel's own (page_alloc.cpp, swap.cpp, swapfile.cpp, vmscan.cpp, memory.cpp, madvise.cpp,
-// tlb.cpp), each declared in the header of the same name, and keep the kernel's snake_case names so they can be
-// read beside the source.
+// The memory-management subsystem's state (class Mm): the page frames, the zone and its free lists, the LRU lists,
+// the per-CPU lists, the swap devices, the mm_structs and the page cache. Its state types have headers named after
+// the kernel's own (mm/mmzone.h, mm/mm_types.h, mm/swapinfo.h). The functions that act on it are spread over files
+// named after the kernel's own (page_alloc.cpp, swap.cpp, swapfile.cpp, vmscan.cpp, memory.cpp, madvise.cpp,
+// tlb.cpp, oom_kill.cpp), each declared in the header of the same name, and keep the kernel's snake_case names so
+// they can be read beside the source. The whole kernel of a run (kernel/kernel.h) is this and the subsystems above
+// it: processes, sockets, directories.
 //
 // Era: the defaults model a 4.0-4.5 kernel (zone lru_lock, PAGEVEC_SIZE 14, no swap slots cache); toggles
 // (mm/toggles.h) switch the posts' patches and later changes on and off.
 
 #include "block/blkdev.h"
+#include "hw/cacheline.h"
 #include "mm/filemap.h"
 #include "mm/mm_types.h"
 #include "mm/mmzone.h"
+#include "mm/oom_kill.h"
 #include "mm/page.h"
 #include "mm/pinset.h"
 #include "mm/swapinfo.h"
 #include "mm/toggles.h"
 #include "mm/vmstat.h"
 #include "sched/sched.h"
+#include "sched/signal.h"
 #include "sim/flatmap.h"
 #include "sync/mutex.h"
 #include "sync/spinlock.h"
@@ -30,21 +35,12 @@
 
 namespace mms {
 
-struct Process; // kernel/process.h
-struct SocketQueue; // net/tcp.h
-
-// A directory (the VFS's parent inode): creat, link and unlink of a name in it take its i_mutex, a sleeping mutex with
-// optimistic spinning, for the filesystem's part of the operation (fs/namei.c).
-struct Directory {
-    Mutex i_mutex { "dir->i_mutex" };
-};
-
-class Kernel {
+class Mm {
 public:
-    Kernel(Sched& s, const Toggles& toggles, std::uint64_t reservedPages = 0);
-    ~Kernel();
-    Kernel(const Kernel&) = delete;
-    Kernel& operator=(const Kernel&) = delete;
+    Mm(Sched& s, const Toggles& toggles, std::uint64_t reservedPages = 0);
+    ~Mm();
+    Mm(const Mm&) = delete;
+    Mm& operator=(const Mm&) = delete;
 
     Sched& s;
     const CostModel& cost;
@@ -75,7 +71,7 @@ public:
     {
         return pageMemcg.empty() || pages.test(p, PG_swapbacked) ? lruvec : *lruvecs[pageMemcg[p]];
     }
-    const Lruvec& lruvecOf(Pfn p) const { return const_cast<Kernel*>(this)->lruvecOf(p); }
+    const Lruvec& lruvecOf(Pfn p) const { return const_cast<Mm*>(this)->lruvecOf(p); }
     Pfn lruHead(const Lruvec& v, LruList l) const { return pages.listHead(v.listBase + l); }
     std::uint64_t nrFileLru() const
     {
@@ -92,7 +88,6 @@ public:
     VmStat vm;
     std::size_t swapRotor = 0; // next equal-priority swap device to allocate from
     std::vector<std::unique_ptr<AddressSpace>> mappings; // page-cache files (mm/filemap.h)
-    std::vector<std::unique_ptr<Directory>> dirs; // directories (creat, link, unlink)
     // The kernel's start, for a run (tests may use a bare kernel): kswapd0 on CPU 0, the scheduler's wake placement
     // (select_idle_sibling), cache-line ownership tracking, and this boot's draw of the memory noise. `seed` is the
     // boot's: the variants of one repetition boot the same machine, so they see the same draw.
@@ -104,16 +99,16 @@ public:
     double memCostJitter = 1.0;
     double pageCostJitter = 0.0;
 
-    // Cache-line ownership of struct pages and LRU list heads (index: Pfn; the list heads follow the pages): the
-    // CPU that wrote each line last. Writing a line that another CPU wrote last costs a line transfer, which is what
-    // stretches lru_lock hold times when many CPUs share one LRU. On from boot(); empty (off) on a bare kernel.
-    std::vector<std::int16_t> lineOwner;
-    void enableLineTracking() { lineOwner.assign(pages.size() + PageArray::kListHeads, -1); }
+    // Cache-line ownership of struct pages and LRU list heads (index: Pfn; the list heads follow the pages).
+    // Writing a line that another CPU wrote last costs a line transfer, which is what stretches lru_lock hold times
+    // when many CPUs share one LRU. Tracked from boot(); not on a bare kernel.
+    CacheLines lines;
+    void enableLineTracking() { lines.track(pages.size() + PageArray::kListHeads); }
     void touchLine(Task& t, Pfn line)
     {
-        if (lineOwner.empty())
+        if (!lines.tracking())
             return;
-        std::int16_t& o = lineOwner[line];
+        std::int16_t& o = lines.owner(line);
         if (o != t.cpu) {
             Sched::burn(t, s.lineTransferNs(o, t.cpu));
             o = static_cast<std::int16_t>(t.cpu);
@@ -122,7 +117,7 @@ public:
     // The lines list_add() at the head of `l` writes: the head, its old first entry and the page.
     void touchLruAdd(Task& t, Pfn p, LruList l)
     {
-        if (lineOwner.empty())
+        if (!lines.tracking())
             return;
         Pfn h = lruHead(lruvecOf(p), l);
         touchLine(t, h);
@@ -132,7 +127,7 @@ public:
     // The lines list_del() writes: the page and both neighbours.
     void touchLruDel(Task& t, Pfn p)
     {
-        if (lineOwner.empty())
+        if (!lines.tracking())
             return;
         touchLine(t, pages.prev(p));
         touchLine(t, pages.next(p));
@@ -154,41 +149,16 @@ public:
     SpinLock swapAvailLock { "swap_avail_lock" };
 
     // The allocator's ways out when memory runs out (page_alloc.cpp): allocations that gave up (__GFP_NORETRY
-    // after a round of direct reclaim, costly orders, an OOM victim with the reserves gone), and the OOM killer's
-    // victims. out_of_memory() sends SIGKILL to every thread of the process with the highest oom_badness(); a victim
-    // (TIF_MEMDIE) allocates below the min watermark until its memory is back. A killed thread ends at its next
-    // return to user space (kernel/syscalls.cpp): the first of its process to get there frees the process's memory
-    // (exit_mm) and then clears TIF_MEMDIE of every thread (exit_oom_victims); one that gets there while the memory
-    // is still going clears only its own (exit_oom_victim), so that no second victim is chosen meanwhile. A forked
-    // child, which runs in its parent's task, exits back into its parent instead.
+    // after a round of direct reclaim, costly orders, an OOM victim with the reserves gone), and the OOM killer
+    // (mm/oom_kill.h).
     std::uint64_t nrAllocFail = 0;
-    std::uint64_t nrOomKill = 0;
-    struct OomKill {
-        Time at;
-        std::string task; // the victim process's first thread
-        std::uint64_t pages; // its oom_badness(): what the kill gives back
-    };
-    std::vector<OomKill> oomKills; // the kernel log's "Killed process" lines
-    std::vector<std::uint32_t> oomVictims; // task ids: TIF_MEMDIE, until their process's memory is back
-    // The last time a user task returned from a system call or ran its own code (the run's livelock watchdog).
-    Time lastUserProgress = 0;
-    void noteUserProgress() { lastUserProgress = s.sim().now(); }
-    bool fatal_signal_pending(const Task& t) const;
-    // send_sig(SIGKILL): pending from now on; a thread asleep interruptibly (a futex, a socket read, nanosleep) is
-    // woken to take it, one asleep on a lock or an I/O takes it when that sleep ends.
-    void send_sigkill(Task& t);
-    void exit_oom_victim(const Task& t);
-    void exit_oom_victims(const MmStruct& mm);
+    OomState oom;
 
     // mm_alloc() takes an mm from mm_struct's slab cache: one mmdrop() gave back (id, page-table locks and their lock
     // statistics kept, everything else as new), else a new one. A fork storm thus reuses the same few mms instead of
     // growing the kernel's tables (and page owner ids) without bound.
     MmStruct& mm_alloc();
     void mmdrop(MmStruct& mm);
-    // The processes forked, exec'd and exited through kernel/process.h, by task id (null for a task that never did).
-    std::vector<std::unique_ptr<Process>> procs;
-    // Every connection end a program opened (sys::Socket), for exit_files() to close a dying process's.
-    std::vector<std::weak_ptr<SocketQueue>> sockets;
     // mmap of anonymous memory: returns the first vpn of the new VMA.
     std::uint32_t do_mmap(MmStruct& mm, std::uint32_t nrPages);
     // mmap of `nrPages` of file `m` from page `pgoff` (MAP_SHARED or a read-only MAP_PRIVATE: no COW here); the VMA
@@ -250,8 +220,9 @@ public:
     // kernel's scratch (no heap allocation per flush): valid until the next call, so use it before suspending.
     const std::vector<int>& tlbTargets(MmStruct& mm, int self);
 
-    // Every lock, for lockstat (instances with the same name are summed by the reports).
-    std::vector<const LockStat*> lockStats() const;
+    // Every lock of memory management, appended to `out` for lockstat (instances with the same name are summed by
+    // the reports).
+    void lockStats(LockStats& out) const;
     // Checks the invariants (every page in one state, list lengths match flags, swap_map matches PTEs).
     // Returns an empty string when they hold, else the first violation.
     std::string checkInvariants() const;
@@ -267,7 +238,7 @@ private:
     bool m_kswapdWoken = false;
     std::vector<int> m_tlbTargets; // tlbTargets()' result
     std::vector<std::pair<Task*, std::uint32_t>> m_congested;
-    friend Co<> kswapd_main(Kernel& k, Task& t);
+    friend Co<> kswapd_main(Mm& k, Task& t);
 };
 
 // The lru_lock a run over a batch of pages holds: taken for the first page's lruvec and re-taken only when a page
@@ -275,7 +246,7 @@ private:
 // as pagevec_lru_move_fn and release_pages have it.
 class LruLock {
 public:
-    LruLock(Kernel& k, Task& t)
+    LruLock(Mm& k, Task& t)
         : m_k(k)
         , m_t(t)
     {
@@ -312,7 +283,7 @@ public:
     }
 
 private:
-    Kernel& m_k;
+    Mm& m_k;
     Task& m_t;
     Lruvec* m_held = nullptr;
 };

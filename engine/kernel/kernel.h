@@ -1,0 +1,35 @@
+#pragma once
+// The simulated kernel of one run: memory management (mm/mm.h) and the subsystems above it -- the process table
+// (kernel/process.h), the loopback sockets (net/tcp.h) and the directories (fs/namei.h). The system calls
+// (kernel/syscalls.h) and the process lifecycle take this; the mm paths take the Mm it is.
+
+#include "fs/namei.h"
+#include "mm/mm.h"
+#include "net/tcp.h"
+
+#include <memory>
+#include <vector>
+
+namespace mms {
+
+struct Process; // kernel/process.h
+
+class Kernel : public Mm {
+public:
+    Kernel(Sched& s, const Toggles& toggles, std::uint64_t reservedPages = 0);
+    ~Kernel();
+
+    // The processes forked, exec'd and exited through kernel/process.h, by task id (null for a task that never did).
+    std::vector<std::unique_ptr<Process>> procs;
+    SocketTable sockets;
+    Directories dirs;
+
+    // The last time a user task returned from a system call or ran its own code (the run's livelock watchdog).
+    Time lastUserProgress = 0;
+    void noteUserProgress() { lastUserProgress = s.sim().now(); }
+
+    // Every lock, for lockstat (instances with the same name are summed by the reports).
+    LockStats lockStats() const;
+};
+
+} // namespace mms

@@ -1,0 +1,284 @@
+#include "mm/mm.h"
+#include "mm/page_alloc.h"
+#include "mm/rmap.h"
+#include "mm/vmscan.h"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+namespace mms {
+
+Mm::Mm(Sched& sched, const Toggles& toggles, std::uint64_t reservedPages)
+    : s(sched)
+    , cost(sched.cost())
+    , tg(toggles)
+{
+    const MachineSpec& m = s.machine();
+    auto nr = static_cast<std::uint32_t>(m.memoryPages());
+    pages.resize(nr);
+    pcpu.resize(static_cast<std::size_t>(s.cpuCount()));
+    lruvecs.push_back(&lruvec);
+    for (int i = 1; i < std::clamp(tg.lruvecs, 1, kMaxLruvecs); ++i) {
+        m_memcgLruvecs.push_back(std::make_unique<Lruvec>());
+        Lruvec& v = *m_memcgLruvecs.back();
+        v.listBase = static_cast<std::uint32_t>(i * NR_LRU_LISTS);
+        v.lru_lock.setName("memcg[" + std::to_string(i) + "] lruvec->lru_lock");
+        lruvecs.push_back(&v);
+    }
+    if (lruvecs.size() > 1)
+        pageMemcg.assign(nr, 0);
+    reservedPages = std::min<std::uint64_t>(reservedPages, nr / 2);
+    // Reserved pages (kernel text, page tables, slab) are allocated and on no list; the rest is one zone.
+    zone.init(pages, static_cast<Pfn>(reservedPages), nr);
+    // init_per_zone_wmark_min(): min_free_kbytes = sqrt(lowmem_kbytes * 16), clamped to [128, 65536].
+    double kbytes = static_cast<double>(m.memoryBytes) / 1024.0;
+    double minKb = std::clamp(std::sqrt(kbytes * 16.0), 128.0, 65536.0);
+    zone.watermarkMin = static_cast<std::uint64_t>(minKb / 4.0);
+    zone.watermarkLow = zone.watermarkMin * 5 / 4;
+    zone.watermarkHigh = zone.watermarkMin * 3 / 2;
+
+    for (std::size_t i = 0; i < m.swap.size(); ++i) {
+        auto si = std::make_unique<SwapInfo>();
+        si->type = static_cast<int>(i);
+        si->lock.setName("swap_info[" + std::to_string(i) + "].lock");
+        si->treeLock.setName("swapper_spaces[" + std::to_string(i) + "].tree_lock");
+        auto slots = static_cast<std::uint32_t>(std::min<std::uint64_t>(m.swap[i].sizeBytes / kPageSize, pte::kOffsetMask));
+        si->slot.assign(slots, SwapSlot {});
+        si->dev = std::make_unique<BlockDevice>(s, m.swap[i].device, static_cast<int>(i));
+        si->dev->setCompletion([this](BlockDevice& d, IoRequest& r) { endIo(d, r); });
+        // SWP_SOLIDSTATE: every device kind here but the rotating disk.
+        if (tg.swapPercpuCluster && tg.slotsCache == SlotsCache::Off && m.swap[i].device.kind != "hdd-2007")
+            si->percpuCluster.assign(static_cast<std::size_t>(s.cpuCount()), 0);
+        if (tg.slotsCache != SlotsCache::Off) {
+            si->clusterLocks.reserve((slots + SWAPFILE_CLUSTER - 1) / SWAPFILE_CLUSTER);
+            for (std::uint32_t c = 0; c < slots; c += SWAPFILE_CLUSTER)
+                si->clusterLocks.emplace_back("swap_cluster_info[" + std::to_string(i) + "].lock");
+        }
+        swap.push_back(std::move(si));
+    }
+    if (tg.slotsCache != SlotsCache::Off) {
+        swapSlots.resize(static_cast<std::size_t>(s.cpuCount()));
+        for (auto& c : swapSlots)
+            c.slotsRetDev.resize(swap.size());
+    }
+    if (tg.thpEnabled)
+        set_recommended_min_free_kbytes(*this); // hugepage_init()
+}
+
+Mm::~Mm() = default;
+
+MmStruct& Mm::mm_alloc()
+{
+    if (!m_freeMms.empty()) {
+        MmStruct& mm = *m_freeMms.back();
+        m_freeMms.pop_back();
+        return mm;
+    }
+    auto mm = std::make_unique<MmStruct>();
+    mm->id = static_cast<std::uint16_t>(mms.size());
+    mm->cpuVmMask.assign(static_cast<std::size_t>(s.cpuCount()), 0);
+    mm->mmap_sem.setImpl(tg.rwsemImpl == RwsemImplToggle::Spinlock ? RwsemImpl::Spinlock : RwsemImpl::Xadd);
+    mms.push_back(std::move(mm));
+    return *mms.back();
+}
+
+void Mm::mmdrop(MmStruct& mm)
+{
+    for (int c = 0; c < s.cpuCount(); ++c)
+        if (s.cpu(c).activeMm == &mm)
+            s.cpu(c).activeMm = nullptr;
+    // What the next mm_alloc() gets: a new mm but for its id and its locks (which keep their lock statistics).
+    mm.pte.clear();
+    mm.vmas.clear();
+    std::fill(mm.cpuVmMask.begin(), mm.cpuVmMask.end(), 0);
+    mm.rss = mm.fileRss = mm.swapents = 0;
+    mm.pgtables.clear();
+    mm.brkPages = 0;
+    mm.heap.clear();
+    mm.heapHuge.clear();
+    m_freeMms.push_back(&mm);
+}
+
+std::uint32_t Mm::do_mmap(MmStruct& mm, std::uint32_t nrPages)
+{
+    auto start = static_cast<std::uint32_t>(mm.pte.size());
+    // Keep VMAs page-table aligned, like a 2 MiB-aligned mmap of a large region.
+    start = (start + PTRS_PER_PTE - 1) / PTRS_PER_PTE * PTRS_PER_PTE;
+    mm.pte.resize(start + nrPages); // value-initialised (pte_none); with no fill value the zeroing is a memset
+    while (mm.ptl.size() * PTRS_PER_PTE < mm.pte.size())
+        mm.ptl.push_back(std::make_unique<SpinLock>("ptl"));
+    mm.vmas.push_back(Vma { start, nrPages });
+    return start;
+}
+
+std::uint32_t Mm::do_mmap_file(MmStruct& mm, AddressSpace& m, std::uint64_t pgoff, std::uint32_t nrPages)
+{
+    std::uint32_t start = do_mmap(mm, nrPages);
+    Vma& v = mm.vmas.back();
+    v.file = &m;
+    v.pgoff = pgoff;
+    vma_link_file(m, FileVma { &mm, start, nrPages, pgoff });
+    return start;
+}
+
+void Mm::boot(std::uint64_t seed)
+{
+    startKswapd(0);
+    s.setWakeIdleSibling(true);
+    enableLineTracking();
+    Rng rng(Rng::mix(seed, 0xb007u));
+    memCostJitter = rng.jitter(cost.memRunSpread);
+    pageCostJitter = cost.memPageSpread;
+}
+
+void Mm::startKswapd(int cpu)
+{
+    if (m_kswapd)
+        return;
+    m_kswapd = &s.spawn("kswapd0", cpu, true, nullptr, 0);
+    s.start(*m_kswapd, kswapd_main(*this, *m_kswapd));
+}
+
+void Mm::wakeup_kswapd()
+{
+    if (!m_kswapd || m_kswapdWoken)
+        return;
+    m_kswapdWoken = true;
+    vm.inc(Vm::KswapdWakeup);
+    s.wake(*m_kswapd);
+}
+
+// congestion_wait(BLK_RW_ASYNC, timeout) (mm/backing-dev.c, 4.0): prepare_to_wait() on congestion_wqh[BLK_RW_ASYNC]
+// and io_schedule_timeout(); only clear_bdi_congested() or the timeout ends the sleep.
+Co<> Mm::congestion_wait(Task& t, Time timeout)
+{
+    co_await s.flush(t);
+    m_congested.emplace_back(&t, t.sleepGen + 1);
+    const Time since = s.sim().now();
+    const int cpu = t.cpu;
+    co_await s.sleepTimeout(t, timeout);
+    s.traceSleep(cpu, since, SpanKind::IoWait, "congestion_wait"); // waiting for writeback to make progress
+}
+
+Co<> Mm::wait_iff_congested(Task& t, Time timeout)
+{
+    bool devCongested = false;
+    for (const auto& si : swap)
+        devCongested = devCongested || si->dev->asyncCongested();
+    if (!devCongested || !zone.congested) {
+        co_await s.cond_resched(t);
+        co_return;
+    }
+    co_await congestion_wait(t, timeout);
+}
+
+void Mm::del_page_from_lru_list(Pfn p)
+{
+    LruList l = page_lru(pages.flags(p));
+    pages.listDel(p);
+    pages.clear(p, PG_lru);
+    --lruvecOf(p).nr[l];
+}
+
+void Mm::endIo(BlockDevice& dev, IoRequest& r)
+{
+    // end_swap_bio_read / end_swap_bio_write run in the device's interrupt on one CPU.
+    s.interrupt(dev.index() % s.cpuCount(), cost.ioCompleteNs * static_cast<double>(r.pages.size()));
+    for (Pfn p : r.pages) {
+        if (!r.write) {
+            pages.clear(p, PG_locked);
+            pageReadIo.erase(p);
+            continue;
+        }
+        pages.clear(p, PG_writeback);
+        --zone.nrWriteback;
+        // rotate_reclaimable_page(): a page written for reclaim goes to the tail, to be freed by the next scan.
+        if (pages.test(p, PG_reclaim) && pages.test(p, PG_lru) && !pages.test(p, PG_active)) {
+            pages.clear(p, PG_reclaim);
+            LruList l = page_lru(pages.flags(p));
+            pages.listDel(p);
+            pages.listAddTail(lruHead(l), p);
+            vm.inc(Vm::PgRotated);
+        }
+    }
+    // The request is freed after its bio's end_io (blk_finish_request -> __blk_put_request -> freed_request,
+    // block/blk-core.c, 4.0). __freed_request() calls blk_clear_queue_congested(q, BLK_RW_ASYNC) ->
+    // clear_bdi_congested() (mm/backing-dev.c) for every async request freed while the async count is below
+    // queue_congestion_off_threshold(), whether or not the queue was marked congested, and clear_bdi_congested()
+    // wakes the whole congestion_wqh[BLK_RW_ASYNC] queue. A write completing on a queue still at or above the off
+    // threshold wakes no one; a read is sync and wakes only the BLK_RW_SYNC queue, on which no one here waits.
+    if (r.write && dev.asyncBelowCongestionOff())
+        clear_bdi_congested();
+}
+
+void Mm::clear_bdi_congested()
+{
+    for (auto [t, gen] : m_congested)
+        s.wakeIf(*t, gen);
+    m_congested.clear();
+}
+
+const std::vector<int>& Mm::tlbTargets(MmStruct& mm, int self)
+{
+    std::vector<int>& targets = m_tlbTargets;
+    targets.clear();
+    // The count, the toggle and the mask's storage read once: a store through the byte mask may alias anything, which
+    // would otherwise reload them on every CPU (one flush per reclaimed anonymous page).
+    const int n = s.cpuCount();
+    const bool lazyIpi = tg.tlbLazyIpi;
+    std::uint8_t* mask = mm.cpuVmMask.data();
+    for (int c = 0; c < n; ++c) {
+        Cpu& cpu = s.cpu(c);
+        const Task* cur = cpu.current;
+        bool live = cur && cur->mm == &mm;
+        bool lazy = lazyIpi && c != self && !live && cpu.activeMm == &mm;
+        mask[c] = live || c == self;
+        if (c != self && (live || lazy))
+            targets.push_back(c);
+        if (lazy)
+            cpu.activeMm = nullptr; // flush_tlb_func() finds the CPU lazy: leave_mm()
+    }
+    return targets;
+}
+
+void Mm::lockStats(LockStats& v) const
+{
+    v.push_back(&zone.lock.stat());
+    v.push_back(&lruvec.lru_lock.stat());
+    for (auto& lv : m_memcgLruvecs)
+        v.push_back(&lv->lru_lock.stat());
+    if (tlbAckWait.acquisitions)
+        v.push_back(&tlbAckWait);
+    if (swapAvailLock.stat().acquisitions)
+        v.push_back(&swapAvailLock.stat());
+    for (auto& si : swap) {
+        v.push_back(&si->lock.stat());
+        v.push_back(&si->treeLock.stat());
+        for (auto& l : si->clusterLocks)
+            v.push_back(&l.stat());
+    }
+    for (auto& c : swapSlots) {
+        v.push_back(&c.allocLock.stat());
+        v.push_back(&c.freeLock.stat());
+    }
+    for (auto& m : mappings) {
+        v.push_back(&m->i_pages.stat());
+        // The i_mmap lock (the kind i_mmap.lock names) of a file that is or was mapped: once listed, a lock stays
+        // listed, so the recording's per-frame rows stay aligned after the last munmap.
+        const LockStat& immap = m->i_mmap_kind == IMmapLock::Mutex ? m->i_mmap_mutex.stat() : m->i_mmap_rwsem.stat();
+        if (!m->i_mmap.empty() || immap.acquisitions > 0)
+            v.push_back(&immap);
+    }
+    for (auto& mm : mms) {
+        v.push_back(&mm->mmap_sem.stat());
+        if (mm->anon_vma.stat().acquisitions)
+            v.push_back(&mm->anon_vma.stat());
+        if (mm->mmap_sem.impl() == RwsemImpl::Spinlock)
+            v.push_back(&mm->mmap_sem.waitLock().stat());
+        for (auto& l : mm->ptl)
+            v.push_back(&l->stat());
+    }
+}
+
+} // namespace mms
