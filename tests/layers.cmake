@@ -1,9 +1,14 @@
-# The layers (STYLE.md 1 and 2), checked over the quoted #include lines, followed transitively as the compiler
-# follows them (beside the including file first, then engine/ and ui/):
-#  - ui/ and app/ see the engine through value headers only: nothing they include reaches a kernel header
-#    (engine/mm, engine/net, engine/sched, engine/sync, engine/block);
-#  - engine/hw describes hardware only: it reaches nothing in mm/, net/, sched/, sync/ or block/;
-#  - scenario/scenario.h and run/result.h reach no kernel header;
+# The layers (docs/architecture.md draws them), checked over the quoted #include lines:
+#  - engine/: each folder has a rank, and a file includes headers of its own folder or of a lower rank only
+#    (the table below: hw and sim are leaves; sched, sync, block, mm, net, fs, kernel, workload, scenario, run
+#    in that order). A folder missing from the table fails the check, so a new one must be placed;
+#  - the engine has no Qt: no engine file includes a <Q...> header;
+#  - ui/ and app/ see the engine through value headers only: nothing they include, followed transitively as the
+#    compiler follows them (beside the including file first, then engine/ and ui/), reaches a kernel header
+#    (engine/mm, net, fs, sched, sync, block, kernel other than the system-call header);
+#  - scenario/scenario.h and run/result.h reach no kernel header either;
+#  - scenario/ reads the kernel's toggles through their public header, mm/toggles.h, and includes nothing else of
+#    the kernel's;
 #  - a workload (engine/workload) is a user program: its own #include lines name only workload/ headers,
 #    kernel/syscalls.h (the system-call boundary) and sim/ utilities, never a kernel header.
 # Usage: cmake -DSOURCE_DIR=<repository root> -P tests/layers.cmake
@@ -12,7 +17,7 @@ if(NOT SOURCE_DIR)
   message(FATAL_ERROR "usage: cmake -DSOURCE_DIR=<repository root> -P layers.cmake")
 endif()
 get_filename_component(SOURCE_DIR "${SOURCE_DIR}" REALPATH)
-set(_kernel "^${SOURCE_DIR}/engine/(mm|net|sched|sync|block)/")
+set(_kernel "^${SOURCE_DIR}/engine/(mm|net|fs|sched|sync|block)/|^${SOURCE_DIR}/engine/kernel/(kernel|process)\\.h$")
 
 # The files one file includes with #include "...", resolved to real paths (unresolved ones, like moc output, are
 # left out).
@@ -34,6 +39,45 @@ function(_includes file out)
 endfunction()
 
 set(_violations "")
+
+# Engine folders by rank, lowest first: a file may include its own folder's headers and those of lower ranks.
+set(_ranks hw=0 sim=1 sched=2 sync=3 block=4 mm=5 net=6 fs=7 kernel=8 workload=9 scenario=10 run=11)
+foreach(entry IN LISTS _ranks)
+  string(REPLACE "=" ";" pair "${entry}")
+  list(GET pair 0 folder)
+  list(GET pair 1 rank)
+  set(_rank_${folder} ${rank})
+endforeach()
+file(GLOB_RECURSE _engine "${SOURCE_DIR}/engine/*.h" "${SOURCE_DIR}/engine/*.cpp")
+foreach(f IN LISTS _engine)
+  file(RELATIVE_PATH rel "${SOURCE_DIR}/engine" "${f}")
+  string(REGEX REPLACE "/.*" "" folder "${rel}")
+  if(NOT DEFINED _rank_${folder})
+    list(APPEND _violations "engine/${rel}: folder ${folder}/ has no rank in tests/layers.cmake")
+    continue()
+  endif()
+  file(STRINGS "${f}" lines REGEX "^[ \t]*#[ \t]*include[ \t]*[\"<]")
+  foreach(line IN LISTS lines)
+    if(line MATCHES "^[ \t]*#[ \t]*include[ \t]*<Q")
+      list(APPEND _violations "engine/${rel}: ${line} (the engine has no Qt)")
+      continue()
+    endif()
+    if(NOT line MATCHES "^[ \t]*#[ \t]*include[ \t]*\"([a-z_]+)/([^\"]+)\"")
+      continue()
+    endif()
+    set(to "${CMAKE_MATCH_1}")
+    set(header "${CMAKE_MATCH_1}/${CMAKE_MATCH_2}")
+    if(to STREQUAL folder OR NOT DEFINED _rank_${to})
+      continue()
+    endif()
+    if(_rank_${to} GREATER _rank_${folder})
+      list(APPEND _violations "engine/${rel} includes ${header}: ${to}/ is above ${folder}/")
+    elseif(folder STREQUAL "scenario" AND _rank_${to} GREATER_EQUAL _rank_sched AND _rank_${to} LESS_EQUAL _rank_kernel
+           AND NOT header STREQUAL "mm/toggles.h")
+      list(APPEND _violations "engine/${rel} includes ${header} (scenario/ reads the kernel through mm/toggles.h only)")
+    endif()
+  endforeach()
+endforeach()
 
 # Appends to _violations each first file matching `forbidden` that `file` reaches, with the chain of includes that
 # leads there.
@@ -80,10 +124,6 @@ file(GLOB _front_end "${SOURCE_DIR}/ui/*.h" "${SOURCE_DIR}/ui/*.cpp" "${SOURCE_D
 foreach(f IN LISTS _front_end)
   _check("${f}" "${_kernel}")
 endforeach()
-file(GLOB _hw "${SOURCE_DIR}/engine/hw/*")
-foreach(f IN LISTS _hw)
-  _check("${f}" "${_kernel}")
-endforeach()
 foreach(f "${SOURCE_DIR}/engine/scenario/scenario.h" "${SOURCE_DIR}/engine/run/result.h")
   _check("${f}" "${_kernel}")
 endforeach()
@@ -102,12 +142,13 @@ foreach(f IN LISTS _workloads)
 endforeach()
 
 list(LENGTH _front_end _n)
-if(_n EQUAL 0 OR NOT _hw OR NOT _workloads)
-  message(FATAL_ERROR "layers: found no ui/, app/ or engine/hw/ files under ${SOURCE_DIR}")
+if(_n EQUAL 0 OR NOT _engine OR NOT _workloads)
+  message(FATAL_ERROR "layers: found no ui/, app/ or engine/ files under ${SOURCE_DIR}")
 endif()
 if(_violations)
   list(REMOVE_DUPLICATES _violations)
   list(JOIN _violations "\n  " text)
-  message(FATAL_ERROR "layers: kernel headers where they do not belong (engine/mm, net, sched, sync, block):\n  ${text}")
+  message(FATAL_ERROR "layers: includes that break the layers (docs/architecture.md):\n  ${text}")
 endif()
-message(STATUS "layers: ${_n} ui/ and app/ files, engine/hw, scenario.h and result.h reach no kernel header; workloads include only workload/, sim/ and kernel/syscalls.h")
+list(LENGTH _engine _ne)
+message(STATUS "layers: ${_ne} engine files include only their own and lower layers, and no Qt; ${_n} ui/ and app/ files, scenario.h and result.h reach no kernel header; workloads include only workload/, sim/ and kernel/syscalls.h")

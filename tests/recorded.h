@@ -3,7 +3,7 @@
 // default point. The recorder's and the views' suites look at these. unrecordedRun() is the same run as
 // `mmscope-cli run` makes it, without a recording: the results must be the same.
 
-#include "mm/kernel.h"
+#include "kernel/kernel.h"
 #include "run/recorder.h"
 #include "run/run.h"
 #include "sync/mutex.h"

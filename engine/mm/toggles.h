@@ -1,5 +1,5 @@
 #pragma once
-// The named toggles a variant sets (DESIGN.md "Variants"): the posts' patches and what came later. A scenario's
+// The named toggles a variant sets (README.md, "Scenarios"): the posts' patches and what came later. A scenario's
 // kernel version sets every toggle's default (Toggles::forKernel); a variant's toggles and --set override them.
 
 #include <nlohmann/json_fwd.hpp>
