@@ -12,7 +12,7 @@
 // writes submitted and not yet completed.
 
 #include "hw/machine.h"
-#include "mm/page.h"
+#include "hw/pfn.h"
 #include "sched/sched.h"
 
 #include "sim/fifo.h"

@@ -3,6 +3,7 @@
 // machines of the posts; a scenario picks a preset and may override its size fields (cpus, memory, swap).
 
 #include "hw/costmodel.h"
+#include "hw/pfn.h"
 
 #include <cstdint>
 #include <optional>
@@ -10,8 +11,6 @@
 #include <vector>
 
 namespace mms {
-
-constexpr std::uint64_t kPageSize = 4096;
 
 // A block device used for swap. Requests pass one transfer stage (bandwidth, FIFO) and then a fixed latency
 // (in parallel); at most queueDepth requests are outstanding, further submitters sleep (nr_requests throttling).

@@ -5,6 +5,7 @@
 // that hundreds of processes map) live in side tables, so they cost memory only for the pages that have one. Page frame numbers (Pfn) index these arrays; the last few indices beyond the real frames are the
 // list heads of the LRU lists (intrusive, like struct list_head).
 
+#include "hw/pfn.h"
 #include "sim/flatmap.h"
 #include "sim/pagestate.h"
 
@@ -14,9 +15,6 @@
 #include <vector>
 
 namespace mms {
-
-using Pfn = std::uint32_t;
-constexpr Pfn kNoPage = 0xffffffffu;
 
 // Page flags, named after include/linux/page-flags.h. PG_pagevec (the page sits in a per-CPU pagevec) and PG_buddy
 // (free) are bookkeeping the kernel expresses otherwise; PG_lazyfree follows the 2007 patch's bit (in 4.5+ it is
