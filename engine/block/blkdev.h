@@ -11,7 +11,7 @@
 // REQ_SYNC and rw_is_sync() calls it async; every read (swap-in) is sync. So the async count is the count of
 // writes submitted and not yet completed.
 
-#include "hw/machine.h"
+#include "hw/device.h"
 #include "hw/pfn.h"
 #include "sched/sched.h"
 

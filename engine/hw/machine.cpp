@@ -7,29 +7,6 @@ namespace mms {
 namespace {
     constexpr std::uint64_t GiB = 1ULL << 30;
 
-    std::vector<DeviceSpec> devices()
-    {
-        std::vector<DeviceSpec> d;
-        // SATA SSD of 2014-2015, Samsung 850 PRO datasheet: 550/520 MB/s sequential read/write, 4 KiB random
-        // read 10k IOPS at QD1 (100 us, so ~90 us after the 8 us transfer) and 100k IOPS at QD32 (10 us per request
-        // in the transfer stage: 8 us transfer + 2 us command overhead); random write 36k IOPS at QD1 (28 us, ~20 us
-        // after the transfer). The transfer stage runs at the write figure, swap being mostly written.
-        d.push_back({ "ssd-2015", 90'000, 20'000, 520, 2'000, 128 });
-        // 7200 rpm desktop disk of 2006-2007: ~8.9 ms average read seek (typical desktop datasheets of the time, e.g.
-        // WD Caviar SE16) plus 4.2 ms average rotational latency (half a turn at 7200 rpm) per random request,
-        // ~75 MB/s sustained transfer.
-        d.push_back({ "hdd-2007", 13'100'000, 13'100'000, 75, 50'000, 128 });
-        // RAM-simulated persistent memory on the Xeon E5 v3 box (seed 003's swap): pmem_do_bvec copies 4 KiB with
-        // the CPU, ~0.4 us at one core's ~10 GB/s, plus the block layer: ~1 us per request (kernel-mm.md: 1-3 us).
-        // The transfer stage is one socket's memory: 4 channels of DDR4-1866, 59.7 GB/s peak (Intel ARK), of which
-        // a STREAM-like ~75% is reachable, ~45 GB/s.
-        d.push_back({ "pmem-ram", 1'000, 1'000, 45'000, 300, 1024 });
-        // Data-centre NVMe of 2018-2020, Intel SSD DC P4510 datasheet: 3200/2000 MB/s sequential read/write,
-        // typical latency 77 us read, 18 us write (QD1, 4 KiB).
-        d.push_back({ "nvme-2020", 77'000, 18'000, 2'000, 1'000, 1024 });
-        return d;
-    }
-
     // Processors of the presets. Locked RMW latencies are uops.info / Agner Fog instruction-table figures for the
     // microarchitecture (LOCK ADD/XADD/CMPXCHG on an L1-resident line); line transfers are published core-to-core
     // measurements, given in cycles where the measurement is for a related Intel ring/QPI part (David, Guerraoui,
@@ -75,7 +52,7 @@ namespace {
             m.sockets = 1;
             m.cpus = 12;
             m.memoryBytes = 3 * GiB;
-            m.swap.push_back({ 8 * GiB, *devicePreset("ssd-2015") });
+            m.swap.push_back({ 8 * GiB, deviceSpecFor(DeviceKind::Ssd2015) });
             m.cost = costModelFor(haswellEp("Intel Xeon E5-2620 v3 (Haswell-EP)", 2.4));
             p.push_back(m);
         }
@@ -87,7 +64,7 @@ namespace {
             m.sockets = 1;
             m.cpus = 4;
             m.memoryBytes = 4 * GiB;
-            m.swap.push_back({ 4 * GiB, *devicePreset("hdd-2007") });
+            m.swap.push_back({ 4 * GiB, deviceSpecFor(DeviceKind::Hdd2007) });
             m.cost = costModelFor(core2Quad());
             // 2.6.20 x86-64 flush_tlb_others(): take the sender's tlbstate_lock, write the xAPIC ICR, and spin until
             // every target's invalidate_interrupt has cleared its bit in flush_cpumask. kernel-mm.md (b): 1.5-3 us for
@@ -107,7 +84,7 @@ namespace {
             m.sockets = 1;
             m.cpus = 32;
             m.memoryBytes = 256 * GiB;
-            m.swap.push_back({ 64 * GiB, *devicePreset("nvme-2020") });
+            m.swap.push_back({ 64 * GiB, deviceSpecFor(DeviceKind::Nvme2020) });
             CpuSpec c;
             c.model = "Intel Xeon Platinum 8269CY (Cascade Lake-SP)";
             c.clockGHz = 2.5;
@@ -127,7 +104,7 @@ namespace {
             m.cpus = 144;
             m.memoryBytes = 32 * GiB;
             for (int i = 0; i < 2; ++i)
-                m.swap.push_back({ 48 * GiB, *devicePreset("pmem-ram") });
+                m.swap.push_back({ 48 * GiB, deviceSpecFor(DeviceKind::PmemRam) });
             m.cost = costModelFor(haswellEp("Intel Xeon E5-4669 v3 (Haswell-EP, 4-socket)", 2.1));
             p.push_back(m);
         }
@@ -140,7 +117,7 @@ namespace {
             m.sockets = 4;
             m.cpus = 120;
             m.memoryBytes = 130 * GiB;
-            m.swap.push_back({ 32 * GiB, *devicePreset("ssd-2015") });
+            m.swap.push_back({ 32 * GiB, deviceSpecFor(DeviceKind::Ssd2015) });
             CpuSpec c;
             c.model = "Intel Xeon E7-4890 v2 (IvyBridge-EX)";
             c.clockGHz = 2.8;
@@ -160,7 +137,7 @@ namespace {
             m.sockets = 2;
             m.cpus = 64;
             m.memoryBytes = 256 * GiB;
-            m.swap.push_back({ 64 * GiB, *devicePreset("nvme-2020") });
+            m.swap.push_back({ 64 * GiB, deviceSpecFor(DeviceKind::Nvme2020) });
             CpuSpec c;
             c.model = "AMD EPYC 7452 (Zen 2, Rome)";
             c.clockGHz = 2.35; // AMD product page
@@ -223,22 +200,6 @@ CostModel costModelFor(const CpuSpec& cpu)
     c.shortSyscallNs = cycles(1500); // GUESS
     c.loopbackMsgNs = cycles(12000); // GUESS; the same guest: 4-8 us per message over loopback UDP / TCP
     return c;
-}
-
-std::optional<DeviceSpec> devicePreset(const std::string& kind)
-{
-    for (auto& d : devices())
-        if (d.kind == kind)
-            return d;
-    return std::nullopt;
-}
-
-std::vector<std::string> devicePresetNames()
-{
-    std::vector<std::string> names;
-    for (auto& d : devices())
-        names.push_back(d.kind);
-    return names;
 }
 
 std::optional<MachineSpec> machinePreset(const std::string& name)

@@ -48,7 +48,7 @@ Mm::Mm(Sched& sched, const Toggles& toggles, std::uint64_t reservedPages)
         si->dev = std::make_unique<BlockDevice>(s, m.swap[i].device, static_cast<int>(i));
         si->dev->setCompletion([this](BlockDevice& d, IoRequest& r) { endIo(d, r); });
         // SWP_SOLIDSTATE: every device kind here but the rotating disk.
-        if (tg.swapPercpuCluster && tg.slotsCache == SlotsCache::Off && m.swap[i].device.kind != "hdd-2007")
+        if (tg.swapPercpuCluster && tg.slotsCache == SlotsCache::Off && !m.swap[i].device.rotational())
             si->percpuCluster.assign(static_cast<std::size_t>(s.cpuCount()), 0);
         if (tg.slotsCache != SlotsCache::Off) {
             si->clusterLocks.reserve((slots + SWAPFILE_CLUSTER - 1) / SWAPFILE_CLUSTER);

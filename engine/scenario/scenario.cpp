@@ -214,7 +214,7 @@ void Scenario::normalise()
     if (!m.contains("swap")) {
         m["swap"] = OJson::array();
         for (auto& sw : preset.swap)
-            m["swap"].push_back(OJson { { "size", formatSize(sw.sizeBytes) }, { "device", sw.device.kind } });
+            m["swap"].push_back(OJson { { "size", formatSize(sw.sizeBytes) }, { "device", sw.device.name() } });
     }
     if (!m["swap"].is_array() || m["swap"].size() > 31)
         fail(o, "machine.swap", "an array of at most 31 {\"size\", \"device\"} objects", &m["swap"]);
@@ -233,7 +233,7 @@ void Scenario::normalise()
             fail(o, p + ".size", "a size between 1MiB and 128GiB", &sw["size"]);
         sw["size"] = formatSize(sz);
         if (!sw.contains("device"))
-            sw["device"] = preset.swap.empty() ? "ssd-2015" : preset.swap[0].device.kind;
+            sw["device"] = preset.swap.empty() ? "ssd-2015" : preset.swap[0].device.name();
         if (!sw["device"].is_string() || !devicePreset(sw["device"]))
             fail(o, p + ".device", "one of " + deviceNames, &sw["device"]);
     }

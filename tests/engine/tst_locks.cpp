@@ -378,7 +378,6 @@ private Q_SLOTS:
         Spans spans;
         s.setTrace(&spans);
         DeviceSpec spec;
-        spec.kind = "test";
         spec.readLatencyNs = 50'000;
         spec.bandwidthMBps = 4096;
         BlockDevice dev(s, spec, 0);

@@ -41,7 +41,6 @@ struct QueueBox {
     {
         MachineSpec m = Box::spec(64u << 20);
         DeviceSpec d;
-        d.kind = "test";
         d.requestOverheadNs = 9'000;
         d.bandwidthMBps = 4096;
         d.readLatencyNs = 50'000;

@@ -1,0 +1,77 @@
+#include "hw/device.h"
+
+#include <cassert>
+
+namespace mms {
+
+const std::vector<DeviceKindInfo>& deviceKinds()
+{
+    static const std::vector<DeviceKindInfo> kinds = {
+        { DeviceKind::Ssd2015, "ssd-2015", false },
+        { DeviceKind::Hdd2007, "hdd-2007", true },
+        { DeviceKind::PmemRam, "pmem-ram", false },
+        { DeviceKind::Nvme2020, "nvme-2020", false },
+    };
+    return kinds;
+}
+
+const DeviceKindInfo& deviceKindInfo(DeviceKind kind)
+{
+    const DeviceKindInfo& info = deviceKinds()[static_cast<std::size_t>(kind)];
+    assert(info.kind == kind && "deviceKinds() lists the kinds in the order of the enum");
+    return info;
+}
+
+std::optional<DeviceKind> deviceKindNamed(const std::string& name)
+{
+    for (const DeviceKindInfo& info : deviceKinds())
+        if (name == info.name)
+            return info.kind;
+    return std::nullopt;
+}
+
+DeviceSpec deviceSpecFor(DeviceKind kind)
+{
+    switch (kind) {
+    case DeviceKind::Ssd2015:
+        // SATA SSD of 2014-2015, Samsung 850 PRO datasheet: 550/520 MB/s sequential read/write, 4 KiB random
+        // read 10k IOPS at QD1 (100 us, so ~90 us after the 8 us transfer) and 100k IOPS at QD32 (10 us per request
+        // in the transfer stage: 8 us transfer + 2 us command overhead); random write 36k IOPS at QD1 (28 us, ~20 us
+        // after the transfer). The transfer stage runs at the write figure, swap being mostly written.
+        return { kind, 90'000, 20'000, 520, 2'000, 128 };
+    case DeviceKind::Hdd2007:
+        // 7200 rpm desktop disk of 2006-2007: ~8.9 ms average read seek (typical desktop datasheets of the time, e.g.
+        // WD Caviar SE16) plus 4.2 ms average rotational latency (half a turn at 7200 rpm) per random request,
+        // ~75 MB/s sustained transfer.
+        return { kind, 13'100'000, 13'100'000, 75, 50'000, 128 };
+    case DeviceKind::PmemRam:
+        // RAM-simulated persistent memory on the Xeon E5 v3 box (seed 003's swap): pmem_do_bvec copies 4 KiB with
+        // the CPU, ~0.4 us at one core's ~10 GB/s, plus the block layer: ~1 us per request (kernel-mm.md: 1-3 us).
+        // The transfer stage is one socket's memory: 4 channels of DDR4-1866, 59.7 GB/s peak (Intel ARK), of which
+        // a STREAM-like ~75% is reachable, ~45 GB/s.
+        return { kind, 1'000, 1'000, 45'000, 300, 1024 };
+    case DeviceKind::Nvme2020:
+        // Data-centre NVMe of 2018-2020, Intel SSD DC P4510 datasheet: 3200/2000 MB/s sequential read/write,
+        // typical latency 77 us read, 18 us write (QD1, 4 KiB).
+        return { kind, 77'000, 18'000, 2'000, 1'000, 1024 };
+    }
+    assert(false && "a DeviceKind without a preset");
+    return { kind };
+}
+
+std::optional<DeviceSpec> devicePreset(const std::string& name)
+{
+    if (auto kind = deviceKindNamed(name))
+        return deviceSpecFor(*kind);
+    return std::nullopt;
+}
+
+std::vector<std::string> devicePresetNames()
+{
+    std::vector<std::string> names;
+    for (const DeviceKindInfo& info : deviceKinds())
+        names.emplace_back(info.name);
+    return names;
+}
+
+} // namespace mms
