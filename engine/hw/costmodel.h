@@ -34,7 +34,7 @@ struct CostModel {
     // --- TLB and IPIs ---
     double tlbFlushLocalNs = 100.0; // INVLPG ~100 ns (Dave Hansen, a5102476a24b comment)
     double ipiSendNs = 1500.0; // synchronous shootdown to one target: send + wait for ack (KVM-thread microbench, 1.3-1.5 us)
-    double ipiPerExtraTargetNs = 400.0; // each further target of the same round (kernel-mm.md: +0.3-1 us)
+    double ipiPerExtraTargetNs = 400.0; // each further target of the same round (GUESS of +0.3-1 us; docs/presets.md)
     double ipiHandleNs = 600.0; // the interrupted CPU: entry, flush, ack, exit (GUESS, ~1.5k cycles)
     // A synchronous IPI round to `targets` CPUs (at least one): the sender's wait until the last has acknowledged.
     double ipiRoundNs(std::size_t targets) const
@@ -43,13 +43,13 @@ struct CostModel {
     }
 
     // --- faults, pages, scheduling ---
-    double faultEntryNs = 200.0; // exception entry/exit (kernel-mm.md: 0.1-0.3 us)
+    double faultEntryNs = 200.0; // exception entry/exit (GUESS of 0.1-0.3 us; docs/presets.md)
     double vmaAdjustNs = 800.0; // split_vma/vma_merge/vma_adjust: vm_area_struct slab alloc or free, rb-tree and
-                                // anon_vma/prio-tree relinks (GUESS; kernel-mm.md has no figure)
+                                // anon_vma/prio-tree relinks (GUESS; no published figure)
     double zeroPageNs = 410.0; // clear a cold 4 KiB page: 4096 B at CpuSpec::storeGBps
     double copyPageNs = 820.0; // copy a cold 4 KiB page: 8 KiB of memory traffic at the same rate
     double userMemsetPageNs = 410.0; // user-space memset of a cold 4 KiB page: the same store stream as zeroPageNs
-    double contextSwitchNs = 3000.0; // switch + cache refill (kernel-mm.md: 2-5 us)
+    double contextSwitchNs = 3000.0; // switch + cache refill (GUESS of 2-5 us; docs/presets.md)
     double wakeupNs = 1000.0; // try_to_wake_up + IPI-less enqueue (GUESS)
     double timeSliceNs = 3.0e6; // CFS sched_min_granularity-like slice, 3 ms (a scheduler setting, not hardware)
 

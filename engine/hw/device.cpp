@@ -46,9 +46,9 @@ DeviceSpec deviceSpecFor(DeviceKind kind)
         return { kind, 13'100'000, 13'100'000, 75, 50'000, 128 };
     case DeviceKind::PmemRam:
         // RAM-simulated persistent memory on the Xeon E5 v3 box (seed 003's swap): pmem_do_bvec copies 4 KiB with
-        // the CPU, ~0.4 us at one core's ~10 GB/s, plus the block layer: ~1 us per request (kernel-mm.md: 1-3 us).
-        // The transfer stage is one socket's memory: 4 channels of DDR4-1866, 59.7 GB/s peak (Intel ARK), of which
-        // a STREAM-like ~75% is reachable, ~45 GB/s.
+        // the CPU, ~0.4 us at one core's ~10 GB/s, plus the block layer: ~1 us per request (GUESS of 1-3 us,
+        // docs/presets.md). The transfer stage is one socket's memory: 4 channels of DDR4-1866, 59.7 GB/s peak
+        // (Intel ARK), of which a STREAM-like ~75% is reachable, ~45 GB/s.
         return { kind, 1'000, 1'000, 45'000, 300, 1024 };
     case DeviceKind::Nvme2020:
         // Data-centre NVMe of 2018-2020, Intel SSD DC P4510 datasheet: 3200/2000 MB/s sequential read/write,

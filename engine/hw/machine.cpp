@@ -67,9 +67,9 @@ namespace {
             m.swap.push_back({ 4 * GiB, deviceSpecFor(DeviceKind::Hdd2007) });
             m.cost = costModelFor(core2Quad());
             // 2.6.20 x86-64 flush_tlb_others(): take the sender's tlbstate_lock, write the xAPIC ICR, and spin until
-            // every target's invalidate_interrupt has cleared its bit in flush_cpumask. kernel-mm.md (b): 1.5-3 us for
-            // one target, +0.3-1 us per further target, from microbenchmarks run in KVM guests, where an IPI costs
-            // VM exits; on bare metal with all four cores in one package the low end applies.
+            // every target's invalidate_interrupt has cleared its bit in flush_cpumask. A GUESS of 1.5-3 us for one
+            // target, +0.3-1 us per further target (docs/presets.md), from microbenchmarks run in KVM guests, where an
+            // IPI costs VM exits; on bare metal with all four cores in one package the low end applies.
             m.cost.ipiSendNs = 1500.0;
             m.cost.ipiPerExtraTargetNs = 300.0;
             m.cost.ipiHandleNs = 600.0; // the target: interrupt entry, INVLPG, ack on the flush_cpumask line, exit
@@ -157,8 +157,8 @@ namespace {
 CostModel costModelFor(const CpuSpec& cpu)
 {
     // Kernel code paths as cycle counts: the same instructions on every preset, so their time follows the clock.
-    // GUESS marks a count with no measurement behind it (kernel-mm.md's cost table, converted at 2.5 GHz where it
-    // gives nanoseconds); none is derived from a post's result.
+    // GUESS marks a count with no measurement behind it (a guess in nanoseconds converted at 2.5 GHz where there
+    // was one; docs/presets.md lists each); none is derived from a post's result.
     const double ghz = cpu.clockGHz;
     auto cycles = [ghz](double n) { return n / ghz; };
     CostModel c;
@@ -168,15 +168,15 @@ CostModel costModelFor(const CpuSpec& cpu)
     c.lineCrossSocketNs = cpu.lineCrossSocketNs;
     c.smpMbNs = c.lockedRmwNs; // `lock addl $0,-4(%rsp)` (barrier.h, 4.15+)
     // call + ret with a predicted return, push/pop of the callee-saved registers, the caller's spills: ~10 cycles
-    // (kernel-mm.md: 5-15 cycles, GUESS; Agner Fog's microarchitecture guide for call/ret and push/pop throughput)
+    // (GUESS within 5-15 cycles; Agner Fog's microarchitecture guide for call/ret and push/pop throughput)
     c.functionCallNs = cycles(10);
-    c.faultEntryNs = cycles(500); // exception entry/exit, 0.1-0.3 us at 2.5 GHz (kernel-mm.md)
+    c.faultEntryNs = cycles(500); // exception entry/exit, 0.1-0.3 us at 2.5 GHz (GUESS; docs/presets.md)
     c.vmaAdjustNs = cycles(2000); // GUESS
     // Page-sized memory streams: 4 KiB of stores for a clear, 4 KiB read + 4 KiB written for a copy.
     c.zeroPageNs = 4096.0 / cpu.storeGBps;
     c.copyPageNs = 2 * 4096.0 / cpu.storeGBps;
     c.userMemsetPageNs = c.zeroPageNs;
-    c.contextSwitchNs = cycles(7500); // switch + cache refill, 2-5 us at 2.5 GHz (kernel-mm.md)
+    c.contextSwitchNs = cycles(7500); // switch + cache refill, 2-5 us at 2.5 GHz (GUESS; docs/presets.md)
     c.wakeupNs = cycles(2500); // GUESS
     c.pteOpNs = cycles(10); // GUESS
     c.rmapOpNs = c.lockedRmwNs + cycles(5); // one atomic on _mapcount plus its test
