@@ -37,22 +37,25 @@ DeviceSpec deviceSpecFor(DeviceKind kind)
         // SATA SSD of 2014-2015, Samsung 850 PRO datasheet: 550/520 MB/s sequential read/write, 4 KiB random
         // read 10k IOPS at QD1 (100 us, so ~90 us after the 8 us transfer) and 100k IOPS at QD32 (10 us per request
         // in the transfer stage: 8 us transfer + 2 us command overhead); random write 36k IOPS at QD1 (28 us, ~20 us
-        // after the transfer). The transfer stage runs at the write figure, swap being mostly written.
+        // after the transfer). The transfer stage runs at the write figure, swap being mostly written. 128 requests:
+        // BLKDEV_MAX_RQ, the default nr_requests (include/linux/blkdev.h).
         return { kind, 90'000, 20'000, 520, 2'000, 128 };
     case DeviceKind::Hdd2007:
         // 7200 rpm desktop disk of 2006-2007: ~8.9 ms average read seek (typical desktop datasheets of the time, e.g.
         // WD Caviar SE16) plus 4.2 ms average rotational latency (half a turn at 7200 rpm) per random request,
-        // ~75 MB/s sustained transfer.
+        // ~75 MB/s sustained transfer. 128 requests: BLKDEV_MAX_RQ.
         return { kind, 13'100'000, 13'100'000, 75, 50'000, 128 };
     case DeviceKind::PmemRam:
         // RAM-simulated persistent memory on the Xeon E5 v3 box (seed 003's swap): pmem_do_bvec copies 4 KiB with
         // the CPU, ~0.4 us at one core's ~10 GB/s, plus the block layer: ~1 us per request (GUESS of 1-3 us,
         // docs/presets.md). The transfer stage is one socket's memory: 4 channels of DDR4-1866, 59.7 GB/s peak
-        // (Intel ARK), of which a STREAM-like ~75% is reachable, ~45 GB/s.
+        // (Intel ARK), of which a STREAM-like ~75% is reachable, ~45 GB/s. The pmem driver is bio-based
+        // (pmem_make_request(), drivers/nvdimm/pmem.c) and has no nr_requests of its own: 1024, NVMe's depth.
         return { kind, 1'000, 1'000, 45'000, 300, 1024 };
     case DeviceKind::Nvme2020:
         // Data-centre NVMe of 2018-2020, Intel SSD DC P4510 datasheet: 3200/2000 MB/s sequential read/write,
-        // typical latency 77 us read, 18 us write (QD1, 4 KiB).
+        // typical latency 77 us read, 18 us write (QD1, 4 KiB). 1024 requests: the NVMe driver's io_queue_depth
+        // (drivers/nvme/host/pci.c).
         return { kind, 77'000, 18'000, 2'000, 1'000, 1024 };
     }
     assert(false && "a DeviceKind without a preset");

@@ -49,11 +49,11 @@ namespace {
             m.description = "one Haswell-EP socket of 2015, 6 cores / 12 threads at 2.4 GHz (Xeon E5-2620 v3 class), "
                             "3 GiB DDR4, 8 GiB swap on a SATA SSD (the machine of seed 000's post, which states only "
                             "12 CPUs, 3 GB RAM and 8 GB swap)";
-            m.sockets = 1;
-            m.cpus = 12;
-            m.memoryBytes = 3 * GiB;
-            m.swap.push_back({ 8 * GiB, deviceSpecFor(DeviceKind::Ssd2015) });
-            m.cost = costModelFor(haswellEp("Intel Xeon E5-2620 v3 (Haswell-EP)", 2.4));
+            m.sockets = 1; // one E5-2620 v3: 6 cores / 12 threads (Intel ARK)
+            m.cpus = 12; // the post: "12 cpu" (docs/presets.md)
+            m.memoryBytes = 3 * GiB; // the post: "3G ram"
+            m.swap.push_back({ 8 * GiB, deviceSpecFor(DeviceKind::Ssd2015) }); // the post: "8G swap", device not stated
+            m.cost = costModelFor(haswellEp("Intel Xeon E5-2620 v3 (Haswell-EP)", 2.4)); // Intel ARK: 2.4 GHz
             p.push_back(m);
         }
         {
@@ -61,17 +61,17 @@ namespace {
             m.preset = "quad-core-2007";
             m.description = "Core 2 Quad Q6600 of 2007 (Kentsfield, 4 cores at 2.4 GHz, one socket), 4 GiB DDR2, "
                             "4 GiB swap on a 7200 rpm disk (the quad-core of seed 001's post)";
-            m.sockets = 1;
-            m.cpus = 4;
-            m.memoryBytes = 4 * GiB;
-            m.swap.push_back({ 4 * GiB, deviceSpecFor(DeviceKind::Hdd2007) });
+            m.sockets = 1; // one Q6600 package (Intel ARK)
+            m.cpus = 4; // Intel ARK: 4 cores, no SMT; the post's "quad core system"
+            m.memoryBytes = 4 * GiB; // GUESS: the post states no memory size
+            m.swap.push_back({ 4 * GiB, deviceSpecFor(DeviceKind::Hdd2007) }); // GUESS: the post states no swap
             m.cost = costModelFor(core2Quad());
             // 2.6.20 x86-64 flush_tlb_others(): take the sender's tlbstate_lock, write the xAPIC ICR, and spin until
             // every target's invalidate_interrupt has cleared its bit in flush_cpumask. A GUESS of 1.5-3 us for one
             // target, +0.3-1 us per further target (docs/presets.md), from microbenchmarks run in KVM guests, where an
             // IPI costs VM exits; on bare metal with all four cores in one package the low end applies.
-            m.cost.ipiSendNs = 1500.0;
-            m.cost.ipiPerExtraTargetNs = 300.0;
+            m.cost.ipiSendNs = 1500.0; // the low end of the 1.5-3 us above
+            m.cost.ipiPerExtraTargetNs = 300.0; // the low end of the +0.3-1 us above
             m.cost.ipiHandleNs = 600.0; // the target: interrupt entry, INVLPG, ack on the flush_cpumask line, exit
             p.push_back(m);
         }
@@ -81,13 +81,13 @@ namespace {
             m.description = "Cascade Lake-SP Xeon of 2020 at 2.5 GHz (Platinum 8269CY class), 32 CPUs, 256 GiB "
                             "DDR4 in one NUMA node (one lru_lock), 64 GiB swap on a data-centre NVMe (the bench of "
                             "seed 002's post: 32c-256g, NUMA off; its swap is not stated)";
-            m.sockets = 1;
-            m.cpus = 32;
-            m.memoryBytes = 256 * GiB;
-            m.swap.push_back({ 64 * GiB, deviceSpecFor(DeviceKind::Nvme2020) });
+            m.sockets = 1; // the post: "NUMA disabled", one node
+            m.cpus = 32; // the post: "32c-256g" (docs/presets.md)
+            m.memoryBytes = 256 * GiB; // the post: "32c-256g"
+            m.swap.push_back({ 64 * GiB, deviceSpecFor(DeviceKind::Nvme2020) }); // not stated by the post
             CpuSpec c;
             c.model = "Intel Xeon Platinum 8269CY (Cascade Lake-SP)";
-            c.clockGHz = 2.5;
+            c.clockGHz = 2.5; // Intel ARK: 2.5 GHz base
             c.lockedRmwCycles = 18; // uops.info, Skylake-X/Cascade Lake: LOCK ADD/CMPXCHG m64 ~18 cycles
             c.lineSameSocketNs = 100 / c.clockGHz; // ~100 cycles over the mesh (David et al. order, SOSP'13)
             c.lineCrossSocketNs = 300 / c.clockGHz; // one socket: unused
@@ -100,12 +100,12 @@ namespace {
             m.preset = "xeon-e5v3-144cpu-2017";
             m.description = "four Xeon E5-4669 v3 (Haswell-EP, 18 cores / 36 threads at 2.1 GHz each): 144 CPUs, "
                             "32 GiB, swap on two 48 GiB RAM-simulated PMEM devices (the Xeon E5 v3 of seed 003's post)";
-            m.sockets = 4;
-            m.cpus = 144;
-            m.memoryBytes = 32 * GiB;
-            for (int i = 0; i < 2; ++i)
+            m.sockets = 4; // GUESS of the part behind the post's "Xeon E5 v3" (docs/fidelity.md)
+            m.cpus = 144; // the post: 144 CPUs (docs/fidelity.md)
+            m.memoryBytes = 32 * GiB; // the post: 32 GB
+            for (int i = 0; i < 2; ++i) // GUESS: the post gives 96 GB of swap, not the device count
                 m.swap.push_back({ 48 * GiB, deviceSpecFor(DeviceKind::PmemRam) });
-            m.cost = costModelFor(haswellEp("Intel Xeon E5-4669 v3 (Haswell-EP, 4-socket)", 2.1));
+            m.cost = costModelFor(haswellEp("Intel Xeon E5-4669 v3 (Haswell-EP, 4-socket)", 2.1)); // Intel ARK: 2.1 GHz
             p.push_back(m);
         }
         {
@@ -114,13 +114,13 @@ namespace {
             m.description = "four Xeon E7-4890 v2 (IvyBridge-EX, 15 cores / 30 threads at 2.8 GHz each): 120 CPUs, "
                             "130 GB, 32 GiB swap on a SATA SSD (Davidlohr Bueso's box of seed 004's post; its swap is "
                             "not stated)";
-            m.sockets = 4;
-            m.cpus = 120;
-            m.memoryBytes = 130 * GiB;
-            m.swap.push_back({ 32 * GiB, deviceSpecFor(DeviceKind::Ssd2015) });
+            m.sockets = 4; // the post's "60-core box": four 15-core E7-4890 v2
+            m.cpus = 120; // 60 cores x 2 threads (Intel ARK: Hyper-Threading)
+            m.memoryBytes = 130 * GiB; // the post's box: 130 GB (docs/fidelity.md)
+            m.swap.push_back({ 32 * GiB, deviceSpecFor(DeviceKind::Ssd2015) }); // not stated by the post
             CpuSpec c;
             c.model = "Intel Xeon E7-4890 v2 (IvyBridge-EX)";
-            c.clockGHz = 2.8;
+            c.clockGHz = 2.8; // Intel ARK: 2.8 GHz base
             c.lockedRmwCycles = 20; // uops.info, Ivy Bridge: LOCK ADD/CMPXCHG m64 ~20 cycles
             c.lineSameSocketNs = 100 / c.clockGHz; // ~100 cycles (David et al., SOSP'13, on its Westmere-EX forerunner)
             c.lineCrossSocketNs = 300 / c.clockGHz; // ~300 cycles, one QPI hop (same)
@@ -134,10 +134,10 @@ namespace {
             m.preset = "epyc-rome-64core-2020";
             m.description = "two AMD EPYC 7452 (Zen 2 Rome, 32 cores at 2.35 GHz each, SMT off): 64 CPUs, "
                             "256 GiB DDR4-3200, 64 GiB swap on a data-centre NVMe (serves no post)";
-            m.sockets = 2;
-            m.cpus = 64;
-            m.memoryBytes = 256 * GiB;
-            m.swap.push_back({ 64 * GiB, deviceSpecFor(DeviceKind::Nvme2020) });
+            m.sockets = 2; // a two-socket EPYC 7452 server (serves no post: a configuration)
+            m.cpus = 64; // AMD: 32 cores a socket, SMT off
+            m.memoryBytes = 256 * GiB; // a configuration
+            m.swap.push_back({ 64 * GiB, deviceSpecFor(DeviceKind::Nvme2020) }); // a configuration
             CpuSpec c;
             c.model = "AMD EPYC 7452 (Zen 2, Rome)";
             c.clockGHz = 2.35; // AMD product page
