@@ -22,31 +22,9 @@ void Mutex::traceSleep(Sched& s, int cpu, Time from) const
 Co<> Mutex::lock(Sched& s, Task& t)
 {
     co_await s.flush(t);
-    Time since = s.sim().now();
+    const Time since = s.sim().now();
     if (!m_owner && m_freeAt > since) {
-        // Released by a holder whose release lies ahead on the clock: it is still running, spending the CPU time
-        // of its critical section. With spin-on-owner the acquirer polls until the release (mutex_spin_on_owner);
-        // without it (or if it must reschedule) it sleeps and is handed the mutex at the release.
-        Time at = m_freeAt + ns(s.lineTransferNs(m_lastCpu, t.cpu));
-        m_owner = &t;
-        if (m_spin == MutexSpin::OnOwner && !s.need_resched(t)) {
-            t.sysTime += at - since;
-            co_await ResumeAt { s.sim(), at, static_cast<std::uint32_t>(t.cpu) };
-            take(s, t, since, since);
-        } else {
-            std::uint64_t arg = (static_cast<std::uint64_t>(t.id) << 32) | (t.sleepGen + 1u);
-            s.sim().callAt(
-                at, static_cast<std::uint32_t>(t.cpu),
-                [](void* ctx, std::uint64_t a) {
-                    auto* sched = static_cast<Sched*>(ctx);
-                    sched->wakeIf(*sched->tasks()[a >> 32], static_cast<std::uint32_t>(a));
-                },
-                &s, arg);
-            const int cpu = t.cpu;
-            co_await s.sleep(t);
-            traceSleep(s, cpu, since);
-            take(s, t, since, s.sim().now());
-        }
+        co_await lockAtRelease(s, t, since);
         co_return;
     }
     if (!m_owner) { // free (waiters being woken or not: 3.x lets a running task take it)
@@ -58,41 +36,83 @@ Co<> Mutex::lock(Sched& s, Task& t)
         co_return;
     }
     if (m_spin == MutexSpin::OnOwner) {
-        // __mutex_lock_common(), 2.6.29-3.x: spin while the owner runs; try to take the mutex whenever it is seen
-        // free; if another spinner took it first, spin on the new owner. Give up (and sleep) when the owner is
-        // off its CPU or this task must reschedule. There is no MCS queue before 3.15: every spinner polls.
-        for (;;) {
-            Task* owner = m_owner;
-            if (owner) {
-                bool released = co_await mutex_spin_on_owner(s, t, owner);
-                if (!released)
-                    break;
-            }
-            Time now = s.sim().now();
-            if (!m_owner && m_freeAt <= now) { // atomic_cmpxchg(&lock->count, 1, 0) == 1
-                take(s, t, since, since);
-                co_return;
-            }
-            if (!m_owner) { // released at a moment that lies ahead: its holder still runs until then
-                t.sysTime += m_freeAt - now;
-                co_await ResumeAt { s.sim(), m_freeAt, static_cast<std::uint32_t>(t.cpu) };
-                continue;
-            }
-            if (s.need_resched(t))
-                break;
-        }
+        const bool taken = co_await mutex_optimistic_spin(s, t, since);
+        if (taken)
+            co_return;
     }
     traceWait(s, t.cpu, since, s.sim().now(), SpanKind::LockWait); // the optimistic spin, if any
+    co_await sleepUntilFree(s, t, since);
+    takeAfterSleep(s, t, since);
+}
+
+// Released by a holder whose release lies ahead on the clock: it is still running, spending the CPU time of its
+// critical section. With spin-on-owner the acquirer polls until the release (mutex_spin_on_owner); without it (or if
+// it must reschedule) it sleeps and is handed the mutex at the release.
+Co<> Mutex::lockAtRelease(Sched& s, Task& t, Time since)
+{
+    Time at = m_freeAt + ns(s.lineTransferNs(m_lastCpu, t.cpu));
+    m_owner = &t;
+    if (m_spin == MutexSpin::OnOwner && !s.need_resched(t)) {
+        t.sysTime += at - since;
+        co_await ResumeAt { s.sim(), at, static_cast<std::uint32_t>(t.cpu) };
+        take(s, t, since, since);
+        co_return;
+    }
+    std::uint64_t arg = (static_cast<std::uint64_t>(t.id) << 32) | (t.sleepGen + 1u);
+    s.sim().callAt(
+        at, static_cast<std::uint32_t>(t.cpu),
+        [](void* ctx, std::uint64_t a) {
+            auto* sched = static_cast<Sched*>(ctx);
+            sched->wakeIf(*sched->tasks()[a >> 32], static_cast<std::uint32_t>(a));
+        },
+        &s, arg);
+    const int cpu = t.cpu;
+    co_await s.sleep(t);
+    traceSleep(s, cpu, since);
+    take(s, t, since, s.sim().now());
+}
+
+// __mutex_lock_common(), 2.6.29-3.x (the loop later kernels call mutex_optimistic_spin(), kernel/locking/mutex.c):
+// spin while the owner runs; try to take the mutex whenever it is seen free; if another spinner took it first, spin
+// on the new owner. Give up (and sleep) when the owner is off its CPU or this task must reschedule. There is no MCS
+// queue before 3.15: every spinner polls. Returns whether the spinner took the mutex.
+Co<bool> Mutex::mutex_optimistic_spin(Sched& s, Task& t, Time since)
+{
+    for (;;) {
+        Task* owner = m_owner;
+        if (owner) {
+            bool released = co_await mutex_spin_on_owner(s, t, owner);
+            if (!released)
+                co_return false;
+        }
+        Time now = s.sim().now();
+        if (!m_owner && m_freeAt <= now) { // atomic_cmpxchg(&lock->count, 1, 0) == 1
+            take(s, t, since, since);
+            co_return true;
+        }
+        if (!m_owner) { // released at a moment that lies ahead: its holder still runs until then
+            t.sysTime += m_freeAt - now;
+            co_await ResumeAt { s.sim(), m_freeAt, static_cast<std::uint32_t>(t.cpu) };
+            continue;
+        }
+        if (s.need_resched(t))
+            co_return false;
+    }
+}
+
+// __mutex_lock_common() (2.6.x-4.9): sleep until an unlock wakes us, then try again. There is no hand-off: unlock
+// releases the mutex and wakes the first waiter, and whoever comes first while that waiter is being woken and
+// switched in takes it (a running task, or a spinner); the waiter then sleeps again, first in line. Returns with
+// the mutex owned.
+Co<> Mutex::sleepUntilFree(Sched& s, Task& t, Time since)
+{
     m_waiters.push_back(Waiter { &t, since });
-    // __mutex_lock_common() (2.6.x-4.9): sleep until an unlock wakes us, then try again. There is no hand-off:
-    // unlock releases the mutex and wakes the first waiter, and whoever comes first while that waiter is being
-    // woken and switched in takes it (a running task, or a spinner); the waiter then sleeps again, first in line.
     for (;;) {
         Time now = s.sim().now();
         if (!m_owner && m_freeAt <= now) {
             std::erase_if(m_waiters, [&](const Waiter& w) { return w.t == &t; });
             m_owner = &t;
-            break;
+            co_return;
         }
         if (!m_owner) { // released by a holder whose release lies ahead on the clock: wait for that moment
             t.sysTime += m_freeAt - now;
@@ -108,6 +128,12 @@ Co<> Mutex::lock(Sched& s, Task& t)
         traceSleep(s, cpu, asleep);
         co_await s.flush(t);
     }
+}
+
+// The acquisition that ends a sleeping wait: lock_stat's wait since `since`, and the cmpxchg on a line the last
+// holder's CPU wrote.
+void Mutex::takeAfterSleep(Sched& s, Task& t, Time since)
+{
     Time waited = s.sim().now() - since;
     m_stat.noteAcquire(t.cpu, m_lastCpu, waited, true);
     m_stat.addToBuckets(m_stat.waitPerBucket, since, s.sim().now());

@@ -54,7 +54,12 @@ private:
         void await_suspend(std::coroutine_handle<> h);
         void await_resume() const noexcept { }
     };
+    // The steps of lock(), each entered with the acquirer contending since `since`.
+    Co<> lockAtRelease(Sched& s, Task& t, Time since);
+    Co<bool> mutex_optimistic_spin(Sched& s, Task& t, Time since);
     Co<bool> mutex_spin_on_owner(Sched& s, Task& t, Task* owner);
+    Co<> sleepUntilFree(Sched& s, Task& t, Time since);
+    void takeAfterSleep(Sched& s, Task& t, Time since);
     // Contended since `since`, spinning since `spinSince` (the wait's part drawn as busy on the CPU).
     void take(Sched& s, Task& t, Time since, Time spinSince);
     void traceWait(Sched& s, int cpu, Time from, Time to, SpanKind kind) const;
