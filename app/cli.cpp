@@ -1,9 +1,10 @@
 #include "cli.h"
 
-#include "run/format.h"
+#include "run/render.h"
 #include "run/reproduce.h"
 #include "run/runner.h"
 #include "run/shard.h"
+#include "run/table.h"
 #include "scenario/scenario.h"
 
 #ifdef MMSCOPE_HAVE_UI

@@ -1,8 +1,8 @@
 #include "comparepanel.h"
 
 #include "pagemapview.h"
-#include "run/format.h"
 #include "run/ratio.h"
+#include "run/table.h"
 
 #include <QComboBox>
 #include <QGridLayout>

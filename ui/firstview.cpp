@@ -1,7 +1,7 @@
 #include "firstview.h"
 
-#include "run/format.h"
 #include "run/recording.h"
+#include "run/table.h"
 
 #include <algorithm>
 #include <cmath>

@@ -14,7 +14,7 @@
 #include "report.h"
 #include "resultschart.h"
 #include "resultsmodel.h"
-#include "run/format.h"
+#include "run/render.h"
 #include "run/recording.h"
 #include "scenariobrowser.h"
 #include "transportbar.h"

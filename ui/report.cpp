@@ -9,9 +9,9 @@
 #include "recordingview.h"
 #include "resultschart.h"
 #include "resultsmodel.h"
-#include "run/format.h"
 #include "run/ratio.h"
 #include "run/recording.h"
+#include "run/render.h"
 #include "run/runner.h"
 
 #include <QApplication>

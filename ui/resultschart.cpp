@@ -2,8 +2,8 @@
 
 #include "firstview.h"
 #include "qcp.h"
-#include "run/format.h"
 #include "run/ratio.h"
+#include "run/table.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>

@@ -5,8 +5,8 @@
 // and the difference in % follow only where an absolute figure compares with the post's: at scale 1, or for a
 // scale-free metric (run/ratio.h).
 
-#include "run/format.h"
 #include "run/ratio.h"
+#include "run/table.h"
 
 #include <QAbstractTableModel>
 

@@ -12,7 +12,7 @@
 // ratios the post is about stay within 10 % of their value at scale 1. An absolute figure is compared with the
 // post's only when it is scale-free or the scale is 1 (comparableToPost()).
 
-#include "run/format.h"
+#include "run/table.h"
 
 #include <optional>
 #include <string>
@@ -67,8 +67,5 @@ struct RatioDrift {
     bool faithful() const { return maxAbsPercent <= 10.0 && changedSides == 0; }
 };
 RatioDrift ratioDrift(const ResultSet& scaled, const ResultSet& full, const Scenario& sc);
-
-// Over every ratio the text table shows with the post's ratio beside it: how far they are (|distancePercent|).
-PostDistance ratioDistanceToPost(const ResultSet& rs, const Scenario& sc);
 
 } // namespace mms

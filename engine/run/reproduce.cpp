@@ -1,5 +1,7 @@
 #include "run/reproduce.h"
 
+#include "run/render.h"
+
 #include <cstdio>
 #include <sstream>
 

@@ -2,8 +2,8 @@
 // What mmscope-cli reproduce prints: each built-in scenario's table beside the post's with the distance to it and
 // the wall time, then a summary of all of them.
 
-#include "run/format.h"
 #include "run/ratio.h"
+#include "run/table.h"
 
 #include <cstddef>
 #include <string>

@@ -1,6 +1,6 @@
 #include "run/shard.h"
 
-#include "run/format.h"
+#include "run/json.h"
 #include "run/runner.h"
 
 #include <algorithm>

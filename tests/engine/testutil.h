@@ -5,7 +5,7 @@
 #include "../reduced.h"
 #include "hw/machine.h"
 #include "kernel/kernel.h"
-#include "run/format.h"
+#include "run/json.h"
 #include "run/runner.h"
 
 #include <stdexcept>

@@ -1,8 +1,10 @@
 // Result formats against golden files. The results are built by hand (no simulation), so the goldens only change
 // when a format does. On a mismatch the test writes <golden>.actual beside it and prints the diff command;
 // MMSCOPE_UPDATE_GOLDEN=1 rewrites the goldens.
-#include "run/format.h"
+#include "run/json.h"
 #include "run/ratio.h"
+#include "run/render.h"
+#include "run/table.h"
 
 #include <QtTest>
 

@@ -1,9 +1,9 @@
 // Seed 002 (lru-file-readtwice, dd-sparse-read): the post's directions at reduced scale, the effect vanishing on a
 // lightly loaded machine, the page-cache invariants after every run, and byte-identical results at any thread count.
-#include "run/format.h"
 #include "run/recording.h"
 #include "run/run.h"
 #include "run/runner.h"
+#include "run/table.h"
 #include "testutil.h"
 
 #include <QtTest>

@@ -1,6 +1,5 @@
 // Seed 000 (madv-free-swapin): closed-form fault counts without memory pressure, the post's directions under
 // pressure at reduced scale, kernel invariants after every run, and byte-identical results at any thread count.
-#include "run/format.h"
 #include "run/runner.h"
 #include "testutil.h"
 

@@ -8,7 +8,7 @@
 #include "mm/page_alloc.h"
 #include "mm/rmap.h"
 #include "mm/swap.h"
-#include "run/format.h"
+#include "run/render.h"
 #include "run/runner.h"
 #include "testutil.h"
 

@@ -5,7 +5,6 @@
 #include "mm/memory.h"
 #include "mm/rmap.h"
 #include "mm/swap.h"
-#include "run/format.h"
 #include "run/recording.h"
 #include "run/run.h"
 #include "run/runner.h"

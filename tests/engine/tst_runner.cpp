@@ -1,7 +1,7 @@
 // The oneTBB runner: byte-identical results at 1, 2 and 4 threads, shards that partition the plan, a cancel raised
 // from another thread while runs are in flight, and the host-memory estimate. Small enough to run under TSan
 // (scripts/test.sh runs this suite in the tsan-engine build).
-#include "run/format.h"
+#include "run/json.h"
 #include "run/runner.h"
 
 #include <QtTest>

@@ -1,5 +1,5 @@
 // Seed 003 at reduced scale: per-CPU swap slots caches, swapcache_free_entries() and sorting by device.
-#include "run/format.h"
+#include "run/json.h"
 #include "run/runner.h"
 #include "scenario/scenario.h"
 

@@ -1,7 +1,6 @@
 // Seed 001 (madv-free-tlb-batch, ebizzy): the post's shape at reduced scale, the mechanisms behind it (mmap_sem write
 // contention, per-page flush IPIs, batching), closed-form counts of the glibc heap model, and byte-identical results
 // at 1 and 2 runner threads.
-#include "run/format.h"
 #include "run/runner.h"
 #include "testutil.h"
 

@@ -10,7 +10,6 @@
 #include "resultsmodel.h"
 #include "transportbar.h"
 
-#include "run/format.h"
 #include "run/ratio.h"
 #include "run/recording.h"
 #include "run/runner.h"
