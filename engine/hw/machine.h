@@ -34,4 +34,11 @@ struct MachineSpec {
 std::optional<MachineSpec> machinePreset(const std::string& name);
 std::vector<std::string> machinePresetNames();
 
+// The largest machine and swap device the model encodes. A simulated page-table entry is 32 bits (mm/pte.h): its
+// pfn has 28 bits and a swap entry's offset 25, so a machine has at most 2^28 page frames (1 TiB of RAM) and a swap
+// device at most 2^25 - 1 slots (128 GiB); scenarios are refused past these rather than let a pfn or an offset
+// wrap. mm/pte.h static_asserts that its encoding covers both.
+constexpr std::uint64_t kMaxMemoryPages = 1ULL << 28;
+constexpr std::uint64_t kMaxSwapDevicePages = (1ULL << 25) - 1;
+
 } // namespace mms

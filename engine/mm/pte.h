@@ -5,6 +5,7 @@
 //   swap entry: bit 30 | type (5 bits, 29..25) | offset (25 bits: 128 GiB per device)
 //   migration:  bits 31+30 | pfn (28 bits)
 
+#include "hw/machine.h"
 #include "mm/page.h"
 
 #include <cstdint>
@@ -20,6 +21,9 @@ namespace pte {
     constexpr Pte kYoung = 1u << 28;
     constexpr Pte kPfnMask = (1u << 28) - 1;
     constexpr Pte kOffsetMask = (1u << 25) - 1;
+    // Every frame of the largest machine and every slot of the largest swap device (hw/machine.h) is encodable.
+    static_assert(kPfnMask + 1ULL >= kMaxMemoryPages, "a pfn must reach the last frame of the largest machine");
+    static_assert(kOffsetMask >= kMaxSwapDevicePages, "an offset must reach the last slot of the largest swap device");
 
     constexpr bool none(Pte p) { return p == 0; }
     constexpr bool present(Pte p) { return (p & (kPresent | kSwap)) == kPresent; }

@@ -1,6 +1,6 @@
 #include "scenario/scenario.h"
 
-#include "mm/pte.h"
+#include "hw/machine.h"
 #include "scenario/runsetup.h"
 #include "scenario/size.h"
 
@@ -207,8 +207,8 @@ void Scenario::normalise()
     if (!m.contains("memory"))
         m["memory"] = formatSize(preset.memoryBytes);
     std::uint64_t mem = sizeOf(m["memory"], o, "machine.memory");
-    // A PTE holds a 28-bit pfn (mm/pte.h), so the engine addresses at most 1 TiB of RAM.
-    if (mem < (16ULL << 20) || mem / kPageSize > pte::kPfnMask + 1ULL)
+    // At most the largest machine the model encodes (kMaxMemoryPages: 1 TiB of RAM).
+    if (mem < (16ULL << 20) || mem / kPageSize > kMaxMemoryPages)
         fail(o, "machine.memory", "a size between 16MiB and 1TiB", &m["memory"]);
     m["memory"] = formatSize(mem);
     if (!m.contains("swap")) {
@@ -229,7 +229,7 @@ void Scenario::normalise()
         if (!sw.contains("size"))
             fail(o, p + ".size", "a size");
         std::uint64_t sz = sizeOf(sw["size"], o, p + ".size");
-        if (sz < (1ULL << 20) || sz / kPageSize > pte::kOffsetMask)
+        if (sz < (1ULL << 20) || sz / kPageSize > kMaxSwapDevicePages)
             fail(o, p + ".size", "a size between 1MiB and 128GiB", &sw["size"]);
         sw["size"] = formatSize(sz);
         if (!sw.contains("device"))
@@ -519,16 +519,17 @@ RunSetup Scenario::resolve(const std::string& variant, const OJson& point, doubl
         return std::max<std::uint64_t>(pages, 1) * kPageSize;
     };
     r.machine.memoryBytes = scaled(*parseSize(m["memory"]));
-    // --scale above 1 can take a valid machine past what a PTE encodes (mm/pte.h); refuse rather than wrap.
+    // --scale above 1 can take a valid machine past the largest the model encodes (hw/machine.h); refuse rather
+    // than wrap.
     std::ostringstream atScale;
     atScale << " at scale " << scale;
-    if (r.machine.memoryBytes / kPageSize > pte::kPfnMask + 1ULL)
+    if (r.machine.memoryBytes / kPageSize > kMaxMemoryPages)
         throw ScenarioError(m_origin + ": machine.memory: " + formatSize(r.machine.memoryBytes) + atScale.str()
             + ": expected at most 1TiB (a PTE's 28-bit pfn)");
     r.machine.swap.clear();
     for (auto& sw : m["swap"]) {
         std::uint64_t bytes = scaled(*parseSize(sw["size"]));
-        if (bytes / kPageSize > pte::kOffsetMask)
+        if (bytes / kPageSize > kMaxSwapDevicePages)
             throw ScenarioError(m_origin + ": machine.swap: " + formatSize(bytes) + atScale.str()
                 + ": expected at most 128GiB per device (a swap entry's 25-bit offset)");
         r.machine.swap.push_back(SwapSpec { bytes, *devicePreset(sw["device"]) });
