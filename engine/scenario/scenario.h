@@ -64,7 +64,8 @@ public:
     RunSetup resolve(const std::string& variant, const OJson& point, double scale) const;
 
 private:
-    void normalise();
+    void normalise(); // scenario/normalise.cpp
+    void validateSweepPoints() const;
     OJson m_doc;
     std::string m_origin;
     std::vector<std::pair<std::string, OJson>> m_machineSets; // --set machine.FIELD / swap.devices, in order
