@@ -175,6 +175,9 @@ ResultSet runScenario(const Scenario& sc, const RunnerOptions& opts)
 }
 
 namespace {
+    using Clock = std::chrono::steady_clock;
+    using ScenarioDone = std::function<void(std::size_t, const ScenarioOutcome&)>;
+
     // One run of the pool: which scenario, which run of its plan, and how long it is expected to be.
     struct PoolRun {
         std::size_t scenario;
@@ -182,130 +185,201 @@ namespace {
         PlannedRun plan;
         std::uint64_t size; // simulated page frames + swap slots: the order of the pool (largest first)
     };
-} // namespace
 
-std::vector<ScenarioOutcome> runScenarios(const std::vector<const Scenario*>& scs, const RunnerOptions& opts,
-    const std::function<void(std::size_t, const ScenarioOutcome&)>& scenarioDone)
-{
-    using Clock = std::chrono::steady_clock;
-    const auto start = Clock::now();
-    const int threads = threadCount(opts);
-    std::vector<ScenarioOutcome> out(scs.size());
-    std::vector<PoolRun> pool;
-    for (std::size_t s = 0; s < scs.size(); ++s) {
-        const Scenario& sc = *scs[s];
-        std::vector<PlannedRun> plan = shardPlan(sc, opts);
-        ResultSet& rs = out[s].results;
+    // A scenario's ResultSet with a slot for each of its `runs` planned runs, filled in as they finish.
+    ResultSet emptyResults(const Scenario& sc, const RunnerOptions& opts, int threads, std::size_t runs)
+    {
+        ResultSet rs;
         rs.scenario = sc.id();
         rs.engineVersion = engineVersion();
         rs.seed = sc.seed();
         rs.scale = opts.scale;
         rs.threads = threads;
-        rs.results.resize(plan.size());
-        for (std::size_t i = 0; i < plan.size(); ++i) {
-            std::uint64_t size = 0; // a setup that cannot be resolved sorts last; its run reports the error
-            try {
-                RunMemory m = estimateRunMemory(sc.resolve(plan[i].variant, plan[i].point, opts.scale), opts.recording);
-                size = m.frames + m.swapSlots;
-            } catch (const std::exception&) {
-            }
-            pool.push_back({ s, i, std::move(plan[i]), size });
-        }
+        rs.results.resize(runs);
+        return rs;
     }
-    // The largest simulated machines first: the workloads scale with the machine's memory, so these are the long
-    // runs, and the short ones left for the end keep every core busy to the last (with one pool for all the
-    // scenarios, no core waits at a scenario's tail either). The order decides only which run a worker takes
-    // next: every run is seeded from its own identity and its result goes to its own slot, so the results do not
-    // depend on it.
-    std::stable_sort(pool.begin(), pool.end(), [](const PoolRun& a, const PoolRun& b) { return a.size > b.size; });
 
-    std::vector<std::atomic<std::size_t>> left(scs.size());
-    std::vector<std::atomic<std::int64_t>> firstStart(scs.size());
-    for (std::size_t s = 0; s < scs.size(); ++s) {
-        left[s] = out[s].results.results.size();
-        firstStart[s] = -1;
-    }
-    std::mutex doneLock; // scenarioDone hears one scenario at a time; failures are recorded under it too
-    auto finishScenario = [&](std::size_t s) {
-        ResultSet& rs = out[s].results;
-        auto since = std::chrono::nanoseconds(std::max<std::int64_t>(firstStart[s].load(), 0));
-        rs.wallSeconds = std::chrono::duration<double>(Clock::now() - (start + since)).count();
-        if (scenarioDone)
-            scenarioDone(s, out[s]);
-    };
+    // Every scenario's (sharded) plan in one pool, and each scenario's empty ResultSet in `out`.
+    std::vector<PoolRun> poolOf(const std::vector<const Scenario*>& scs, const RunnerOptions& opts, int threads,
+        std::vector<ScenarioOutcome>& out)
     {
-        std::lock_guard<std::mutex> lock(doneLock);
-        for (std::size_t s = 0; s < scs.size(); ++s)
-            if (out[s].results.results.empty())
-                finishScenario(s);
+        std::vector<PoolRun> pool;
+        for (std::size_t s = 0; s < scs.size(); ++s) {
+            const Scenario& sc = *scs[s];
+            std::vector<PlannedRun> plan = shardPlan(sc, opts);
+            out[s].results = emptyResults(sc, opts, threads, plan.size());
+            for (std::size_t i = 0; i < plan.size(); ++i) {
+                std::uint64_t size = 0; // a setup that cannot be resolved sorts last; its run reports the error
+                try {
+                    RunSetup setup = sc.resolve(plan[i].variant, plan[i].point, opts.scale);
+                    RunMemory m = estimateRunMemory(setup, opts.recording);
+                    size = m.frames + m.swapSlots;
+                } catch (const std::exception&) {
+                }
+                pool.push_back({ s, i, std::move(plan[i]), size });
+            }
+        }
+        // The largest simulated machines first: the workloads scale with the machine's memory, so these are the
+        // long runs, and the short ones left for the end keep every core busy to the last (with one pool for all
+        // the scenarios, no core waits at a scenario's tail either). The order decides only which run a worker
+        // takes next: every run is seeded from its own identity and its result goes to its own slot, so the
+        // results do not depend on it.
+        std::stable_sort(pool.begin(), pool.end(), [](const PoolRun& a, const PoolRun& b) { return a.size > b.size; });
+        return pool;
     }
 
-    std::atomic<std::size_t> done { 0 };
-    ProgressTracker tracker(pool.size(), opts.progressFraction);
-    std::atomic<bool> cancelled { false };
-    auto body = [&](std::size_t k) {
-        const PoolRun& run = pool[k];
-        const Scenario& sc = *scs[run.scenario];
-        ScenarioOutcome& o = out[run.scenario];
-        if (cancelled.load() || (opts.interrupter && opts.interrupter->wasInterrupted())) {
-            cancelled = true;
-            return;
-        }
-        std::int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count();
-        std::int64_t unset = -1;
-        firstStart[run.scenario].compare_exchange_strong(unset, now);
+    // What one run of the pool executes: its scenario's setup at its point, seeded from its own identity.
+    RunSpec runSpec(const Scenario& sc, const PlannedRun& plan, const RunnerOptions& opts)
+    {
         RunSpec spec;
         spec.scenario = &sc;
-        spec.variant = run.plan.variant;
-        spec.point = run.plan.point;
-        spec.rep = run.plan.rep;
+        spec.variant = plan.variant;
+        spec.point = plan.point;
+        spec.rep = plan.rep;
         spec.scale = opts.scale;
         spec.seed = runSeed(sc.seed(), spec.variant, spec.point, spec.rep);
         spec.bootSeed = bootSeed(sc.seed(), spec.point, spec.rep);
         spec.checkInvariants = opts.checkInvariants;
         spec.maxEvents = opts.maxEvents;
         spec.recording = opts.recording;
-        RunSlot slot(opts.interrupter, tracker, k);
-        try {
-            o.results.results[run.index] = executeRun(spec, &slot);
-            if (o.results.results[run.index].metrics.count("cancelled"))
-                cancelled = true;
-            else
-                tracker.set(k, 1.0);
-        } catch (...) {
-            // An invalid setup fails its scenario only; the other scenarios' runs go on.
-            std::lock_guard<std::mutex> lock(doneLock);
-            if (!o.error)
-                o.error = std::current_exception();
+        return spec;
+    }
+
+    // The pool's runs as the workers execute them: each run's result into its scenario's slot, each scenario
+    // handed to `scenarioDone` when its last run ends, and cancellation once any run sees it.
+    class PoolRunner {
+    public:
+        PoolRunner(const std::vector<const Scenario*>& scs, const RunnerOptions& opts, const std::vector<PoolRun>& pool,
+            std::vector<ScenarioOutcome>& out, const ScenarioDone& scenarioDone, Clock::time_point start)
+            : m_scs(scs)
+            , m_opts(opts)
+            , m_pool(pool)
+            , m_out(out)
+            , m_scenarioDone(scenarioDone)
+            , m_start(start)
+            , m_left(scs.size())
+            , m_firstStart(scs.size())
+            , m_tracker(pool.size(), opts.progressFraction)
+        {
+            for (std::size_t s = 0; s < scs.size(); ++s) {
+                m_left[s] = out[s].results.results.size();
+                m_firstStart[s] = -1;
+            }
         }
-        std::size_t n = ++done;
-        if (opts.progress)
-            opts.progress(n, pool.size());
-        if (--left[run.scenario] == 0) {
-            std::lock_guard<std::mutex> lock(doneLock);
-            finishScenario(run.scenario);
+
+        // A scenario with no run in this shard is done before any run starts.
+        void finishEmptyScenarios()
+        {
+            std::lock_guard<std::mutex> lock(m_doneLock);
+            for (std::size_t s = 0; s < m_scs.size(); ++s)
+                if (m_out[s].results.results.empty())
+                    finishScenario(s);
         }
+
+        // Run k of the pool, from a worker.
+        void execute(std::size_t k)
+        {
+            const PoolRun& run = m_pool[k];
+            ScenarioOutcome& o = m_out[run.scenario];
+            if (m_cancelled.load() || (m_opts.interrupter && m_opts.interrupter->wasInterrupted())) {
+                m_cancelled = true;
+                return;
+            }
+            std::int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - m_start).count();
+            std::int64_t unset = -1;
+            m_firstStart[run.scenario].compare_exchange_strong(unset, now);
+            RunSpec spec = runSpec(*m_scs[run.scenario], run.plan, m_opts);
+            RunSlot slot(m_opts.interrupter, m_tracker, k);
+            try {
+                o.results.results[run.index] = executeRun(spec, &slot);
+                if (o.results.results[run.index].metrics.count("cancelled"))
+                    m_cancelled = true;
+                else
+                    m_tracker.set(k, 1.0);
+            } catch (...) {
+                // An invalid setup fails its scenario only; the other scenarios' runs go on.
+                std::lock_guard<std::mutex> lock(m_doneLock);
+                if (!o.error)
+                    o.error = std::current_exception();
+            }
+            std::size_t n = ++m_done;
+            if (m_opts.progress)
+                m_opts.progress(n, m_pool.size());
+            if (--m_left[run.scenario] == 0) {
+                std::lock_guard<std::mutex> lock(m_doneLock);
+                finishScenario(run.scenario);
+            }
+        }
+
+        // After the workers: every outcome says whether the runs were cancelled. The acquire load of `m_done` (an
+        // RMW per finished run) is the way back of runOnWorkers()'s handoff for ThreadSanitizer.
+        void close()
+        {
+            (void)m_done.load(std::memory_order_acquire);
+            for (ScenarioOutcome& o : m_out)
+                o.results.cancelled = m_cancelled.load();
+        }
+
+    private:
+        // Called under m_doneLock: scenarioDone hears one scenario at a time.
+        void finishScenario(std::size_t s)
+        {
+            ResultSet& rs = m_out[s].results;
+            auto since = std::chrono::nanoseconds(std::max<std::int64_t>(m_firstStart[s].load(), 0));
+            rs.wallSeconds = std::chrono::duration<double>(Clock::now() - (m_start + since)).count();
+            if (m_scenarioDone)
+                m_scenarioDone(s, m_out[s]);
+        }
+
+        const std::vector<const Scenario*>& m_scs;
+        const RunnerOptions& m_opts;
+        const std::vector<PoolRun>& m_pool;
+        std::vector<ScenarioOutcome>& m_out;
+        const ScenarioDone& m_scenarioDone;
+        const Clock::time_point m_start;
+        std::vector<std::atomic<std::size_t>> m_left; // per scenario: runs not yet finished
+        std::vector<std::atomic<std::int64_t>> m_firstStart; // per scenario: ns from m_start to its first run's start
+        std::mutex m_doneLock; // scenarioDone hears one scenario at a time; failures are recorded under it too
+        std::atomic<std::size_t> m_done { 0 };
+        ProgressTracker m_tracker;
+        std::atomic<bool> m_cancelled { false };
     };
-    oneapi::tbb::global_control limit(oneapi::tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
-    oneapi::tbb::task_arena arena(threads);
-    // oneTBB hands tasks to its workers inside libtbb, which ThreadSanitizer does not see; this release/acquire
-    // pair on a global makes the handoff of everything built above (plan, rs, the closures) visible to it, and
-    // `done` (an RMW per finished run, read below) the way back. Both cost one atomic per task.
-    static std::atomic<std::uint64_t> handoff { 0 };
-    handoff.fetch_add(1, std::memory_order_release);
-    // Each worker takes the pool's next run until none is left, so runs start in the pool's order (a
-    // parallel_for over the runs would split the range and start the second worker halfway down the list).
-    std::atomic<std::size_t> next { 0 };
-    arena.execute([&] {
-        oneapi::tbb::parallel_for(0, threads, [&](int) {
-            (void)handoff.load(std::memory_order_acquire);
-            for (std::size_t k = next++; k < pool.size(); k = next++)
-                body(k);
+
+    // `count` calls of `body`, on `threads` workers of a oneTBB arena.
+    void runOnWorkers(int threads, std::size_t count, const std::function<void(std::size_t)>& body)
+    {
+        oneapi::tbb::global_control limit(
+            oneapi::tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
+        oneapi::tbb::task_arena arena(threads);
+        // oneTBB hands tasks to its workers inside libtbb, which ThreadSanitizer does not see; this release/acquire
+        // pair on a global makes the handoff of everything built before (the pool, the results, the closures)
+        // visible to it, and PoolRunner::close() the way back. Both cost one atomic per task.
+        static std::atomic<std::uint64_t> handoff { 0 };
+        handoff.fetch_add(1, std::memory_order_release);
+        // Each worker takes the pool's next run until none is left, so runs start in the pool's order (a
+        // parallel_for over the runs would split the range and start the second worker halfway down the list).
+        std::atomic<std::size_t> next { 0 };
+        arena.execute([&] {
+            oneapi::tbb::parallel_for(0, threads, [&](int) {
+                (void)handoff.load(std::memory_order_acquire);
+                for (std::size_t k = next++; k < count; k = next++)
+                    body(k);
+            });
         });
-    });
-    (void)done.load(std::memory_order_acquire);
-    for (ScenarioOutcome& o : out)
-        o.results.cancelled = cancelled.load();
+    }
+} // namespace
+
+std::vector<ScenarioOutcome> runScenarios(const std::vector<const Scenario*>& scs, const RunnerOptions& opts,
+    const std::function<void(std::size_t, const ScenarioOutcome&)>& scenarioDone)
+{
+    const auto start = Clock::now();
+    const int threads = threadCount(opts);
+    std::vector<ScenarioOutcome> out(scs.size());
+    const std::vector<PoolRun> pool = poolOf(scs, opts, threads, out);
+    PoolRunner runner(scs, opts, pool, out, scenarioDone, start);
+    runner.finishEmptyScenarios();
+    runOnWorkers(threads, pool.size(), [&](std::size_t k) { runner.execute(k); });
+    runner.close();
     return out;
 }
 
