@@ -117,38 +117,55 @@ void Recorder::span(int cpu, Time begin, Time end, SpanKind kind, const char* fn
 
 void Recorder::sample(Time at)
 {
-    Recording& r = *m_rec;
-    std::size_t f = r.m_frameTimes.size();
-    r.m_frameTimes.push_back(at);
+    const std::size_t f = m_rec->m_frameTimes.size();
+    m_rec->m_frameTimes.push_back(at);
+    samplePages(f);
+    sampleCounters();
+    sampleLocks(f);
+    decimateWhenDue();
+}
 
-    std::vector<std::uint8_t> cur(m_k.pages.size());
-    std::vector<std::uint16_t> curFlags(m_k.pages.size()), curOwners(m_k.pages.size());
+// Frame f of the page map, a keyframe or the change since the previous frame, and the pages in each state.
+void Recorder::samplePages(std::size_t f)
+{
+    PageFrame cur;
+    cur.state.resize(m_k.pages.size());
+    cur.flags.resize(m_k.pages.size());
+    cur.owners.resize(m_k.pages.size());
     std::vector<std::uint64_t> counts(static_cast<std::size_t>(PageState::Count), 0);
     for (Pfn p = 0; p < m_k.pages.size(); ++p) {
         auto st = static_cast<std::uint8_t>(m_k.pages.state(p));
-        cur[p] = st;
-        curFlags[p] = m_k.pages.flags(p);
-        curOwners[p] = m_k.pages.owner(p);
+        cur.state[p] = st;
+        cur.flags[p] = m_k.pages.flags(p);
+        cur.owners[p] = m_k.pages.owner(p);
         ++counts[st];
     }
-    if (f % Recording::kKeyframeEvery == 0) {
-        r.m_keyframes.push_back(cur);
-        r.m_keyFlags.push_back(curFlags);
-        r.m_keyOwners.push_back(curOwners);
-        r.m_deltas.emplace_back();
-    } else {
-        std::vector<Recording::Delta> d;
-        for (Pfn p = 0; p < cur.size(); ++p)
-            if (cur[p] != m_last[p] || curFlags[p] != m_lastFlags[p] || curOwners[p] != m_lastOwners[p])
-                d.push_back({ p, cur[p], curFlags[p], curOwners[p] });
-        r.m_deltas.push_back(std::move(d));
-    }
+    appendPageFrame(*m_rec, f, cur, m_last);
     m_last = std::move(cur);
-    m_lastFlags = std::move(curFlags);
-    m_lastOwners = std::move(curOwners);
     nameOwners();
-    r.m_stateCounts.push_back(std::move(counts));
+    m_rec->m_stateCounts.push_back(std::move(counts));
+}
 
+// Frame f of `r`'s page map: every kKeyframeEvery frames the whole map, otherwise the pages that differ from `prev`.
+void Recorder::appendPageFrame(Recording& r, std::size_t f, const PageFrame& cur, const PageFrame& prev)
+{
+    if (f % Recording::kKeyframeEvery == 0) {
+        r.m_keyframes.push_back(cur.state);
+        r.m_keyFlags.push_back(cur.flags);
+        r.m_keyOwners.push_back(cur.owners);
+        r.m_deltas.emplace_back();
+        return;
+    }
+    std::vector<Recording::Delta> d;
+    for (Pfn p = 0; p < cur.state.size(); ++p)
+        if (cur.state[p] != prev.state[p] || cur.flags[p] != prev.flags[p] || cur.owners[p] != prev.owners[p])
+            d.push_back({ p, cur.state[p], cur.flags[p], cur.owners[p] });
+    r.m_deltas.push_back(std::move(d));
+}
+
+// The vm counters (enum Vm, /proc/vmstat's names), then ops done, free pages, swap slots in use and IPIs received.
+void Recorder::sampleCounters()
+{
     std::vector<double> c;
     for (std::size_t i = 0; i < static_cast<std::size_t>(Vm::Count); ++i)
         c.push_back(static_cast<double>(m_k.vm.v[i]));
@@ -165,11 +182,14 @@ void Recorder::sample(Time at)
     c.push_back(static_cast<double>(m_k.zone.nrFree()));
     c.push_back(static_cast<double>(swapUsed));
     c.push_back(static_cast<double>(ipis));
-    r.m_counters.push_back(std::move(c));
+    m_rec->m_counters.push_back(std::move(c));
+}
 
-    // Locks, summed by name; stored as the change since the previous frame. AIM7 at 961 users has thousands of
-    // instances (an mmap_sem and ptls per mm) of a dozen names: sum them through a hash on the name, then order
-    // the few sums by name as before.
+// Every lock's lockstat now, summed by name and ordered by name. AIM7 at 961 users has thousands of instances (an
+// mmap_sem and ptls per mm) of a dozen names: they are summed through a hash on the name, and only the few sums
+// are ordered.
+std::map<std::string, Recorder::LockTotals> Recorder::lockTotals() const
+{
     std::unordered_map<std::string_view, std::size_t> slot;
     std::vector<std::pair<std::string_view, LockTotals>> sums;
     for (const LockStat* l : m_k.lockStats()) {
@@ -190,6 +210,14 @@ void Recorder::sample(Time at)
     std::map<std::string, LockTotals> now;
     for (auto& [name, t] : sums)
         now.emplace_hint(now.end(), std::string(name), std::move(t));
+    return now;
+}
+
+// Frame f of the locks, stored as the change since the previous frame.
+void Recorder::sampleLocks(std::size_t f)
+{
+    Recording& r = *m_rec;
+    std::map<std::string, LockTotals> now = lockTotals();
     const auto cpus = static_cast<std::size_t>(r.m_cpus);
     auto& prev = m_prevLocks;
     for (auto& [name, t] : now) {
@@ -224,9 +252,15 @@ void Recorder::sample(Time at)
         if (!w.empty() && w.size() < (f + 1) * cpus)
             w.resize((f + 1) * cpus, 0);
     prev = std::move(now);
+}
 
-    // Merge only at an odd frame count: the kept frames (the even ones, the last included) then sit at multiples
-    // of the doubled interval, where the next samples will fall too, and bin f x kCpuBinsPerFrame stays frame f's.
+// Halves the frames when the recording is over its memory budget, or (with no interval given) when the run is
+// longer than kMaxFrames intervals. Merges only at an odd frame count: the kept frames (the even ones, the last
+// included) then sit at multiples of the doubled interval, where the next samples will fall too, and bin
+// f x kCpuBinsPerFrame stays frame f's.
+void Recorder::decimateWhenDue()
+{
+    Recording& r = *m_rec;
     const std::size_t n = r.frameCount();
     if (n % 2 == 0)
         return;
@@ -270,117 +304,6 @@ void Recorder::schedule()
             self->schedule();
         },
         this, 0);
-}
-
-void Recorder::decimate()
-{
-    Recording& r = *m_rec;
-    std::size_t n = r.frameCount();
-    std::vector<std::size_t> keep;
-    for (std::size_t i = 0; i < n; i += 2)
-        keep.push_back(i);
-    if (keep.back() != n - 1)
-        keep.push_back(n - 1);
-
-    Recording out;
-    out.m_interval = r.m_interval * 2;
-    out.m_pages = r.m_pages;
-    out.m_cpus = r.m_cpus;
-    out.m_counterNames = r.m_counterNames;
-    out.m_lockNames = r.m_lockNames;
-    out.m_fnNames = r.m_fnNames;
-    out.m_mmNames = r.m_mmNames;
-    out.m_fileNames = r.m_fileNames;
-    out.m_locks.resize(r.m_lockNames.size());
-    out.m_lockCpuWait.resize(r.m_lockCpuWait.size());
-    const auto cpus = static_cast<std::size_t>(r.m_cpus);
-    std::vector<std::uint8_t> map = r.m_keyframes[0];
-    std::vector<std::uint16_t> flags = r.m_keyFlags[0], owners = r.m_keyOwners[0];
-    std::vector<std::uint8_t> prevKept;
-    std::vector<std::uint16_t> prevFlags, prevOwners;
-    std::size_t from = 0;
-    for (std::size_t i = 0, k = 0; i < n && k < keep.size(); ++i) {
-        if (i % Recording::kKeyframeEvery == 0) {
-            map = r.m_keyframes[i / Recording::kKeyframeEvery];
-            flags = r.m_keyFlags[i / Recording::kKeyframeEvery];
-            owners = r.m_keyOwners[i / Recording::kKeyframeEvery];
-        } else
-            for (const auto& d : r.m_deltas[i]) {
-                map[d.pfn] = d.state;
-                flags[d.pfn] = d.flags;
-                owners[d.pfn] = d.owner;
-            }
-        if (i != keep[k])
-            continue;
-        std::size_t nf = out.m_frameTimes.size();
-        out.m_frameTimes.push_back(r.m_frameTimes[i]);
-        if (nf % Recording::kKeyframeEvery == 0) {
-            out.m_keyframes.push_back(map);
-            out.m_keyFlags.push_back(flags);
-            out.m_keyOwners.push_back(owners);
-            out.m_deltas.emplace_back();
-        } else {
-            std::vector<Recording::Delta> d;
-            for (Pfn p = 0; p < map.size(); ++p)
-                if (map[p] != prevKept[p] || flags[p] != prevFlags[p] || owners[p] != prevOwners[p])
-                    d.push_back({ p, map[p], flags[p], owners[p] });
-            out.m_deltas.push_back(std::move(d));
-        }
-        prevKept = map;
-        prevFlags = flags;
-        prevOwners = owners;
-        out.m_stateCounts.push_back(r.m_stateCounts[i]);
-        out.m_counters.push_back(r.m_counters[i]);
-        for (std::size_t l = 0; l < r.m_locks.size(); ++l) {
-            LockFrame sum;
-            for (std::size_t j = from; j <= i; ++j) {
-                sum.acquisitions += r.m_locks[l][j].acquisitions;
-                sum.contentions += r.m_locks[l][j].contentions;
-                sum.wait += r.m_locks[l][j].wait;
-                sum.hold += r.m_locks[l][j].hold;
-            }
-            out.m_locks[l].push_back(sum);
-        }
-        for (std::size_t l = 0; l < r.m_lockCpuWait.size(); ++l) {
-            const auto& in = r.m_lockCpuWait[l];
-            if (in.empty())
-                continue;
-            auto& o = out.m_lockCpuWait[l];
-            o.resize((nf + 1) * cpus, 0);
-            for (std::size_t j = from; j <= i; ++j)
-                for (std::size_t c = 0; c < cpus; ++c)
-                    o[nf * cpus + c] += in[j * cpus + c];
-        }
-        from = i + 1;
-        ++k;
-    }
-    out.m_cpuBins.resize(r.m_cpuBins.size());
-    for (std::size_t c = 0; c < r.m_cpuBins.size(); ++c) {
-        auto& in = r.m_cpuBins[c];
-        auto& top = m_topShare[c];
-        auto& sleepTop = m_sleepShare[c];
-        std::vector<float> newTop, newSleepTop;
-        for (std::size_t b = 0; b < in.size(); b += 2) {
-            CpuBin a = in[b];
-            CpuBin z = b + 1 < in.size() ? in[b + 1] : CpuBin {};
-            float ta = top[b], tz = b + 1 < in.size() ? top[b + 1] : 0.0f;
-            float sa = sleepTop[b], sz = b + 1 < in.size() ? sleepTop[b + 1] : 0.0f;
-            CpuBin m { (a.run + z.run) / 2, (a.lockWait + z.lockWait) / 2, (a.lockHold + z.lockHold) / 2,
-                (a.ioWait + z.ioWait) / 2, (a.lockSleep + z.lockSleep) / 2, ta >= tz ? a.topFn : z.topFn,
-                sa >= sz ? a.sleepFn : z.sleepFn };
-            out.m_cpuBins[c].push_back(m);
-            newTop.push_back(std::max(ta, tz) / 2);
-            newSleepTop.push_back(std::max(sa, sz) / 2);
-        }
-        top = std::move(newTop);
-        sleepTop = std::move(newSleepTop);
-    }
-    out.m_decimations = r.m_decimations;
-    out.m_events = r.m_events;
-    *m_rec = std::move(out);
-    m_last = prevKept;
-    m_lastFlags = prevFlags;
-    m_lastOwners = prevOwners;
 }
 
 void Recorder::nameOwners()

@@ -26,28 +26,42 @@ public:
     std::shared_ptr<const Recording> finish();
 
 private:
-    void sample(Time at); // a frame at time `at` (now, or the run's end)
-    void schedule();
-    void decimate();
-    bool coarserForRunLength() const;
-    void findEvents();
-    void nameOwners();
-    std::uint16_t intern(const char* fn);
-    Time binWidth() const { return m_rec->binWidth(); }
-
+    // The page map of one frame: each page frame's state, flags and owner, indexed by pfn.
+    struct PageFrame {
+        std::vector<std::uint8_t> state;
+        std::vector<std::uint16_t> flags, owners;
+    };
+    // One lock name's lockstat, cumulative, summed over its instances.
     struct LockTotals {
         std::uint64_t acq = 0, cont = 0;
         Time wait = 0, hold = 0;
         std::vector<Time> waitCpu; // per CPU
     };
 
+    void sample(Time at); // a frame at time `at` (now, or the run's end)
+    void samplePages(std::size_t f);
+    void sampleCounters();
+    void sampleLocks(std::size_t f);
+    std::map<std::string, LockTotals> lockTotals() const;
+    void decimateWhenDue();
+    void schedule();
+    void decimate();
+    void mergeCpuBins(const Recording& r, Recording& out);
+    static void appendPageFrame(Recording& r, std::size_t f, const PageFrame& cur, const PageFrame& prev);
+    static Recording coarserEmpty(const Recording& r);
+    static void mergeLockFrames(const Recording& r, std::size_t from, std::size_t to, Recording& out, std::size_t frame);
+    bool coarserForRunLength() const;
+    void findEvents();
+    void nameOwners();
+    std::uint16_t intern(const char* fn);
+    Time binWidth() const { return m_rec->binWidth(); }
+
     Kernel& m_k;
     Sched& m_s;
     RecordingOptions m_opts;
     const Workload* m_workload;
     std::shared_ptr<Recording> m_rec;
-    std::vector<std::uint8_t> m_last; // page map of the previous frame
-    std::vector<std::uint16_t> m_lastFlags, m_lastOwners; // page flags and owners of the previous frame
+    PageFrame m_last; // the page map of the previous frame
     std::unordered_map<const char*, std::uint16_t> m_fnIds;
     std::unordered_map<std::string, std::uint16_t> m_fnByName;
     std::vector<std::vector<float>> m_topShare; // per cpu, per bin: share of the current topFn
