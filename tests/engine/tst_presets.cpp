@@ -71,6 +71,36 @@ private Q_SLOTS:
         QCOMPARE(r.machine.cpus, 2);
     }
 
+    // Each swap device kind: its scenario name reads back as the kind and names its preset, and only the rotating
+    // disk has a rotational queue (swapon() marks every other device SWP_SOLIDSTATE).
+    void deviceKinds_data()
+    {
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<bool>("rotational");
+        QTest::addRow("ssd-2015") << "ssd-2015" << false;
+        QTest::addRow("hdd-2007") << "hdd-2007" << true;
+        QTest::addRow("pmem-ram") << "pmem-ram" << false;
+        QTest::addRow("nvme-2020") << "nvme-2020" << false;
+    }
+    void deviceKinds()
+    {
+        QFETCH(QString, name);
+        QFETCH(bool, rotational);
+        const std::optional<DeviceKind> kind = deviceKindNamed(name.toStdString());
+        QVERIFY(kind);
+        const DeviceSpec d = deviceSpecFor(*kind);
+        QVERIFY(d.kind == *kind);
+        QCOMPARE(std::string(d.name()), name.toStdString());
+        QCOMPARE(d.rotational(), rotational);
+        QVERIFY(devicePreset(name.toStdString())->kind == *kind);
+    }
+    // The names in the order a scenario error lists them; a name that is no kind has no preset.
+    void deviceNames()
+    {
+        QCOMPARE(devicePresetNames(), (std::vector<std::string> { "ssd-2015", "hdd-2007", "pmem-ram", "nvme-2020" }));
+        QVERIFY(!devicePreset("floppy"));
+    }
+
     // Costs follow the hardware: kernel code paths are cycle counts, so a faster clock runs them faster, and no
     // preset carries a cost the others lack.
     void kernelCostsFollowTheClock()
