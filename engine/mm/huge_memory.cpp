@@ -1,16 +1,63 @@
-// mm/huge_memory.c (3.x, transparent_hugepage=always with defrag): the anonymous huge-page fault of the brk heap and
-// the split that a partial unmap of a huge page causes.
+// mm/huge_memory.c (3.x, transparent_hugepage=always with defrag): the order-9 allocation of a THP fault and the
+// min_free_kbytes that THP sets at boot, the anonymous huge-page fault of the brk heap and the split that a partial
+// unmap of a huge page causes.
 #include "mm/huge_memory.h"
 
 #include "mm/mm.h"
 #include "mm/page_alloc.h"
 
+#include <algorithm>
+
 namespace mms {
+
+Co<Pfn> alloc_hugepage(Mm& k, Task& t)
+{
+    constexpr int order = HPAGE_PMD_ORDER;
+    FnScope fn(t, "alloc_hugepage_vma");
+    Sched::burn(t, k.cost.pageAllocNs);
+    Pfn p = co_await rmqueue_order(k, t, order, k.zone.watermarkLow);
+    if (p == kNoPage) {
+        // __alloc_pages_slowpath(), __GFP_NO_KSWAPD: no kswapd wake-up; retry at the min watermark, then one
+        // asynchronous direct compaction (MIGRATE_ASYNC: 3.3+ for THP). A deferred or contended compaction
+        // fails the allocation at once (3.5+: "fail the allocation instead of entering direct reclaim"). One that
+        // was skipped (too little free memory) or ran and found no block is followed, before 3.16, by direct
+        // reclaim and a MIGRATE_SYNC_LIGHT compaction (sync_migration = true; a failure defers the next ones);
+        // since 3.16 (thp.fault_compaction=async) THP faults never compact synchronously.
+        p = co_await rmqueue_order(k, t, order, k.zone.watermarkMin);
+        bool gaveUp = false;
+        if (p == kNoPage)
+            p = co_await direct_compact(k, t, order, false, &gaveUp);
+        if (p == kNoPage && !gaveUp && k.tg.thpSyncCompaction) {
+            std::uint64_t got = 0;
+            p = co_await direct_reclaim(k, t, order, got);
+            if (p == kNoPage) // order > PAGE_ALLOC_COSTLY_ORDER: no retry loop, one sync compaction
+                p = co_await direct_compact(k, t, order, true);
+        }
+    }
+    if (p != kNoPage)
+        k.vm.inc(Vm::PgAlloc, 1u << order);
+    co_return p;
+}
+
+void set_recommended_min_free_kbytes(Mm& k)
+{
+    // recommended_min = pageblock_nr_pages * nr_zones * 2 (free pageblocks for fragmentation avoidance)
+    //                 + pageblock_nr_pages * nr_zones * MIGRATE_PCPTYPES^2 (room for the fallbacks), capped at 5 %
+    //                 of memory; only ever raises min_free_kbytes. One zone here; MIGRATE_PCPTYPES = 3.
+    constexpr std::uint64_t MIGRATE_PCPTYPES = 3;
+    std::uint64_t recommended = pageblock_nr_pages * 2 + pageblock_nr_pages * MIGRATE_PCPTYPES * MIGRATE_PCPTYPES;
+    recommended = std::min<std::uint64_t>(recommended, k.pages.size() / 20);
+    if (recommended <= k.zone.watermarkMin)
+        return;
+    k.zone.watermarkMin = recommended;
+    k.zone.watermarkLow = recommended * 5 / 4; // setup_per_zone_wmarks()
+    k.zone.watermarkHigh = recommended * 3 / 2;
+}
 
 Co<bool> do_huge_pmd_anonymous_page(Mm& k, Task& t, MmStruct& mm)
 {
     FnScope fn(t, "do_huge_pmd_anonymous_page");
-    // alloc_hugepage_vma(): GFP_TRANSHUGE, direct compaction when no order-9 block is free (page_alloc.cpp).
+    // alloc_hugepage_vma(): GFP_TRANSHUGE, direct compaction when no order-9 block is free.
     Pfn p = co_await alloc_hugepage(k, t);
     if (p == kNoPage) {
         k.vm.inc(Vm::ThpFaultFallback);

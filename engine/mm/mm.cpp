@@ -1,4 +1,5 @@
 #include "mm/mm.h"
+#include "mm/huge_memory.h"
 #include "mm/page_alloc.h"
 #include "mm/rmap.h"
 #include "mm/vmscan.h"

@@ -1,6 +1,7 @@
-// mm/page_alloc.c: the buddy allocator (free_area[order] under zone->lock, split on allocation, merge on free),
-// order-0 allocation through the per-cpu lists, watermarks that wake kswapd (low) and send the allocator into
-// direct reclaim (min), and for order > 0 the 3.x slow path: direct compaction first, then reclaim.
+// mm/page_alloc.c: the buddy allocator (free_area[order] under zone->lock, split on allocation, merge on free; the
+// list operations are in mmzone.cpp), order-0 allocation through the per-cpu lists, watermarks that wake kswapd
+// (low) and send the allocator into direct reclaim (min), and for order > 0 the 3.x slow path: direct compaction
+// first, then reclaim.
 #include "mm/page_alloc.h"
 
 #include "mm/compaction.h"
@@ -14,147 +15,6 @@
 #include <cstdlib>
 
 namespace mms {
-
-// --- struct zone's free lists (host-side list operations; the callers hold zone->lock in simulated time) ---
-
-void Zone::init(PageArray& pages, Pfn first, Pfn end)
-{
-    m_start = first;
-    m_end = end;
-    m_nrFree = 0;
-    for (int o = 0; o < MAX_ORDER; ++o) {
-        pages.listInit(PageArray::kLruListHeads + static_cast<std::uint32_t>(o));
-        m_nrArea[o] = 0;
-    }
-    compactCachedMigratePfn = first;
-    compactCachedFreePfn = end;
-    // memblock_free_all(): every page freed once; blocks as large as alignment allows, from the top down so the
-    // lists hand out low addresses first.
-    for (Pfn p = end; p > first;) {
-        int order = MAX_ORDER - 1;
-        for (;; --order) {
-            Pfn size = Pfn(1) << order;
-            if (p >= size && (p - size) % size == 0 && p - size >= first)
-                break;
-        }
-        p -= Pfn(1) << order;
-        for (Pfn q = p; q < p + (Pfn(1) << order); ++q) {
-            pages.setFlags(q, PG_buddy);
-            pages.setIndex(q, kNotBuddyHead);
-        }
-        listAdd(pages, p, order);
-    }
-}
-
-Pfn Zone::rmqueueSmallest(PageArray& pages, int order)
-{
-    for (int o = order; o < MAX_ORDER; ++o) {
-        Pfn p = pages.first(areaHead(pages, o));
-        if (p == kNoPage)
-            continue;
-        listDel(pages, p);
-        // expand(): keep the low half, put the high halves back on the lower lists.
-        while (o > order) {
-            --o;
-            listAdd(pages, p + (Pfn(1) << o), o);
-        }
-        for (Pfn q = p; q < p + (Pfn(1) << order); ++q)
-            pages.setFlags(q, 0);
-        return p;
-    }
-    return kNoPage;
-}
-
-std::size_t Zone::rmqueueBulk(PageArray& pages, std::size_t n, Pfn* out, std::uint16_t flags)
-{
-    std::size_t taken = 0;
-    while (taken < n) {
-        int o = 0;
-        while (o < MAX_ORDER && pages.listEmpty(areaHead(pages, o)))
-            ++o;
-        if (o == MAX_ORDER)
-            break;
-        Pfn b = pages.first(areaHead(pages, o));
-        listDel(pages, b);
-        // The lists below `o` are empty, so one-at-a-time allocation would split this block and take its pages in
-        // address order, every one of them through list_del() off some free list (its links cleared, its order
-        // forgotten), until the block is used up or the batch is full.
-        Pfn size = Pfn(1) << o;
-        auto k = static_cast<Pfn>(std::min<std::size_t>(size, n - taken));
-        pages.setFlags(b, flags);
-        out[taken++] = b;
-        for (Pfn q = b + 1; q < b + k; ++q) {
-            pages.listUnlinked(q);
-            pages.setIndex(q, kNotBuddyHead);
-            pages.setFlags(q, flags);
-            out[taken++] = q;
-        }
-        // What is left of the block is what expand() had put back: [k, size) in aligned blocks, at most one per
-        // order below `o`, each alone on its list (so the order they are added in makes no difference).
-        for (Pfn x = k; x < size; x += x & (~x + 1))
-            listAdd(pages, b + x, std::countr_zero(x));
-    }
-    return taken;
-}
-
-void Zone::freeOnePage(PageArray& pages, Pfn p, int order)
-{
-    for (Pfn q = p; q < p + (Pfn(1) << order); ++q) {
-        pages.setFlags(q, PG_buddy);
-        pages.setIndex(q, kNotBuddyHead);
-    }
-    while (order < MAX_ORDER - 1) {
-        Pfn buddy = p ^ (Pfn(1) << order);
-        if (buddy < m_start || buddy >= m_end || freeBlockOrder(pages, buddy) != order)
-            break;
-        listDel(pages, buddy); // page_is_buddy(): a free block of the same order; merge
-        p = std::min(p, buddy);
-        ++order;
-    }
-    listAdd(pages, p, order);
-}
-
-void Zone::delFreeBlock(PageArray& pages, Pfn p)
-{
-    int order = freeBlockOrder(pages, p);
-    listDel(pages, p);
-    for (Pfn q = p; q < p + (Pfn(1) << order); ++q)
-        pages.setFlags(q, 0);
-}
-
-std::string Zone::check(const PageArray& pages) const
-{
-    std::uint64_t total = 0;
-    for (int o = 0; o < MAX_ORDER; ++o) {
-        std::uint64_t n = 0;
-        Pfn head = areaHead(pages, o);
-        for (Pfn p = pages.first(head); p != kNoPage; p = pages.next(p) == head ? kNoPage : pages.next(p)) {
-            ++n;
-            if (p < m_start || p >= m_end)
-                return "free_area[" + std::to_string(o) + "] holds page " + std::to_string(p) + " outside the zone";
-            if (freeBlockOrder(pages, p) != o || p % (Pfn(1) << o) != 0)
-                return "free block " + std::to_string(p) + " on free_area[" + std::to_string(o)
-                    + "] is misaligned or has order " + std::to_string(freeBlockOrder(pages, p));
-            for (Pfn q = p; q < p + (Pfn(1) << o); ++q) {
-                if (pages.flags(q) != PG_buddy)
-                    return "page " + std::to_string(q) + " of free block " + std::to_string(p)
-                        + " is not PG_buddy only";
-                if (q != p && pages.index(q) != kNotBuddyHead)
-                    return "page " + std::to_string(q) + " inside free block " + std::to_string(p)
-                        + " looks like a block head (double free?)";
-            }
-            if (n > m_end)
-                return "free_area[" + std::to_string(o) + "] loops";
-        }
-        if (n != m_nrArea[static_cast<std::size_t>(o)])
-            return "free_area[" + std::to_string(o) + "].nr_free "
-                + std::to_string(m_nrArea[static_cast<std::size_t>(o)]) + " != " + std::to_string(n) + " blocks";
-        total += n << o;
-    }
-    if (total != m_nrFree)
-        return "NR_FREE_PAGES " + std::to_string(m_nrFree) + " != pages on the free lists " + std::to_string(total);
-    return {};
-}
 
 Pfn alloc_page_setup(Mm& k) { return k.zone.rmqueueSmallest(k.pages, 0); }
 
@@ -357,92 +217,57 @@ Co<Pfn> alloc_page_slowpath(Mm& k, Task& t, unsigned gfp)
     }
 }
 
-namespace {
-    Co<Pfn> rmqueue_order(Mm& k, Task& t, int order, std::uint64_t mark);
-
-    // __alloc_pages_direct_compact(): compact, drain this CPU's list (the pages compaction freed sit there), and
-    // try again at the min watermark. kNoPage when compaction was skipped or deferred, or found no block; a failed
-    // `sync` (MIGRATE_SYNC_LIGHT) one defers the next compactions of this order (3.7+: only a sync failure does).
-    // `gaveUp`, if given, is set when the compaction was deferred or an async one gave up at a contended lock.
-    Co<Pfn> direct_compact(Mm& k, Task& t, int order, bool sync, bool* gaveUp = nullptr)
-    {
-        bool contended = false;
-        CompactResult cr = co_await try_to_compact_pages(k, t, order, sync, &contended);
-        if (gaveUp)
-            *gaveUp = contended || cr == CompactResult::Deferred;
-        if (cr == CompactResult::Skipped || cr == CompactResult::Deferred)
-            co_return kNoPage;
-        co_await drain_local_pages(k, t);
-        Pfn p = co_await rmqueue_order(k, t, order, k.zone.watermarkMin);
-        if (p != kNoPage) {
-            compaction_defer_reset(k, order);
-            k.vm.inc(Vm::CompactSuccess);
-            co_return p;
-        }
-        if (sync)
-            defer_compaction(k, order);
-        k.vm.inc(Vm::CompactFail);
-        co_return kNoPage;
-    }
-
-    // __alloc_pages_direct_reclaim(): reclaim; if it freed pages, try again at the min watermark, and once more
-    // after drain_all_pages() (the freed pages sit on the reclaimers' per-cpu lists). `got`: the pages reclaim freed.
-    Co<Pfn> direct_reclaim(Mm& k, Task& t, int order, std::uint64_t& got)
-    {
-        k.vm.inc(Vm::AllocStall);
-        got = co_await try_to_free_pages(k, t);
-        if (got == 0)
-            co_return kNoPage;
-        Pfn p = co_await rmqueue_order(k, t, order, k.zone.watermarkMin);
-        if (p != kNoPage)
-            co_return p;
-        co_await drain_all_pages(k, t);
-        co_return co_await rmqueue_order(k, t, order, k.zone.watermarkMin);
-    }
-} // namespace
-
-Co<Pfn> alloc_hugepage(Mm& k, Task& t)
+// get_page_from_freelist() for order > 0: high-order blocks come straight from the buddy lists under
+// zone->lock (no per-cpu list above order 0).
+Co<Pfn> rmqueue_order(Mm& k, Task& t, int order, std::uint64_t mark)
 {
-    constexpr int order = HPAGE_PMD_ORDER;
-    FnScope fn(t, "alloc_hugepage_vma");
-    Sched::burn(t, k.cost.pageAllocNs);
-    Pfn p = co_await rmqueue_order(k, t, order, k.zone.watermarkLow);
-    if (p == kNoPage) {
-        // __alloc_pages_slowpath(), __GFP_NO_KSWAPD: no kswapd wake-up; retry at the min watermark, then one
-        // asynchronous direct compaction (MIGRATE_ASYNC: 3.3+ for THP). A deferred or contended compaction
-        // fails the allocation at once (3.5+: "fail the allocation instead of entering direct reclaim"). One that
-        // was skipped (too little free memory) or ran and found no block is followed, before 3.16, by direct
-        // reclaim and a MIGRATE_SYNC_LIGHT compaction (sync_migration = true; a failure defers the next ones);
-        // since 3.16 (thp.fault_compaction=async) THP faults never compact synchronously.
-        p = co_await rmqueue_order(k, t, order, k.zone.watermarkMin);
-        bool gaveUp = false;
-        if (p == kNoPage)
-            p = co_await direct_compact(k, t, order, false, &gaveUp);
-        if (p == kNoPage && !gaveUp && k.tg.thpSyncCompaction) {
-            std::uint64_t got = 0;
-            p = co_await direct_reclaim(k, t, order, got);
-            if (p == kNoPage) // order > PAGE_ALLOC_COSTLY_ORDER: no retry loop, one sync compaction
-                p = co_await direct_compact(k, t, order, true);
-        }
-    }
-    if (p != kNoPage)
-        k.vm.inc(Vm::PgAlloc, 1u << order);
+    if (!zone_watermark_ok(k, order, mark))
+        co_return kNoPage;
+    co_await spin_lock(k.s, t, k.zone.lock);
+    Pfn p = k.zone.rmqueueSmallest(k.pages, order);
+    Sched::burn(t, k.cost.listOpNs * (1 + order)); // list_del + expand()'s list_adds
+    spin_unlock(k.s, t, k.zone.lock);
     co_return p;
 }
 
-void set_recommended_min_free_kbytes(Mm& k)
+// __alloc_pages_direct_compact(): compact, drain this CPU's list (the pages compaction freed sit there), and
+// try again at the min watermark. kNoPage when compaction was skipped or deferred, or found no block; a failed
+// `sync` (MIGRATE_SYNC_LIGHT) one defers the next compactions of this order (3.7+: only a sync failure does).
+// `gaveUp`, if given, is set when the compaction was deferred or an async one gave up at a contended lock.
+Co<Pfn> direct_compact(Mm& k, Task& t, int order, bool sync, bool* gaveUp)
 {
-    // recommended_min = pageblock_nr_pages * nr_zones * 2 (free pageblocks for fragmentation avoidance)
-    //                 + pageblock_nr_pages * nr_zones * MIGRATE_PCPTYPES^2 (room for the fallbacks), capped at 5 %
-    //                 of memory; only ever raises min_free_kbytes. One zone here; MIGRATE_PCPTYPES = 3.
-    constexpr std::uint64_t MIGRATE_PCPTYPES = 3;
-    std::uint64_t recommended = pageblock_nr_pages * 2 + pageblock_nr_pages * MIGRATE_PCPTYPES * MIGRATE_PCPTYPES;
-    recommended = std::min<std::uint64_t>(recommended, k.pages.size() / 20);
-    if (recommended <= k.zone.watermarkMin)
-        return;
-    k.zone.watermarkMin = recommended;
-    k.zone.watermarkLow = recommended * 5 / 4; // setup_per_zone_wmarks()
-    k.zone.watermarkHigh = recommended * 3 / 2;
+    bool contended = false;
+    CompactResult cr = co_await try_to_compact_pages(k, t, order, sync, &contended);
+    if (gaveUp)
+        *gaveUp = contended || cr == CompactResult::Deferred;
+    if (cr == CompactResult::Skipped || cr == CompactResult::Deferred)
+        co_return kNoPage;
+    co_await drain_local_pages(k, t);
+    Pfn p = co_await rmqueue_order(k, t, order, k.zone.watermarkMin);
+    if (p != kNoPage) {
+        compaction_defer_reset(k, order);
+        k.vm.inc(Vm::CompactSuccess);
+        co_return p;
+    }
+    if (sync)
+        defer_compaction(k, order);
+    k.vm.inc(Vm::CompactFail);
+    co_return kNoPage;
+}
+
+// __alloc_pages_direct_reclaim(): reclaim; if it freed pages, try again at the min watermark, and once more
+// after drain_all_pages() (the freed pages sit on the reclaimers' per-cpu lists). `got`: the pages reclaim freed.
+Co<Pfn> direct_reclaim(Mm& k, Task& t, int order, std::uint64_t& got)
+{
+    k.vm.inc(Vm::AllocStall);
+    got = co_await try_to_free_pages(k, t);
+    if (got == 0)
+        co_return kNoPage;
+    Pfn p = co_await rmqueue_order(k, t, order, k.zone.watermarkMin);
+    if (p != kNoPage)
+        co_return p;
+    co_await drain_all_pages(k, t);
+    co_return co_await rmqueue_order(k, t, order, k.zone.watermarkMin);
 }
 
 // A plain function but for the drain of a full per-CPU list: freeing is once per page and seldom drains.
@@ -523,21 +348,6 @@ Co<> drain_all_pages(Mm& k, Task& t)
     if (wq)
         k.pcpDrainBusy = false;
 }
-
-namespace {
-    // get_page_from_freelist() for order > 0: high-order blocks come straight from the buddy lists under
-    // zone->lock (no per-cpu list above order 0).
-    Co<Pfn> rmqueue_order(Mm& k, Task& t, int order, std::uint64_t mark)
-    {
-        if (!zone_watermark_ok(k, order, mark))
-            co_return kNoPage;
-        co_await spin_lock(k.s, t, k.zone.lock);
-        Pfn p = k.zone.rmqueueSmallest(k.pages, order);
-        Sched::burn(t, k.cost.listOpNs * (1 + order)); // list_del + expand()'s list_adds
-        spin_unlock(k.s, t, k.zone.lock);
-        co_return p;
-    }
-} // namespace
 
 Co<Pfn> alloc_pages(Mm& k, Task& t, int order, unsigned gfp)
 {

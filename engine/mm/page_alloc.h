@@ -1,6 +1,6 @@
 #pragma once
 // mm/page_alloc.c: order-0 allocation and freeing through the per-cpu lists, high-order allocation with direct
-// compaction and reclaim, the THP allocation, the watermarks. alloc_page()'s fast path is inline here and reads the
+// compaction and reclaim, the watermarks. alloc_page()'s fast path is inline here and reads the
 // memory-management state, hence mm/mm.h.
 
 #include "mm/fastpath.h"
@@ -50,13 +50,16 @@ MaybeCo free_hot_cold_page(Mm& k, Task& t, Pfn p); // a coroutine only when the 
 // compaction (kNoPage).
 Co<Pfn> alloc_pages(Mm& k, Task& t, int order, unsigned gfp = 0);
 Co<> free_pages(Mm& k, Task& t, Pfn p, int order);
-// alloc_hugepage_vma() for a THP fault (3.x, transparent_hugepage=always, defrag on): GFP_TRANSHUGE, order
-// HPAGE_PMD_ORDER, __GFP_NO_KSWAPD | __GFP_NORETRY. kNoPage when it fails; the fault then falls back to 4 KiB pages.
-Co<Pfn> alloc_hugepage(Mm& k, Task& t);
-constexpr int HPAGE_PMD_ORDER = 9;
-// set_recommended_min_free_kbytes() (mm/huge_memory.c, when THP is enabled): enough free memory for
-// anti-fragmentation to keep pageblocks free, raising the watermarks.
-void set_recommended_min_free_kbytes(Mm& k);
+// The slow path's steps for order > 0, which alloc_pages() and the THP allocation (huge_memory.cpp: alloc_hugepage)
+// take in their own orders. rmqueue_order(): get_page_from_freelist() for one block of `order` from the buddy lists
+// under zone->lock if the zone is above `mark` (pages), else kNoPage.
+Co<Pfn> rmqueue_order(Mm& k, Task& t, int order, std::uint64_t mark);
+// __alloc_pages_direct_compact(): compaction (MIGRATE_SYNC_LIGHT if `sync`, else MIGRATE_ASYNC), then one attempt at
+// the min watermark. `gaveUp`, if given, is set when the compaction was deferred or gave up at a contended lock.
+Co<Pfn> direct_compact(Mm& k, Task& t, int order, bool sync, bool* gaveUp = nullptr);
+// __alloc_pages_direct_reclaim(): a round of direct reclaim (`got`: the pages it freed), then attempts at the min
+// watermark before and after drain_all_pages().
+Co<Pfn> direct_reclaim(Mm& k, Task& t, int order, std::uint64_t& got);
 // drain_local_pages(): this CPU's per-cpu list back to the buddy lists.
 Co<> drain_local_pages(Mm& k, Task& t);
 // drain_all_pages(NULL): every CPU's per-cpu list back to the buddy lists, as page_alloc.drain says (nothing, IPIs,

@@ -4,6 +4,7 @@
 #include "kernel/syscalls.h"
 #include "mm/compaction.h"
 #include "mm/filemap.h"
+#include "mm/huge_memory.h"
 #include "kernel/kernel.h"
 #include "mm/page_alloc.h"
 #include "mm/rmap.h"
