@@ -1,7 +1,7 @@
 #pragma once
-// The page cache (mm/filemap.c, mm/readahead.c, 5.6): address spaces whose pages live in an index -> page array (the
-// xarray) under the mapping's i_pages lock, the buffered read path of a sparse file (no I/O: holes are zero-filled),
-// and mark_page_accessed() with activation through the per-CPU activate_page pagevecs.
+// The page cache (mm/filemap.c, 5.6): address spaces whose pages live in an index -> page array (the xarray) under
+// the mapping's i_pages lock, and the buffered read path of a sparse file (no I/O: holes are zero-filled). Its
+// readahead is in readahead.h, mark_page_accessed() in swap.h.
 //
 // A file page: owner = mapping id + 1, index = page offset in the file, PG_anon and PG_swapbacked clear. A page is
 // in its mapping from add_to_page_cache_lru() until __remove_mapping() (reclaim) takes it out.
@@ -78,12 +78,6 @@ AddressSpace& new_address_space(Mm& k, std::uint64_t sizePages);
 // is pinned (the caller's reference) and must be released with put_page().
 Pfn find_get_page(Mm& k, Task& t, AddressSpace& m, std::uint64_t index);
 void put_page(Mm& k, Task& t, Pfn p);
-// __do_page_cache_readahead() of up to `nr` pages from `index`: allocate, add_to_page_cache_lru, read (zero-fill a
-// hole), unlock; the page at `mark` gets PG_readahead. page_cache_sync_readahead() runs it on a miss (marking the
-// next page), page_cache_async_readahead() when a reader hits a marked page (the next window, marked at its start),
-// so a sequential reader keeps one window ahead and a second reader of the file finds the pages there.
-// The allocations are __GFP_NORETRY: short of memory the window ends early; false then.
-Co<bool> do_page_cache_readahead(Mm& k, Task& t, AddressSpace& m, std::uint64_t index, int nr, std::uint64_t mark);
 // generic_file_buffered_read() of one 4 KiB page at `index` into a user buffer. Returns false past EOF.
 // A coroutine only when the page is not cached yet, starts readahead, is locked or gets activated.
 ValueOrCo<bool> generic_file_buffered_read(Mm& k, Task& t, AddressSpace& m, std::uint64_t index);
@@ -97,12 +91,6 @@ bool generic_file_read_cached(Mm& k, Task& t, AddressSpace& m, std::uint64_t ind
 // first page that is not read that way, and returns the number read; the pages after it are untouched.
 std::uint64_t generic_file_read_cached_run(
     Mm& k, Task& t, AddressSpace& m, std::uint64_t index, std::uint64_t nr, Time each, Time end);
-// mark_page_accessed(): 1st access sets PG_referenced, the 2nd activates (activate_page or, while the page still
-// sits in this CPU's lru_add pagevec, __lru_cache_activate_page).
-MaybeCo mark_page_accessed(Mm& k, Task& t, Pfn p);
-Co<> activate_page(Mm& k, Task& t, Pfn p);
-// Drains this CPU's activate_page pagevec (part of lru_add_drain()).
-Co<> activate_page_drain(Mm& k, Task& t);
 // unlock_page() of a page-cache page: clear PG_locked and wake the tasks waiting on it.
 void unlock_page(Mm& k, Task& t, Pfn p);
 // The same, for a page whose mapping the caller already has (page migration unlocks the new page before its owner is
@@ -116,8 +104,13 @@ Co<bool> remove_mapping(Mm& k, Task& t, Pfn p);
 // (grab_cache_page_write_begin; __GFP_NORETRY like readahead, so short of memory fewer are added), then each is
 // copied from the user buffer (copy_from_user).
 Co<> generic_perform_write(Mm& k, Task& t, AddressSpace& m, std::uint64_t index, std::uint64_t nr);
-// A read fault on a file VMA (fault-around, filemap_fault, finish_fault).
-Co<> do_read_fault(Mm& k, Task& t, MmStruct& mm, Vma v, std::uint32_t vpn);
+// filemap_fault(): the page at `index`, pinned and locked, read around the fault on a miss (do_sync_mmap_readahead)
+// and the next window started on a PG_readahead hit (do_async_mmap_readahead). kNoPage: VM_FAULT_OOM for a killed
+// task.
+Co<Pfn> filemap_fault(Mm& k, Task& t, AddressSpace& m, std::uint64_t index);
+// filemap_map_pages() over the VMA's virtual pages [from, to): map, under one PTE lock, the cached, unlocked pages
+// whose PTE is none and that do not start a readahead window.
+Co<> filemap_map_pages(Mm& k, Task& t, MmStruct& mm, const Vma& v, std::uint32_t from, std::uint32_t to);
 // truncate.cpp: truncate_inode_pages_range() of pages [start, end): off the LRU, out of the page cache, freed. A page
 // someone else holds (isolated by reclaim or compaction, in a pagevec, locked, referenced) stays cached.
 Co<> truncate_inode_pages_range(Mm& k, Task& t, AddressSpace& m, std::uint64_t start, std::uint64_t end);

@@ -1,5 +1,5 @@
-// mm/memory.c (4.0): page faults (do_anonymous_page, do_swap_page with swapin readahead), zap_pte_range with
-// mmu_gather batching, exit_mmap.
+// mm/memory.c (4.0): page faults (do_anonymous_page, do_swap_page with swapin readahead, do_read_fault with
+// fault-around), zap_pte_range with mmu_gather batching, exit_mmap.
 #include "mm/memory.h"
 
 #include "mm/filemap.h"
@@ -210,6 +210,52 @@ Co<> do_swap_page(Mm& k, Task& t, MmStruct& mm, std::uint32_t vpn, Pte orig)
         k.unpin(p);
         co_return;
     }
+}
+
+// --- read faults on a file VMA: fault-around, then filemap_fault (filemap.cpp) ---
+
+namespace {
+    constexpr std::uint32_t kFaultAroundPages = 16; // fault_around_bytes = 64 KiB (mm/memory.c)
+
+    // do_fault_around(): the fault_around_bytes-aligned window around the fault, clamped to the VMA and to the
+    // page-table page. Returns true if the faulting PTE got mapped.
+    Co<bool> do_fault_around(Mm& k, Task& t, MmStruct& mm, const Vma& v, std::uint32_t vpn)
+    {
+        std::uint32_t from = std::max(vpn / kFaultAroundPages * kFaultAroundPages, v.start);
+        std::uint32_t end = v.start + v.pages;
+        std::uint32_t to = std::min({ from + kFaultAroundPages, end, pmd_addr_end(from, end) });
+        co_await filemap_map_pages(k, t, mm, v, from, to);
+        co_return !pte::none(mm.pte[vpn]);
+    }
+} // namespace
+
+void alloc_set_pte(Mm& k, Task& t, MmStruct& mm, std::uint32_t vpn, Pfn p)
+{
+    // The reader touches the page right away, so the hardware sets the accessed bit: the PTE is young.
+    mm.pte[vpn] = pte::mkPresent(p, false, true);
+    ++mm.fileRss; // inc_mm_counter_fast(MM_FILEPAGES)
+    page_add_file_rmap(k, t, p);
+    Sched::burn(t, k.cost.pteOpNs);
+}
+
+Co<> do_read_fault(Mm& k, Task& t, MmStruct& mm, Vma v, std::uint32_t vpn)
+{
+    FnScope fn(t, "do_read_fault");
+    bool mapped = co_await do_fault_around(k, t, mm, v, vpn);
+    if (mapped)
+        co_return;
+    AddressSpace& m = *v.file;
+    Pfn p = co_await filemap_fault(k, t, m, v.pgoff + (vpn - v.start)); // __do_fault
+    if (p == kNoPage)
+        co_return; // VM_FAULT_OOM
+    // finish_fault(): map it unless another thread did meanwhile.
+    SpinLock& ptl = mm.ptlFor(vpn);
+    co_await spin_lock(k.s, t, ptl);
+    if (pte::none(mm.pte[vpn]))
+        alloc_set_pte(k, t, mm, vpn, p);
+    spin_unlock(k.s, t, ptl);
+    unlock_page(k, t, m, p);
+    put_page(k, t, p); // the lookup's reference; a mapped page is held by its PTE (mapcount)
 }
 
 Co<> handle_mm_fault(Mm& k, Task& t, MmStruct& mm, std::uint32_t vpn, bool write)

@@ -194,4 +194,96 @@ Co<> release_pages(Mm& k, Task& t, std::vector<Pfn>& pages, bool gathered)
     pages.clear();
 }
 
+// --- activation: mark_page_accessed() and the activate_page pagevec ---
+
+namespace {
+    // mark_page_accessed()'s second touch of a page on an LRU list: activate it (the pagevec may drain).
+    Co<> activate_referenced_page(Mm& k, Task& t, Pfn p)
+    {
+        co_await activate_page(k, t, p);
+        Sched::burn(t, k.cost.lockedRmwNs); // ClearPageReferenced
+        k.pages.clear(p, PG_referenced);
+        k.touchLine(t, p);
+    }
+} // namespace
+
+// A plain function but for the activation of a page on an LRU list: a streaming read's first touch, once per page,
+// only sets PG_referenced and should not pay a coroutine frame.
+MaybeCo mark_page_accessed(Mm& k, Task& t, Pfn p)
+{
+    const CostModel& c = k.cost;
+    std::uint16_t f = k.pages.flags(p);
+    if (!(f & PG_active) && !(f & PG_unevictable) && (f & PG_referenced)) {
+        if (f & PG_lru) {
+            return activate_referenced_page(k, t, p);
+        } else {
+            // __lru_cache_activate_page(): still in this CPU's lru_add pagevec? Then it goes in active. A page in
+            // another CPU's pagevec, or isolated by reclaim, is not activated.
+            FnScope fn(t, "__lru_cache_activate_page");
+            auto& pv = k.pcpu[static_cast<std::size_t>(t.cpu)].lruAdd.pages;
+            Sched::burn(t, static_cast<double>(pv.size()) * c.pteOpNs * 0.25); // walk the pagevec backwards
+            for (auto it = pv.rbegin(); it != pv.rend(); ++it)
+                if (*it == p) {
+                    Sched::burn(t, c.lockedRmwNs); // SetPageActive
+                    k.pages.set(p, PG_active);
+                    break;
+                }
+        }
+        Sched::burn(t, c.lockedRmwNs); // ClearPageReferenced
+        k.pages.clear(p, PG_referenced);
+        k.touchLine(t, p);
+    } else if (!(f & PG_referenced)) {
+        Sched::burn(t, c.lockedRmwNs); // SetPageReferenced
+        k.pages.set(p, PG_referenced);
+        k.touchLine(t, p);
+    }
+    return {};
+}
+
+Co<> activate_page(Mm& k, Task& t, Pfn p)
+{
+    std::uint16_t f = k.pages.flags(p);
+    if (!(f & PG_lru) || (f & PG_active) || (f & PG_unevictable))
+        co_return;
+    FnScope fn(t, "activate_page");
+    Sched::burn(t, k.cost.lockedRmwNs); // get_page: the pagevec's reference
+    k.pin(p);
+    Pagevec& pv = k.pcpu[static_cast<std::size_t>(t.cpu)].activate;
+    pv.pages.push_back(p);
+    if (pv.pages.size() >= static_cast<std::size_t>(k.tg.pagevecSize))
+        co_await activate_page_drain(k, t);
+}
+
+Co<> activate_page_drain(Mm& k, Task& t)
+{
+    FnScope fn(t, "__activate_page");
+    const CostModel& c = k.cost;
+    Pagevec& pv = k.pcpu[static_cast<std::size_t>(t.cpu)].activate;
+    std::vector<Pfn> pages;
+    pages.swap(pv.pages);
+    // pagevec_lru_move_fn(pvec, __activate_page): one lru_lock round trip for the batch (per lruvec).
+    LruLock lk(k, t);
+    for (Pfn p : pages) {
+        co_await lk.relock(p);
+        std::uint16_t f = k.pages.flags(p);
+        if ((f & PG_lru) && !(f & PG_active) && !(f & PG_unevictable)) {
+            k.touchLruDel(t, p);
+            k.del_page_from_lru_list(p);
+            Sched::burn(t, c.lockedRmwNs); // SetPageActive
+            k.pages.set(p, PG_active);
+            LruList l = Mm::page_lru(k.pages.flags(p));
+            k.touchLruAdd(t, p, l);
+            k.add_page_to_lru_list(p, l);
+            Sched::burn(t, 2 * c.listOpNs); // del + add, __count_vm_event(PGACTIVATE), update_page_reclaim_stat
+            k.vm.inc(Vm::PgActivate);
+        }
+    }
+    lk.unlock();
+    // release_pages(): drop the pagevec's references.
+    for (Pfn p : pages) {
+        Sched::burn(t, c.lockedRmwNs);
+        k.unpin(p);
+    }
+}
+
 } // namespace mms

@@ -1,5 +1,6 @@
 #pragma once
-// mm/swap.c: the per-CPU pagevecs in front of lru_lock (lru_cache_add, deactivate, drain) and release_pages.
+// mm/swap.c: the per-CPU pagevecs in front of lru_lock (lru_cache_add, activate, deactivate, drain), release_pages
+// and mark_page_accessed().
 // lru_cache_add() is inline here and reads the memory-management state, hence mm/mm.h.
 
 #include "mm/mm.h"
@@ -31,6 +32,12 @@ Co<> pagevec_lru_add(Mm& k, Task& t, Pagevec& pv);
 }
 Co<> lru_add_drain(Mm& k, Task& t);
 MaybeCo deactivate_page(Mm& k, Task& t, Pfn p); // a coroutine only when the pagevec drains
+// mark_page_accessed(): 1st access sets PG_referenced, the 2nd activates (activate_page or, while the page still
+// sits in this CPU's lru_add pagevec, __lru_cache_activate_page).
+MaybeCo mark_page_accessed(Mm& k, Task& t, Pfn p);
+Co<> activate_page(Mm& k, Task& t, Pfn p);
+// Drains this CPU's activate_page pagevec (part of lru_add_drain()).
+Co<> activate_page_drain(Mm& k, Task& t);
 // `gathered`: the pages come from an mmu_gather, which pinned them; the pins are dropped under lru_lock.
 Co<> release_pages(Mm& k, Task& t, std::vector<Pfn>& pages, bool gathered = false);
 
