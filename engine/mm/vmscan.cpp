@@ -35,16 +35,17 @@ namespace {
         return static_cast<double>(k.lruvec.nr[LRU_INACTIVE_ANON]) * ratio < static_cast<double>(k.lruvec.nr[LRU_ACTIVE_ANON]);
     }
 
-    // isolate_lru_pages() from the tail of list `l` (caller holds lru_lock): per page __isolate_lru_page()'s
-    // get_page_unless_zero() and ClearPageLRU(), two atomics on a struct page another CPU wrote last (the fault that
-    // mapped it, the reclaimer that put it back), and list_move() off the list, which writes both neighbours. The
-    // batch is counted in NR_ISOLATED_ANON until it is put back or freed.
-    std::vector<Pfn> isolate_lru_pages(Mm& k, Task& t, LruList l, int nr)
+    // isolate_lru_pages() from the tail of list `l` of lruvec `v` (the caller holds its lru_lock): per page
+    // __isolate_lru_page()'s get_page_unless_zero() and ClearPageLRU(), two atomics on a struct page another CPU wrote
+    // last (the fault that mapped it, the reclaimer that put it back), and list_move() off the list, which writes
+    // both neighbours. The anonymous callers count the batch in NR_ISOLATED_ANON until it is put back or freed
+    // (__mod_node_page_state(pgdat, NR_ISOLATED_ANON + file, nr_taken) in shrink_{in,}active_list, 5.6).
+    std::vector<Pfn> isolate_lru_pages(Mm& k, Task& t, Lruvec& v, LruList l, int nr)
     {
         std::vector<Pfn> out;
         out.reserve(static_cast<std::size_t>(std::max(nr, 0))); // one allocation per batch, not one per doubling
         for (int i = 0; i < nr; ++i) {
-            Pfn p = k.pages.last(k.lruHead(l));
+            Pfn p = k.pages.last(k.lruHead(v, l));
             if (p == kNoPage)
                 break;
             k.touchLruDel(t, p);
@@ -53,7 +54,6 @@ namespace {
             out.push_back(p);
             Sched::burn(t, 2 * k.cost.lockedRmwNs + k.cost.listOpNs);
         }
-        k.zone.nrIsolatedAnon += out.size();
         return out;
     }
 
@@ -325,7 +325,8 @@ namespace {
         FnScope fn(t, "shrink_active_list");
         co_await lru_add_drain(k, t);
         co_await spin_lock(k.s, t, k.lruvec.lru_lock);
-        std::vector<Pfn> list = isolate_lru_pages(k, t, LRU_ACTIVE_ANON, nr);
+        std::vector<Pfn> list = isolate_lru_pages(k, t, k.lruvec, LRU_ACTIVE_ANON, nr);
+        k.zone.nrIsolatedAnon += list.size();
         spin_unlock(k.s, t, k.lruvec.lru_lock);
         const std::uint64_t isolated = list.size();
         for (Pfn p : list) {
@@ -354,7 +355,8 @@ namespace {
         }
         co_await lru_add_drain(k, t);
         co_await spin_lock(k.s, t, k.lruvec.lru_lock);
-        std::vector<Pfn> list = isolate_lru_pages(k, t, LRU_INACTIVE_ANON, nr);
+        std::vector<Pfn> list = isolate_lru_pages(k, t, k.lruvec, LRU_INACTIVE_ANON, nr);
+        k.zone.nrIsolatedAnon += list.size();
         spin_unlock(k.s, t, k.lruvec.lru_lock);
         const std::uint64_t isolated = list.size();
         k.vm.inc(kswapd ? Vm::PgScanKswapd : Vm::PgScanDirect, list.size());
@@ -374,25 +376,6 @@ namespace {
         std::uint64_t total = v.nr[LRU_INACTIVE_FILE] + v.nr[LRU_ACTIVE_FILE];
         double ratio = inactive_ratio(total * kPageSize);
         return static_cast<double>(v.nr[LRU_INACTIVE_FILE]) * ratio < static_cast<double>(v.nr[LRU_ACTIVE_FILE]);
-    }
-
-    // isolate_lru_pages() from the tail of a file list (caller holds lru_lock): __isolate_lru_page() takes a
-    // reference (get_page_unless_zero) and clears PG_lru, two atomics on a struct page that another CPU wrote last.
-    std::vector<Pfn> isolate_file_pages(Mm& k, Task& t, Lruvec& v, LruList l, int nr)
-    {
-        std::vector<Pfn> out;
-        out.reserve(static_cast<std::size_t>(std::max(nr, 0))); // one allocation per batch, not one per doubling
-        for (int i = 0; i < nr; ++i) {
-            Pfn p = k.pages.last(k.lruHead(v, l));
-            if (p == kNoPage)
-                break;
-            k.touchLruDel(t, p);
-            k.del_page_from_lru_list(p);
-            k.pages.set(p, PG_isolated);
-            out.push_back(p);
-            Sched::burn(t, 2 * k.cost.lockedRmwNs + k.cost.listOpNs);
-        }
-        return out;
     }
 
     // move_pages_to_lru(): under lru_lock, each page to the head of the list its flags say.
@@ -419,7 +402,7 @@ namespace {
         FnScope fn(t, "shrink_active_list");
         co_await lru_add_drain(k, t);
         co_await spin_lock(k.s, t, v.lru_lock);
-        std::vector<Pfn> list = isolate_file_pages(k, t, v, LRU_ACTIVE_FILE, nr);
+        std::vector<Pfn> list = isolate_lru_pages(k, t, v, LRU_ACTIVE_FILE, nr);
         spin_unlock(k.s, t, v.lru_lock);
         for (Pfn p : list) {
             if (page_mapped(k, p) && !k.pages.test(p, PG_locked) && !k.isPinned(p)) {
@@ -513,7 +496,7 @@ namespace {
         FnScope fn(t, "shrink_inactive_list");
         co_await lru_add_drain(k, t);
         co_await spin_lock(k.s, t, v.lru_lock);
-        std::vector<Pfn> list = isolate_file_pages(k, t, v, LRU_INACTIVE_FILE, nr);
+        std::vector<Pfn> list = isolate_lru_pages(k, t, v, LRU_INACTIVE_FILE, nr);
         spin_unlock(k.s, t, v.lru_lock);
         k.vm.inc(kswapd ? Vm::PgScanKswapd : Vm::PgScanDirect, list.size());
         std::uint64_t freed = co_await shrink_file_page_list(k, t, list);
