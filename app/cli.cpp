@@ -5,6 +5,7 @@
 #include "run/runner.h"
 #include "run/shard.h"
 #include "run/table.h"
+#include "scenario/scale.h"
 #include "scenario/scenario.h"
 
 #ifdef MMSCOPE_HAVE_UI
@@ -96,18 +97,17 @@ namespace {
         std::size_t shardIndex = 0, shardCount = 0;
     };
 
-    double parseDouble(const std::string& opt, const std::string& v, double lo, double hi)
+    // --scale, in the range every front end accepts (scenario/scale.h).
+    double parseScale(const std::string& v)
     {
         try {
             std::size_t used = 0;
             double d = std::stod(v, &used);
-            if (used == v.size() && d >= lo && d <= hi)
+            if (used == v.size() && scaleInRange(d))
                 return d;
         } catch (...) {
         }
-        std::ostringstream o;
-        o << opt << " " << v << ": expected a number in [" << lo << ", " << hi << "]";
-        throw BadInput(o.str());
+        throw BadInput(scaleOutOfRange(v));
     }
 
     long long parseInt(const std::string& opt, const std::string& v, long long lo, long long hi)
@@ -142,7 +142,7 @@ namespace {
                     throw BadInput("--set " + kv + ": expected PATH=VALUE, e.g. --set machine.cpus=16");
                 r.sets.emplace_back(kv.substr(0, eq), kv.substr(eq + 1));
             } else if (s == "--scale")
-                r.scale = parseDouble(s, value(s), 1e-4, 4.0);
+                r.scale = parseScale(value(s));
             else if (s == "--reps")
                 r.reps = static_cast<int>(parseInt(s, value(s), 1, 1000));
             else if (s == "--seed")
@@ -363,7 +363,7 @@ namespace {
         for (std::size_t i = 1; i < a.size(); ++i) {
             const std::string& s = a[i];
             if (s == "--scale")
-                r.scale = parseDouble(s, value(i, s), 1e-4, 4.0);
+                r.scale = parseScale(value(i, s));
             else if (s == "--threads")
                 r.threads = static_cast<int>(parseInt(s, value(i, s), 1, 1024));
             else if (s == "--out")

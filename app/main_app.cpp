@@ -3,6 +3,7 @@
 #include "enginecontroller.h"
 #include "mainwindow.h"
 #include "pagemapview.h"
+#include "scenario/scale.h"
 #include "scenariobrowser.h"
 #include "sourcepostview.h"
 #include "transportbar.h"
@@ -51,8 +52,8 @@ int main(int argc, char** argv)
     if (cli.isSet(scale)) {
         bool ok = false;
         const double s = cli.value(scale).toDouble(&ok);
-        if (!ok || s <= 0) {
-            std::fprintf(stderr, "mmscope: --scale: expected a positive number, got %s\n", qPrintable(cli.value(scale)));
+        if (!ok || !mms::scaleInRange(s)) {
+            std::fprintf(stderr, "mmscope: %s\n", mms::scaleOutOfRange(cli.value(scale).toStdString()).c_str());
             return 2;
         }
         w.setScale(s);

@@ -16,6 +16,7 @@
 #include "resultsmodel.h"
 #include "run/render.h"
 #include "run/recording.h"
+#include "scenario/scale.h"
 #include "scenariobrowser.h"
 #include "transportbar.h"
 
@@ -82,7 +83,7 @@ MainWindow::MainWindow(const Options& options, QWidget* parent)
     runBar->addWidget(new QLabel(tr(" scale "), this));
     m_scale = new QDoubleSpinBox(this);
     m_scale->setDecimals(3);
-    m_scale->setRange(0.001, 4.0);
+    m_scale->setRange(kMinScale, kMaxScale);
     m_scale->setSingleStep(0.05);
     m_scale->setValue(0.1);
     m_scale->setToolTip(tr("Multiplies memory sizes and amounts of work (CPU counts and ratios stay)"));

@@ -216,6 +216,8 @@ private Q_SLOTS:
         QTest::addRow("unknown field") << QStringList { "run", "madv-free-swapin", "--set", "machine.gpu=1" } << "expected a scenario field";
         QTest::addRow("bad format") << QStringList { "run", "madv-free-swapin", "--format", "xml" } << "--format xml: expected text";
         QTest::addRow("bad scale") << QStringList { "run", "madv-free-swapin", "--scale", "0" } << "--scale 0: expected a number";
+        QTest::addRow("scale below the smallest") << QStringList { "run", "madv-free-swapin", "--scale", "0.0005" }
+                                                  << "--scale 0.0005: expected a number in [0.001, 4]";
         QTest::addRow("bad threads") << QStringList { "run", "madv-free-swapin", "--threads", "-2" } << "--threads -2: expected an integer";
         QTest::addRow("unknown variant") << QStringList { "run", "madv-free-swapin", "--variant", "fast" } << "--variant fast: expected one of dontneed";
         QTest::addRow("missing value") << QStringList { "run", "madv-free-swapin", "--reps" } << "--reps: expected a value";

@@ -8,9 +8,11 @@
 #include "transportbar.h"
 
 #include "scenario/runsetup.h"
+#include "scenario/scale.h"
 
 #include <QFile>
 #include <QApplication>
+#include <QDoubleSpinBox>
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QPushButton>
@@ -275,6 +277,18 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
         QCOMPARE(w.resultsScenario()->json()["machine"]["cpus"].get<int>(), 4);
         QCOMPARE(w.results()->results.size(), std::size_t(3 * 2));
+    }
+
+    // The spin box takes the range mmscope-cli takes (scenario/scale.h), so a scale set in one runs in the other.
+    void scaleSpinBoxTakesTheCliRange()
+    {
+        MainWindow w(quiet());
+        auto* spin = w.findChild<QDoubleSpinBox*>();
+        QVERIFY(spin);
+        QCOMPARE(spin->minimum(), kMinScale);
+        QCOMPARE(spin->maximum(), kMaxScale);
+        w.setScale(kMinScale);
+        QCOMPARE(w.scale(), kMinScale);
     }
 
     void cancelKeepsTheAppUsable()
