@@ -1,5 +1,6 @@
 #include "cputimelineview.h"
 
+#include "legendflow.h"
 #include "recordingview.h"
 
 #include <QHelpEvent>
@@ -20,6 +21,8 @@ namespace {
     const QColor kHold(0xf0, 0xa0, 0x00);
     const QColor kIo(0x9c, 0xc8, 0xf0);
     const QColor kSleep(0xf0, 0xb4, 0xb4); // a pale red: a lock wait, but not the CPU's time
+
+    int legendEntryWidth(const QFontMetrics& fm, const QString& label) { return 16 + fm.horizontalAdvance(label) + 10; }
 } // namespace
 
 CpuTimelineView::CpuTimelineView(QWidget* parent)
@@ -128,23 +131,23 @@ Time CpuTimelineView::timeAt(const QRect& a, int x) const
     return std::clamp<Time>(Time(double(x - a.left()) / std::max(1, a.width()) * double(end)), 0, std::max<Time>(0, end - 1));
 }
 
+std::vector<std::pair<QString, QColor>> CpuTimelineView::legendEntries() const
+{
+    std::vector<std::pair<QString, QColor>> entries { { tr("lock spin"), kWait },
+        { tr("lock hold (strip under each CPU)"), kHold }, { tr("lock sleep (CPU free)"), kSleep }, { tr("I/O wait"), kIo },
+        { tr("idle"), kIdle } };
+    for (auto& f : m_topFunctions)
+        entries.emplace_back(QString::fromStdString(f.first), functionColour(f.first));
+    return entries;
+}
+
 int CpuTimelineView::legendHeight() const
 {
     const QFontMetrics fm(font());
-    int x = 4, lines = 1;
-    auto add = [&](const QString& s) {
-        int w = 16 + fm.horizontalAdvance(s) + 10;
-        if (x + w > width() - 4 && x > 4) {
-            ++lines;
-            x = 4;
-        }
-        x += w;
-    };
-    for (auto* s : { "lock spin", "lock hold (strip under each CPU)", "lock sleep (CPU free)", "I/O wait", "idle" })
-        add(QString::fromLatin1(s));
-    for (auto& f : m_topFunctions)
-        add(QString::fromStdString(f.first));
-    return lines * (fm.height() + 3) + 20;
+    LegendFlow flow(this, 0, fm.height() + 3);
+    for (const auto& entry : legendEntries())
+        flow.place(legendEntryWidth(fm, entry.first));
+    return flow.lines() * flow.lineStep() + 20;
 }
 
 int CpuTimelineView::labelWidth() const
@@ -199,29 +202,11 @@ void CpuTimelineView::paintEvent(QPaintEvent*)
         p.setPen(QPen(QColor(0x20, 0x60, 0xff), 2));
         p.drawLine(QPointF(x, a.top()), QPointF(x, a.bottom()));
     }
-    // legend
-    int x = 4, y = a.bottom() + 20;
-    auto add = [&](const QString& s, const QColor& c) {
-        int w = 16 + fm.horizontalAdvance(s) + 10;
-        if (x + w > width() - 4 && x > 4) {
-            x = 4;
-            y += fm.height() + 3;
-        }
-        QRect box(x, y + (fm.height() - 10) / 2, 10, 10);
-        p.fillRect(box, c);
-        p.setPen(palette().color(QPalette::Mid));
-        p.drawRect(box);
-        p.setPen(palette().color(QPalette::Text));
-        p.drawText(QRect(x + 14, y, w - 14, fm.height()), Qt::AlignVCenter | Qt::AlignLeft, s);
-        x += w;
-    };
-    add(tr("lock spin"), kWait);
-    add(tr("lock hold (strip under each CPU)"), kHold);
-    add(tr("lock sleep (CPU free)"), kSleep);
-    add(tr("I/O wait"), kIo);
-    add(tr("idle"), kIdle);
-    for (auto& f : m_topFunctions)
-        add(QString::fromStdString(f.first), functionColour(f.first));
+    LegendFlow flow(this, a.bottom() + 20, fm.height() + 3);
+    for (const auto& [label, colour] : legendEntries()) {
+        const int w = legendEntryWidth(fm, label);
+        drawLegendEntry(p, this, fm, flow.place(w), w, colour, label, palette().color(QPalette::Text));
+    }
 }
 
 bool CpuTimelineView::event(QEvent* e)

@@ -39,6 +39,8 @@ protected:
 private:
     void rebuild();
     QRectF imageRect(const QRect& plot) const;
+    // The legend's labels and swatches: the states a bin mixes, then the functions that ran longest.
+    std::vector<std::pair<QString, QColor>> legendEntries() const;
     int legendHeight() const;
     int labelWidth() const;
 

@@ -1,5 +1,6 @@
 #include "pagemapview.h"
 
+#include "legendflow.h"
 #include "recordingview.h"
 
 #include <QEvent>
@@ -18,6 +19,11 @@ namespace {
     constexpr uchar kNoPageIndex = 255; // image cells past the last page
     constexpr int kStates = static_cast<int>(PageMapState::Count);
 
+    // Wide enough for the state at 100.0 %, so no entry moves as the shares change during playback.
+    int legendEntryWidth(const QFontMetrics& fm, PageMapState s)
+    {
+        return 14 + fm.horizontalAdvance(pageStateLabel(s) + QStringLiteral(" 100.0%")) + 12;
+    }
 } // namespace
 
 PageMapView::PageMapView(QWidget* parent)
@@ -111,18 +117,11 @@ int PageMapView::legendHeight() const
     if (!m_legend)
         return 0;
     const QFontMetrics fm(font());
-    int x = 4, lines = 1;
-    for (int s = 0; s < kStates; ++s) {
-        if (!inLegend(s))
-            continue;
-        int w = 14 + fm.horizontalAdvance(pageStateLabel(PageMapState(s)) + QStringLiteral(" 100.0%")) + 12;
-        if (x + w > width() - 4 && x > 4) {
-            ++lines;
-            x = 4;
-        }
-        x += w;
-    }
-    return lines * (fm.height() + 4) + 4;
+    LegendFlow flow(this, 0, fm.height() + 4);
+    for (int s = 0; s < kStates; ++s)
+        if (inLegend(s))
+            flow.place(legendEntryWidth(fm, PageMapState(s)));
+    return flow.lines() * flow.lineStep() + 4;
 }
 
 QRect PageMapView::mapArea() const
@@ -203,24 +202,15 @@ void PageMapView::paintEvent(QPaintEvent*)
     double total = 0;
     for (auto c : m_counts)
         total += double(c);
-    int x = 4, y = area.bottom() + 5;
+    LegendFlow flow(this, area.bottom() + 5, fm.height() + 4);
     for (int s = 0; s < kStates && m_legend; ++s) {
         if (!inLegend(s))
             continue;
         double share = total > 0 && s < int(m_counts.size()) ? 100.0 * double(m_counts[s]) / total : 0;
         QString label = pageStateLabel(PageMapState(s)) + QStringLiteral(" %1%").arg(share, 0, 'f', 1);
-        int w = 14 + fm.horizontalAdvance(pageStateLabel(PageMapState(s)) + QStringLiteral(" 100.0%")) + 12;
-        if (x + w > width() - 4 && x > 4) {
-            x = 4;
-            y += fm.height() + 4;
-        }
-        QRect box(x, y + (fm.height() - 10) / 2, 10, 10);
-        p.fillRect(box, QColor(pageStatePalette()[s]));
-        p.setPen(palette().color(QPalette::Mid));
-        p.drawRect(box);
-        p.setPen(share > 0 ? palette().color(QPalette::WindowText) : palette().color(QPalette::PlaceholderText));
-        p.drawText(QRect(x + 14, y, w - 14, fm.height()), Qt::AlignVCenter | Qt::AlignLeft, label);
-        x += w;
+        const int w = legendEntryWidth(fm, PageMapState(s));
+        drawLegendEntry(p, this, fm, flow.place(w), w, QColor(pageStatePalette()[s]), label,
+            share > 0 ? palette().color(QPalette::WindowText) : palette().color(QPalette::PlaceholderText));
     }
 }
 
