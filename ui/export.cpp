@@ -29,15 +29,21 @@ bool checkWritable(const QString& path, QString* error)
     return true;
 }
 
-bool exportWidget(QWidget* w, const QString& path, QString* error)
+QString exportTarget(const QString& path, QString* error)
 {
     const QString kind = exportKind(path);
     if (kind.isEmpty()) {
         if (error)
             *error = QObject::tr("%1: expected a .png, .pdf or .svg file name").arg(path);
-        return false;
+        return {};
     }
-    if (!checkWritable(path, error))
+    return checkWritable(path, error) ? kind : QString();
+}
+
+bool exportWidget(QWidget* w, const QString& path, QString* error)
+{
+    const QString kind = exportTarget(path, error);
+    if (kind.isEmpty())
         return false;
     const QSize size = w->size().isEmpty() ? w->sizeHint() : w->size();
     if (w->size().isEmpty())

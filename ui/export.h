@@ -23,6 +23,9 @@ bool exportWidget(QWidget* w, const QString& path, QString* error);
 QString exportKind(const QString& path);
 // Checks that the file's folder is writable, with a message naming it.
 bool checkWritable(const QString& path, QString* error);
+// exportKind() of a file that can be written: empty, with a message naming the file, when its extension is none
+// of those or its folder is not writable.
+QString exportTarget(const QString& path, QString* error);
 
 // Header role a model answers when its view's header abbreviates: the column's full name on one line, for exports.
 inline constexpr int ExportHeaderRole = Qt::UserRole + 1;

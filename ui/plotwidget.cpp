@@ -82,13 +82,8 @@ QImage PlotWidget::renderImage(QSize size, double dpr)
 
 bool PlotWidget::exportTo(const QString& path, QString* error)
 {
-    const QString kind = exportKind(path);
-    if (kind.isEmpty()) {
-        if (error)
-            *error = tr("%1: expected a .png, .pdf or .svg file name").arg(path);
-        return false;
-    }
-    if (!checkWritable(path, error))
+    const QString kind = exportTarget(path, error);
+    if (kind.isEmpty())
         return false;
     const int w = m_plot->width() > 50 ? m_plot->width() : 800;
     const int h = m_plot->height() > 50 ? m_plot->height() : 450;
