@@ -5,26 +5,14 @@
 #include "pagemapview.h"
 #include "recordingview.h"
 
-#include "../recorded.h"
-#include "run/recording.h"
-#include "run/run.h"
+#include "viewrecordings.h"
 
 #include <QTest>
 
 using namespace mms;
 
-namespace {
-std::shared_ptr<const Recording> recordingOf(const std::string& variant)
-{
-    return test::recordedRun("madv-free-swapin", variant, 0.01).recording;
-}
-std::shared_ptr<const Recording> migrationRecording()
-{
-    return test::recordedRun("migration-unmapped", "baseline", 0.05).recording;
-}
-
-int colourDistance(QRgb a, QRgb b) { return std::abs(qRed(a) - qRed(b)) + std::abs(qGreen(a) - qGreen(b)) + std::abs(qBlue(a) - qBlue(b)); }
-} // namespace
+using test::colourDistance;
+using test::migrationRecording;
 
 class TestCpuLockMap : public QObject {
     Q_OBJECT
@@ -33,7 +21,7 @@ class TestCpuLockMap : public QObject {
 private Q_SLOTS:
     void initTestCase()
     {
-        m_rec = recordingOf("madvfree");
+        m_rec = test::madvfreeRecording("madvfree");
         QVERIFY(m_rec && m_rec->frameCount() > 10);
     }
 

@@ -5,9 +5,7 @@
 #include "pagemapview.h"
 #include "recordingview.h"
 
-#include "../recorded.h"
-#include "run/recording.h"
-#include "run/run.h"
+#include "viewrecordings.h"
 
 #include <algorithm>
 
@@ -15,18 +13,8 @@
 
 using namespace mms;
 
-namespace {
-RunResult runOf(const std::string& variant) { return test::recordedRun("madv-free-swapin", variant, 0.01); }
-std::shared_ptr<const Recording> recordingOf(const std::string& variant) { return runOf(variant).recording; }
-
-// 120 CPUs, a 3 ms run.
-std::shared_ptr<const Recording> migrationRecording()
-{
-    return test::recordedRun("migration-unmapped", "baseline", 0.05).recording;
-}
-
-int colourDistance(QRgb a, QRgb b) { return std::abs(qRed(a) - qRed(b)) + std::abs(qGreen(a) - qGreen(b)) + std::abs(qBlue(a) - qBlue(b)); }
-} // namespace
+using test::colourDistance;
+using test::migrationRecording;
 
 class TestViews : public QObject {
     Q_OBJECT
@@ -35,7 +23,7 @@ class TestViews : public QObject {
 private Q_SLOTS:
     void initTestCase()
     {
-        m_rec = recordingOf("madvfree");
+        m_rec = test::madvfreeRecording("madvfree");
         QVERIFY(m_rec && m_rec->frameCount() > 10);
         QVERIFY2(QFontMetrics(QFont()).inFont(QChar('A')), "no usable font: install fonts-dejavu-core");
     }
@@ -131,7 +119,7 @@ private Q_SLOTS:
     {
         // Row by row against the run's lockstat (what `mmscope-cli run --format json` reports): a lock that lockstat
         // says was waited for has hot cells in its row; one that was never waited for is "none" all along.
-        const RunResult run = runOf("madvfree");
+        const RunResult run = test::madvfreeRun("madvfree");
         const Recording& rec = *run.recording;
         LockHeatmapView v;
         v.resize(700, 80 + 18 * int(rec.lockNames().size()));
