@@ -30,6 +30,7 @@ class ResultsChart;
 class ResultsModel;
 class ScenarioBrowser;
 class TransportBar;
+struct FirstView;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -70,10 +71,25 @@ protected:
     void resizeEvent(QResizeEvent* e) override;
 
 private:
-    void buildDocks();
+    // mainwindowactions.cpp: the run toolbar (run/cancel, scale, progress, the run shown) and the transport; menus.
+    void buildToolBars();
     void buildMenus();
+    // mainwindowdocks.cpp
+    void buildDocks();
+    void buildScenarioDocks();
+    void buildResultsDocks();
+    void buildBottomDocks();
+    QWidget* buildCpuBox();
+    QWidget* buildLockBox();
     void applyDefaultLayout();
+    // mainwindow.cpp: the window's size and, unless Options say not to, its saved geometry, docks and palette.
+    void restoreWindow();
+    // mainwindowrun.cpp
+    void connectRuns();
     void showResults(std::shared_ptr<const ResultSet> rs);
+    void fillRunPick(int run);
+    void showFirstView(const FirstView& first);
+    void updateScaleNote();
     void showRun(int index);
     void onTime(Time t);
     void nextEvent();
