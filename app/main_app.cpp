@@ -17,6 +17,133 @@
 #include <QTimer>
 
 #include <cstdio>
+#include <optional>
+
+namespace {
+    // mmscope's options, read from the command line.
+    struct CommandLine {
+        QCommandLineOption scenario { QStringLiteral("scenario"), QStringLiteral("Scenario id or file (default madv-free-swapin)."), QStringLiteral("ID"), QStringLiteral("madv-free-swapin") };
+        QCommandLineOption variant { QStringLiteral("variant"), QStringLiteral("Variant shown in the main views (default: the one farthest from the baseline, at the sweep point where the variants differ most)."), QStringLiteral("V") };
+        QCommandLineOption at { QStringLiteral("at"), QStringLiteral("Time cursor as a fraction of the run (0..1; default: the shown run's first event of interest)."), QStringLiteral("FRACTION") };
+        QCommandLineOption scale { QStringLiteral("scale"), QStringLiteral("Scale of memory and work (default: the scenario's faithful scale)."), QStringLiteral("F") };
+        QCommandLineOption screenshot { QStringLiteral("screenshot"), QStringLiteral("Write the main window to FILE (PNG) after the run and exit."), QStringLiteral("FILE") };
+        QCommandLineOption raise { QStringLiteral("raise"), QStringLiteral("Bring these docks to the front (comma-separated: scenario, parameters, results, chart, compare, cpus, locks, counters)."), QStringLiteral("DOCKS") };
+        QCommandLineOption dark { QStringLiteral("dark"), QStringLiteral("Use the dark palette.") };
+        QCommandLineOption hover { QStringLiteral("hover"), QStringLiteral("With --screenshot: show the page map's tooltip for page PFN and capture the whole screen."), QStringLiteral("PFN") };
+        QCommandLineOption size { QStringLiteral("size"), QStringLiteral("With --screenshot: the window's size (default 1600x1000)."), QStringLiteral("WxH") };
+        QCommandLineOption post { QStringLiteral("post"), QStringLiteral("Open the scenario's source post (with --screenshot: capture the whole screen).") };
+        QCommandLineParser parser;
+
+        explicit CommandLine(const QApplication& app)
+        {
+            parser.setApplicationDescription(QStringLiteral("A desktop laboratory for Linux memory-management performance"));
+            parser.addHelpOption();
+            parser.addVersionOption();
+            parser.addOptions({ scenario, variant, at, scale, screenshot, raise, dark, hover, size, post });
+            parser.process(app);
+        }
+        bool isSet(const QCommandLineOption& o) const { return parser.isSet(o); }
+        QString value(const QCommandLineOption& o) const { return parser.value(o); }
+    };
+
+    // Writes the window (or, for a tooltip or the source post's window, the whole screen) to FILE as PNG and ends
+    // the app: exit status 0 when it was written, else 1 with a message.
+    void saveScreenshot(mms::MainWindow& w, const QString& file, bool wholeScreen)
+    {
+        const bool ok = (wholeScreen ? w.screen()->grabWindow(0) : w.grab()).save(file, "PNG");
+        if (!ok)
+            std::fprintf(stderr, "mmscope: cannot write %s\n", qPrintable(file));
+        QApplication::exit(ok ? 0 : 1);
+    }
+
+    // After the run: the source post's window in front, or the page map's tooltip for --hover, then the screenshot
+    // once they are painted.
+    void takeScreenshot(mms::MainWindow& w, const CommandLine& cli)
+    {
+        const QString file = cli.value(cli.screenshot);
+        if (cli.isSet(cli.post)) {
+            if (auto* view = w.findChild<mms::SourcePostView*>()) {
+                view->move(w.width() / 4, w.height() / 8);
+                view->raise();
+            }
+            QTimer::singleShot(500, &w, [&w, file] { saveScreenshot(w, file, true); });
+            return;
+        }
+        if (cli.isSet(cli.hover)) {
+            const QPoint at = w.pageMap()->cellCentre(cli.value(cli.hover).toUInt());
+            QHelpEvent help(QEvent::ToolTip, at, w.pageMap()->mapToGlobal(at));
+            QApplication::sendEvent(w.pageMap(), &help);
+            QTimer::singleShot(500, &w, [&w, file] { saveScreenshot(w, file, true); });
+            return;
+        }
+        saveScreenshot(w, file, false);
+    }
+
+    // --scale, --at and --size: false, with a message, when one is not what it expects.
+    bool readScale(mms::MainWindow& w, const CommandLine& cli)
+    {
+        if (!cli.isSet(cli.scale))
+            return true;
+        bool ok = false;
+        const double s = cli.value(cli.scale).toDouble(&ok);
+        if (!ok || !mms::scaleInRange(s)) {
+            std::fprintf(stderr, "mmscope: %s\n", mms::scaleOutOfRange(cli.value(cli.scale).toStdString()).c_str());
+            return false;
+        }
+        w.setScale(s);
+        return true;
+    }
+
+    // The time cursor's fraction of the run, -1 when not given (the first view chooses).
+    std::optional<double> readFraction(const CommandLine& cli)
+    {
+        if (!cli.isSet(cli.at))
+            return -1.0;
+        bool ok = false;
+        const double fraction = cli.value(cli.at).toDouble(&ok);
+        if (!ok || fraction < 0 || fraction > 1) {
+            std::fprintf(stderr, "mmscope: --at: expected a fraction in [0, 1], got %s\n", qPrintable(cli.value(cli.at)));
+            return std::nullopt;
+        }
+        return fraction;
+    }
+
+    std::optional<QSize> readShotSize(const CommandLine& cli)
+    {
+        if (!cli.isSet(cli.size))
+            return QSize(1600, 1000);
+        const QStringList wh = cli.value(cli.size).split(QLatin1Char('x'));
+        const int sw = wh.value(0).toInt(), sh = wh.value(1).toInt();
+        if (wh.size() != 2 || sw < 200 || sh < 200) {
+            std::fprintf(stderr, "mmscope: --size: expected WIDTHxHEIGHT such as 1280x800, got %s\n", qPrintable(cli.value(cli.size)));
+            return std::nullopt;
+        }
+        return QSize(sw, sh);
+    }
+
+    // What follows the run: the variant and the moment asked for, then the screenshot; a failed run ends a
+    // screenshot's app with status 1.
+    void followRun(mms::MainWindow& w, const CommandLine& cli, double fraction)
+    {
+        const bool shot = cli.isSet(cli.screenshot);
+        QObject::connect(w.controller(), &mms::EngineController::runFinished, &w, [&w, &cli, shot, fraction](auto) {
+            if (cli.isSet(cli.variant) && !w.selectVariant(cli.value(cli.variant))) {
+                std::fprintf(stderr, "mmscope: --variant %s: no such variant in the results\n", qPrintable(cli.value(cli.variant)));
+                if (shot)
+                    QApplication::exit(2);
+            }
+            if (fraction >= 0)
+                w.goToFraction(fraction);
+            if (shot)
+                QTimer::singleShot(300, &w, [&w, &cli] { takeScreenshot(w, cli); });
+        });
+        QObject::connect(w.controller(), &mms::EngineController::runFailed, &w, [shot](const QString& msg) {
+            std::fprintf(stderr, "mmscope: run failed: %s\n", qPrintable(msg));
+            if (shot)
+                QApplication::exit(1);
+        });
+    }
+} // namespace
 
 int main(int argc, char** argv)
 {
@@ -24,120 +151,38 @@ int main(int argc, char** argv)
     QApplication::setApplicationName(QStringLiteral("mmscope"));
     QApplication::setOrganizationName(QStringLiteral("mmscope"));
     QApplication::setApplicationVersion(QStringLiteral(MMSCOPE_VERSION));
+    const CommandLine cli(app);
 
-    QCommandLineParser cli;
-    cli.setApplicationDescription(QStringLiteral("A desktop laboratory for Linux memory-management performance"));
-    cli.addHelpOption();
-    cli.addVersionOption();
-    QCommandLineOption scenario(QStringLiteral("scenario"), QStringLiteral("Scenario id or file (default madv-free-swapin)."), QStringLiteral("ID"), QStringLiteral("madv-free-swapin"));
-    QCommandLineOption variant(QStringLiteral("variant"), QStringLiteral("Variant shown in the main views (default: the one farthest from the baseline, at the sweep point where the variants differ most)."), QStringLiteral("V"));
-    QCommandLineOption at(QStringLiteral("at"), QStringLiteral("Time cursor as a fraction of the run (0..1; default: the shown run's first event of interest)."), QStringLiteral("FRACTION"));
-    QCommandLineOption scale(QStringLiteral("scale"), QStringLiteral("Scale of memory and work (default: the scenario's faithful scale)."), QStringLiteral("F"));
-    QCommandLineOption screenshot(QStringLiteral("screenshot"), QStringLiteral("Write the main window to FILE (PNG) after the run and exit."), QStringLiteral("FILE"));
-    QCommandLineOption raise(QStringLiteral("raise"), QStringLiteral("Bring these docks to the front (comma-separated: scenario, parameters, results, chart, compare, cpus, locks, counters)."), QStringLiteral("DOCKS"));
-    QCommandLineOption dark(QStringLiteral("dark"), QStringLiteral("Use the dark palette."));
-    QCommandLineOption hover(QStringLiteral("hover"), QStringLiteral("With --screenshot: show the page map's tooltip for page PFN and capture the whole screen."), QStringLiteral("PFN"));
-    QCommandLineOption size(QStringLiteral("size"), QStringLiteral("With --screenshot: the window's size (default 1600x1000)."), QStringLiteral("WxH"));
-    QCommandLineOption post(QStringLiteral("post"), QStringLiteral("Open the scenario's source post (with --screenshot: capture the whole screen)."));
-    cli.addOptions({ scenario, variant, at, scale, screenshot, raise, dark, hover, size, post });
-    cli.process(app);
-
-    const bool shot = cli.isSet(screenshot);
+    const bool shot = cli.isSet(cli.screenshot);
     mms::MainWindow::Options opts;
     opts.restoreLayout = !shot;
     opts.dialogs = !shot;
     mms::MainWindow w(opts);
-    if (cli.isSet(dark))
+    if (cli.isSet(cli.dark))
         w.setDarkPalette(true);
-    if (cli.isSet(scale)) {
-        bool ok = false;
-        const double s = cli.value(scale).toDouble(&ok);
-        if (!ok || !mms::scaleInRange(s)) {
-            std::fprintf(stderr, "mmscope: %s\n", mms::scaleOutOfRange(cli.value(scale).toStdString()).c_str());
-            return 2;
-        }
-        w.setScale(s);
-    }
-    double fraction = -1;
-    if (cli.isSet(at)) {
-        bool ok = false;
-        fraction = cli.value(at).toDouble(&ok);
-        if (!ok || fraction < 0 || fraction > 1) {
-            std::fprintf(stderr, "mmscope: --at: expected a fraction in [0, 1], got %s\n", qPrintable(cli.value(at)));
-            return 2;
-        }
-    }
-    if (!w.loadScenario(cli.value(scenario))) {
+    if (!readScale(w, cli))
+        return 2;
+    const std::optional<double> fraction = readFraction(cli);
+    if (!fraction)
+        return 2;
+    if (!w.loadScenario(cli.value(cli.scenario))) {
         std::fprintf(stderr, "mmscope: %s\n", qPrintable(w.lastError()));
         if (shot)
             return 2;
     }
-    QSize shotSize(1600, 1000);
-    if (cli.isSet(size)) {
-        const QStringList wh = cli.value(size).split(QLatin1Char('x'));
-        const int sw = wh.value(0).toInt(), sh = wh.value(1).toInt();
-        if (wh.size() != 2 || sw < 200 || sh < 200) {
-            std::fprintf(stderr, "mmscope: --size: expected WIDTHxHEIGHT such as 1280x800, got %s\n", qPrintable(cli.value(size)));
-            return 2;
-        }
-        shotSize = QSize(sw, sh);
-    }
+    const std::optional<QSize> shotSize = readShotSize(cli);
+    if (!shotSize)
+        return 2;
     if (shot)
-        w.resize(shotSize);
+        w.resize(*shotSize);
     w.show();
-    if (cli.isSet(post) && !w.browser()->openSourcePost())
+    if (cli.isSet(cli.post) && !w.browser()->openSourcePost())
         std::fprintf(stderr, "mmscope: --post: the scenario names no built-in post\n");
-    for (const QString& name : cli.value(raise).split(QLatin1Char(','), Qt::SkipEmptyParts))
+    for (const QString& name : cli.value(cli.raise).split(QLatin1Char(','), Qt::SkipEmptyParts))
         if (auto* d = w.findChild<QDockWidget*>(name.trimmed()))
             d->raise();
 
-    QObject::connect(w.controller(), &mms::EngineController::runFinished, &w, [&](auto) {
-        if (cli.isSet(variant) && !w.selectVariant(cli.value(variant))) {
-            std::fprintf(stderr, "mmscope: --variant %s: no such variant in the results\n", qPrintable(cli.value(variant)));
-            if (shot)
-                QApplication::exit(2);
-        }
-        if (fraction >= 0)
-            w.goToFraction(fraction);
-        if (shot)
-            QTimer::singleShot(300, &w, [&] {
-                if (cli.isSet(post)) {
-                    if (auto* view = w.findChild<mms::SourcePostView*>()) {
-                        view->move(w.width() / 4, w.height() / 8);
-                        view->raise();
-                    }
-                    QTimer::singleShot(500, &w, [&] {
-                        const QString file = cli.value(screenshot);
-                        const bool ok = w.screen()->grabWindow(0).save(file, "PNG");
-                        QApplication::exit(ok ? 0 : 1);
-                    });
-                    return;
-                }
-                if (cli.isSet(hover)) {
-                    const QPoint at = w.pageMap()->cellCentre(cli.value(hover).toUInt());
-                    QHelpEvent help(QEvent::ToolTip, at, w.pageMap()->mapToGlobal(at));
-                    QApplication::sendEvent(w.pageMap(), &help);
-                    QTimer::singleShot(500, &w, [&] {
-                        const QString file = cli.value(screenshot);
-                        const bool ok = w.screen()->grabWindow(0).save(file, "PNG");
-                        if (!ok)
-                            std::fprintf(stderr, "mmscope: cannot write %s\n", qPrintable(file));
-                        QApplication::exit(ok ? 0 : 1);
-                    });
-                    return;
-                }
-                const QString file = cli.value(screenshot);
-                const bool ok = w.grab().save(file, "PNG");
-                if (!ok)
-                    std::fprintf(stderr, "mmscope: cannot write %s\n", qPrintable(file));
-                QApplication::exit(ok ? 0 : 1);
-            });
-    });
-    QObject::connect(w.controller(), &mms::EngineController::runFailed, &w, [&](const QString& msg) {
-        std::fprintf(stderr, "mmscope: run failed: %s\n", qPrintable(msg));
-        if (shot)
-            QApplication::exit(1);
-    });
+    followRun(w, cli, *fraction);
     if (!w.lastError().isEmpty() && !shot)
         return app.exec();
     w.startRun();
