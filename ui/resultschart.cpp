@@ -268,23 +268,51 @@ void ResultsChart::buildBars(const std::string& metric)
     }
 }
 
+namespace {
+    // The distinct numeric values a sweep takes on its axis, in order.
+    std::vector<double> sweptValues(const std::vector<OJson>& points, const std::string& axis)
+    {
+        std::vector<double> swept;
+        for (const OJson& p : points)
+            if (const OJson& a = p.value(axis, OJson()); a.is_number() && std::find(swept.begin(), swept.end(), a.get<double>()) == swept.end())
+                swept.push_back(a.get<double>());
+        std::sort(swept.begin(), swept.end());
+        return swept;
+    }
+
+    // Powers of two (threads 1..16, devices 1..8) go on a log2 axis with a tick at each.
+    bool powersOfTwo(const std::vector<double>& swept)
+    {
+        return swept.size() >= 3 && std::all_of(swept.begin(), swept.end(), [](double v) {
+            return v >= 1 && v == std::floor(v) && (std::uint64_t(v) & (std::uint64_t(v) - 1)) == 0;
+        });
+    }
+} // namespace
+
 void ResultsChart::buildSweep(const std::string& metric)
 {
     const std::string axis = m_sc->axes().front();
     const std::vector<OJson> points = m_sc->points();
     const std::vector<std::string> variants = m_sc->variantNames();
-    const bool ratio = m_plotted == Values::Ratio;
-    m_twoAxes = !ratio && !comparableToPost(metric, m_rs->scale);
+    m_twoAxes = m_plotted != Values::Ratio && !comparableToPost(metric, m_rs->scale);
+    setSweepAxis(axis, sweptValues(points, axis));
+    Extent sim, post;
+    bool anyPublished = false;
+    for (std::size_t v = 0; v < variants.size(); ++v)
+        anyPublished = addSweepSeries(metric, axis, points, variants[v], seriesColour(int(v)), sim, post) || anyPublished;
+    if (anyPublished) {
+        // one legend entry explains every hollow marker
+        QCPGraph* key = plot()->addGraph(plot()->xAxis, plot()->yAxis);
+        key->setName(m_twoAxes ? tr("the post (right axis)") : tr("the post"));
+        key->setPen(QPen(QColor(0x80, 0x80, 0x80), 1.2, Qt::DashLine));
+        key->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, QColor(0x80, 0x80, 0x80), Qt::white, 8));
+    }
+    setValueAxes(metric, sim.lo, sim.hi, post.lo, post.hi, anyPublished);
+}
 
-    // The swept values: powers of two (threads 1..16, devices 1..8) go on a log2 axis with a tick at each.
-    std::vector<double> swept;
-    for (const OJson& p : points)
-        if (const OJson& a = p.value(axis, OJson()); a.is_number() && std::find(swept.begin(), swept.end(), a.get<double>()) == swept.end())
-            swept.push_back(a.get<double>());
-    std::sort(swept.begin(), swept.end());
-    const bool log2 = swept.size() >= 3 && std::all_of(swept.begin(), swept.end(), [](double v) {
-        return v >= 1 && v == std::floor(v) && (std::uint64_t(v) & (std::uint64_t(v) - 1)) == 0;
-    });
+void ResultsChart::setSweepAxis(const std::string& axis, const std::vector<double>& swept)
+{
+    const bool log2 = powersOfTwo(swept);
     if (log2) {
         QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
         for (double v : swept)
@@ -300,52 +328,6 @@ void ResultsChart::buildSweep(const std::string& metric)
     plot()->legend->setWrap(4);
     plot()->xAxis->setTickLabelRotation(0);
     plot()->xAxis->setLabel(QString::fromStdString(axis) + (log2 ? tr(" (log₂ scale)") : QString()));
-
-    double simLo = 0, simHi = 0, postLo = 0, postHi = 0;
-    bool anyPublished = false;
-    for (std::size_t v = 0; v < variants.size(); ++v) {
-        QVector<double> x, y, px, py;
-        for (const OJson& p : points) {
-            const OJson& a = p.value(axis, OJson());
-            if (!a.is_number())
-                continue;
-            const Pair val = valueAt(variants[v], p, metric);
-            if (val.sim) {
-                x << a.get<double>();
-                y << *val.sim;
-                simLo = std::min(simLo, *val.sim);
-                simHi = std::max(simHi, *val.sim);
-            }
-            if (val.post) {
-                px << a.get<double>();
-                py << *val.post;
-                postLo = std::min(postLo, *val.post);
-                postHi = std::max(postHi, *val.post);
-            }
-        }
-        const QColor colour = seriesColour(int(v));
-        QCPGraph* g = plot()->addGraph();
-        g->setName(QString::fromStdString(variants[v]));
-        g->setPen(QPen(colour, 2));
-        g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, colour, colour, 7));
-        g->setData(x, y);
-        if (!px.isEmpty()) {
-            QCPGraph* pg = plot()->addGraph(plot()->xAxis, m_twoAxes ? plot()->yAxis2 : plot()->yAxis);
-            pg->setName(QString::fromStdString(variants[v]) + tr(" (post)"));
-            pg->setPen(QPen(colour, 1.2, Qt::DashLine));
-            pg->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, colour, Qt::white, 8));
-            pg->setData(px, py);
-            pg->removeFromLegend();
-            anyPublished = true;
-        }
-    }
-    if (anyPublished) {
-        // one legend entry explains every hollow marker
-        QCPGraph* key = plot()->addGraph(plot()->xAxis, plot()->yAxis);
-        key->setName(m_twoAxes ? tr("the post (right axis)") : tr("the post"));
-        key->setPen(QPen(QColor(0x80, 0x80, 0x80), 1.2, Qt::DashLine));
-        key->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, QColor(0x80, 0x80, 0x80), Qt::white, 8));
-    }
     if (swept.empty())
         plot()->xAxis->setRange(0, 1);
     else if (log2)
@@ -354,7 +336,42 @@ void ResultsChart::buildSweep(const std::string& metric)
         const double pad = std::max((swept.back() - swept.front()) * 0.05, 0.5);
         plot()->xAxis->setRange(swept.front() - pad, swept.back() + pad);
     }
-    setValueAxes(metric, simLo, simHi, postLo, postHi, anyPublished);
+}
+
+bool ResultsChart::addSweepSeries(const std::string& metric, const std::string& axis, const std::vector<OJson>& points,
+    const std::string& variant, const QColor& colour, Extent& sim, Extent& post)
+{
+    QVector<double> x, y, px, py;
+    for (const OJson& p : points) {
+        const OJson& a = p.value(axis, OJson());
+        if (!a.is_number())
+            continue;
+        const Pair val = valueAt(variant, p, metric);
+        if (val.sim) {
+            x << a.get<double>();
+            y << *val.sim;
+            sim.add(*val.sim);
+        }
+        if (val.post) {
+            px << a.get<double>();
+            py << *val.post;
+            post.add(*val.post);
+        }
+    }
+    QCPGraph* g = plot()->addGraph();
+    g->setName(QString::fromStdString(variant));
+    g->setPen(QPen(colour, 2));
+    g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, colour, colour, 7));
+    g->setData(x, y);
+    if (px.isEmpty())
+        return false;
+    QCPGraph* pg = plot()->addGraph(plot()->xAxis, m_twoAxes ? plot()->yAxis2 : plot()->yAxis);
+    pg->setName(QString::fromStdString(variant) + tr(" (post)"));
+    pg->setPen(QPen(colour, 1.2, Qt::DashLine));
+    pg->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, colour, Qt::white, 8));
+    pg->setData(px, py);
+    pg->removeFromLegend();
+    return true;
 }
 
 } // namespace mms

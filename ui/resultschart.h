@@ -10,8 +10,10 @@
 #include "plotwidget.h"
 #include "run/result.h"
 
+#include <algorithm>
 #include <memory>
 #include <optional>
+#include <vector>
 
 class QComboBox;
 
@@ -48,7 +50,20 @@ private:
     Pair valueAt(const std::string& variant, const OJson& point, const std::string& metric) const;
     void fitAxisLabel();
     void rebuild();
+    // The lowest and highest value plotted on an axis, from 0 (the axes start at 0 or below).
+    struct Extent {
+        double lo = 0, hi = 0;
+        void add(double v)
+        {
+            lo = std::min(lo, v);
+            hi = std::max(hi, v);
+        }
+    };
     void buildSweep(const std::string& metric);
+    void setSweepAxis(const std::string& axis, const std::vector<double>& swept);
+    // A variant's simulated line and, where the post has figures, its dashed line; true when it has one.
+    bool addSweepSeries(const std::string& metric, const std::string& axis, const std::vector<OJson>& points,
+        const std::string& variant, const QColor& colour, Extent& sim, Extent& post);
     void buildBars(const std::string& metric);
     void setValueAxes(const std::string& metric, double simLo, double simHi, double postLo, double postHi, bool anyPost);
 
