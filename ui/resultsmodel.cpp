@@ -96,87 +96,122 @@ int ResultsModel::column(Kind kind, const std::string& metric) const
     return -1;
 }
 
+ResultsModel::CellRef ResultsModel::cellRef(const QModelIndex& index) const
+{
+    const Row& row = m_rows[std::size_t(index.row())];
+    const Column& col = m_columns[std::size_t(index.column())];
+    CellRef c { row, col };
+    if (col.kind == Kind::Variant || col.kind == Kind::Axis)
+        return c;
+    c.metric = m_metrics[col.metric];
+    c.cell = &row.cells[col.metric];
+    c.ratio = &row.ratios[col.metric];
+    c.isBaseline = row.variant == c.ratio->baseline;
+    if (c.cell->n > 0 && c.cell->published && *c.cell->published != 0)
+        c.delta = 100.0 * (c.cell->mean - *c.cell->published) / std::abs(*c.cell->published);
+    return c;
+}
+
 QVariant ResultsModel::data(const QModelIndex& index, int role) const
 {
     if (!index.isValid() || index.row() >= int(m_rows.size()) || index.column() >= columnCount())
         return {};
-    const Row& row = m_rows[std::size_t(index.row())];
-    const Column& col = m_columns[std::size_t(index.column())];
-    const Kind kind = col.kind;
-    const bool perMetric = kind != Kind::Variant && kind != Kind::Axis;
-    const std::string metric = perMetric ? m_metrics[col.metric] : std::string();
-    const Cell* cell = perMetric ? &row.cells[col.metric] : nullptr;
-    const Ratio* ratio = perMetric ? &row.ratios[col.metric] : nullptr;
-    const bool isBaseline = ratio && row.variant == ratio->baseline;
-    std::optional<double> delta;
-    if (cell && cell->n > 0 && cell->published && *cell->published != 0)
-        delta = 100.0 * (cell->mean - *cell->published) / std::abs(*cell->published);
-    auto ratioText = [](const std::optional<double>& r) { return r ? QString::fromStdString(formatRatio(*r)) : QStringLiteral("—"); };
-
-    if (role == Qt::DisplayRole) {
-        switch (kind) {
-        case Kind::Variant: return QString::fromStdString(row.variant);
-        case Kind::Axis: return axisValue(row.point.value(m_axes[col.metric], OJson()));
-        case Kind::Ratio: return ratioText(ratio->sim);
-        case Kind::PostRatio: return ratioText(ratio->post);
-        case Kind::RatioDistance:
-            return ratio->distancePercent && !isBaseline ? QString::fromStdString(formatPercent(*ratio->distancePercent)) : QStringLiteral("—");
-        case Kind::Simulated:
-            if (cell->n == 0)
-                return QStringLiteral("—");
-            if (cell->n > 1)
-                return number(cell->mean, metric) + QStringLiteral(" ± ") + number(cell->stddev, metric);
-            return number(cell->mean, metric);
-        case Kind::Published:
-            return cell->published ? number(*cell->published, metric) : QStringLiteral("—");
-        case Kind::Delta:
-            return delta ? QStringLiteral("%1%2%").arg(*delta >= 0 ? QStringLiteral("+") : QString()).arg(*delta, 0, 'f', 1) : QStringLiteral("—");
-        }
-    }
-    if (role == Qt::TextAlignmentRole)
+    const CellRef c = cellRef(index);
+    const Kind kind = c.col.kind;
+    switch (role) {
+    case Qt::DisplayRole: return displayText(c);
+    case Qt::TextAlignmentRole:
         return kind == Kind::Variant ? int(Qt::AlignLeft | Qt::AlignVCenter) : int(Qt::AlignRight | Qt::AlignVCenter);
-    if (role == Qt::ForegroundRole) {
-        if (kind == Kind::Published || kind == Kind::PostRatio || (isBaseline && kind == Kind::Ratio))
-            return QBrush(QColor(0x70, 0x70, 0x70));
-        if (kind == Kind::Delta && delta)
-            return QBrush(std::abs(*delta) <= 25 ? QColor(0x1a, 0x7f, 0x2a) : QColor(0xb0, 0x40, 0x10));
-        if (kind == Kind::RatioDistance && ratio->distancePercent && !isBaseline)
-            return QBrush(std::abs(*ratio->distancePercent) <= 10 ? QColor(0x1a, 0x7f, 0x2a) : QColor(0xb0, 0x40, 0x10));
+    case Qt::ForegroundRole: return foreground(c);
+    case Qt::FontRole:
+        if (kind == Kind::Ratio && !c.isBaseline) {
+            QFont f;
+            f.setBold(true);
+            return f;
+        }
+        return {};
+    case Qt::ToolTipRole: return c.ratio ? toolTip(c) : QVariant();
+    case Qt::UserRole: return c.ratio ? sortValue(c) : QVariant();
+    default: return {};
     }
-    if (role == Qt::FontRole && kind == Kind::Ratio && !isBaseline) {
-        QFont f;
-        f.setBold(true);
-        return f;
-    }
-    if (role == Qt::ToolTipRole && perMetric) {
-        const Cell b = [&] {
-            for (const Row& r : m_rows)
-                if (r.variant == ratio->baseline && r.point == row.point)
-                    return r.cells[col.metric];
-            return Cell {};
-        }();
-        if (kind == Kind::Ratio && ratio->sim && b.n > 0)
-            return tr("%1 simulated: %2 (%3) ÷ %4 (%5)")
-                .arg(QString::fromStdString(metric), number(cell->mean, metric), QString::fromStdString(row.variant), number(b.mean, metric),
-                     QString::fromStdString(ratio->baseline));
-        if (kind == Kind::PostRatio && ratio->post && cell->published && b.published)
-            return tr("%1 in the post: %2 (%3) ÷ %4 (%5)")
-                .arg(QString::fromStdString(metric), number(*cell->published, metric), QString::fromStdString(row.variant),
-                     number(*b.published, metric), QString::fromStdString(ratio->baseline));
-        if (kind == Kind::Simulated && m_scale != 1.0 && !scaleFree(metric))
-            return tr("Simulated at scale %1: counts and times grow with the scale, so compare the ratios with the post").arg(m_scale);
-    }
-    if (role == Qt::UserRole && perMetric) {
-        if (kind == Kind::Simulated && cell->n > 0)
-            return cell->mean;
-        if (kind == Kind::Ratio && ratio->sim)
-            return *ratio->sim;
-        if (kind == Kind::PostRatio && ratio->post)
-            return *ratio->post;
-        if (kind == Kind::RatioDistance && ratio->distancePercent)
-            return *ratio->distancePercent;
+}
+
+QVariant ResultsModel::displayText(const CellRef& c) const
+{
+    auto ratioText = [](const std::optional<double>& r) { return r ? QString::fromStdString(formatRatio(*r)) : QStringLiteral("—"); };
+    const Cell* cell = c.cell;
+    const Ratio* ratio = c.ratio;
+    switch (c.col.kind) {
+    case Kind::Variant: return QString::fromStdString(c.row.variant);
+    case Kind::Axis: return axisValue(c.row.point.value(m_axes[c.col.metric], OJson()));
+    case Kind::Ratio: return ratioText(ratio->sim);
+    case Kind::PostRatio: return ratioText(ratio->post);
+    case Kind::RatioDistance:
+        return ratio->distancePercent && !c.isBaseline ? QString::fromStdString(formatPercent(*ratio->distancePercent)) : QStringLiteral("—");
+    case Kind::Simulated:
+        if (cell->n == 0)
+            return QStringLiteral("—");
+        if (cell->n > 1)
+            return number(cell->mean, c.metric) + QStringLiteral(" ± ") + number(cell->stddev, c.metric);
+        return number(cell->mean, c.metric);
+    case Kind::Published:
+        return cell->published ? number(*cell->published, c.metric) : QStringLiteral("—");
+    case Kind::Delta:
+        return c.delta ? QStringLiteral("%1%2%").arg(*c.delta >= 0 ? QStringLiteral("+") : QString()).arg(*c.delta, 0, 'f', 1) : QStringLiteral("—");
     }
     return {};
+}
+
+// The post's figures and the baseline's own ratio in grey; a difference or a ratio's distance green within its
+// tolerance (25 %, 10 %), else orange.
+QVariant ResultsModel::foreground(const CellRef& c) const
+{
+    const Kind kind = c.col.kind;
+    if (kind == Kind::Published || kind == Kind::PostRatio || (c.isBaseline && kind == Kind::Ratio))
+        return QBrush(QColor(0x70, 0x70, 0x70));
+    if (kind == Kind::Delta && c.delta)
+        return QBrush(std::abs(*c.delta) <= 25 ? QColor(0x1a, 0x7f, 0x2a) : QColor(0xb0, 0x40, 0x10));
+    if (kind == Kind::RatioDistance && c.ratio->distancePercent && !c.isBaseline)
+        return QBrush(std::abs(*c.ratio->distancePercent) <= 10 ? QColor(0x1a, 0x7f, 0x2a) : QColor(0xb0, 0x40, 0x10));
+    return {};
+}
+
+// A ratio's two figures with their variants; a scaled figure's reason to compare ratios instead.
+QVariant ResultsModel::toolTip(const CellRef& c) const
+{
+    const Kind kind = c.col.kind;
+    const Cell* cell = c.cell;
+    const Ratio* ratio = c.ratio;
+    const std::string& metric = c.metric;
+    const Cell b = [&] {
+        for (const Row& r : m_rows)
+            if (r.variant == ratio->baseline && r.point == c.row.point)
+                return r.cells[c.col.metric];
+        return Cell {};
+    }();
+    if (kind == Kind::Ratio && ratio->sim && b.n > 0)
+        return tr("%1 simulated: %2 (%3) ÷ %4 (%5)")
+            .arg(QString::fromStdString(metric), number(cell->mean, metric), QString::fromStdString(c.row.variant), number(b.mean, metric),
+                 QString::fromStdString(ratio->baseline));
+    if (kind == Kind::PostRatio && ratio->post && cell->published && b.published)
+        return tr("%1 in the post: %2 (%3) ÷ %4 (%5)")
+            .arg(QString::fromStdString(metric), number(*cell->published, metric), QString::fromStdString(c.row.variant),
+                 number(*b.published, metric), QString::fromStdString(ratio->baseline));
+    if (kind == Kind::Simulated && m_scale != 1.0 && !scaleFree(metric))
+        return tr("Simulated at scale %1: counts and times grow with the scale, so compare the ratios with the post").arg(m_scale);
+    return {};
+}
+
+// The number behind a figure, for sorting and tests.
+QVariant ResultsModel::sortValue(const CellRef& c) const
+{
+    switch (c.col.kind) {
+    case Kind::Simulated: return c.cell->n > 0 ? QVariant(c.cell->mean) : QVariant();
+    case Kind::Ratio: return c.ratio->sim ? QVariant(*c.ratio->sim) : QVariant();
+    case Kind::PostRatio: return c.ratio->post ? QVariant(*c.ratio->post) : QVariant();
+    case Kind::RatioDistance: return c.ratio->distancePercent ? QVariant(*c.ratio->distancePercent) : QVariant();
+    default: return {};
+    }
 }
 
 QString ResultsModel::headerText(int section, bool full) const

@@ -11,6 +11,8 @@
 #include <QAbstractTableModel>
 
 #include <memory>
+#include <optional>
+#include <string>
 
 namespace mms {
 
@@ -48,6 +50,21 @@ private:
         std::vector<Cell> cells; // one per metric
         std::vector<Ratio> ratios; // one per metric
     };
+    // A cell resolved: its row and column and, in a metric's column, the figures behind it (else null).
+    struct CellRef {
+        const Row& row;
+        const Column& col;
+        std::string metric {};
+        const Cell* cell = nullptr;
+        const Ratio* ratio = nullptr;
+        bool isBaseline = false; // the row is the baseline variant's
+        std::optional<double> delta {}; // the simulated mean's difference from the post's figure, in %
+    };
+    CellRef cellRef(const QModelIndex& index) const;
+    QVariant displayText(const CellRef& c) const;
+    QVariant foreground(const CellRef& c) const;
+    QVariant toolTip(const CellRef& c) const;
+    QVariant sortValue(const CellRef& c) const;
     QString headerText(int section, bool full) const;
     std::shared_ptr<const Scenario> m_sc;
     double m_scale = 1.0;
