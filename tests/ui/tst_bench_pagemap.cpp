@@ -1,4 +1,4 @@
-// Speed, measured not asserted (DESIGN: benchmarks, not timed tests): one page-map frame at 1 M and 16 M pages
+// Speed, measured not asserted (docs/benchmarks.md has the figures): one page-map frame at 1 M and 16 M pages
 // (aim: <= 16 ms and <= 50 ms), stepping one frame back, and the GUI event loop's longest stall while a run is in
 // progress (aim: <= 50 ms). The machine is sized by memory (pages) with a tiny workload so the run itself is short.
 // Run with -maxwarmuprepeat or -iterations N for steadier numbers; 16 M pages only with MMSCOPE_BENCH_BIG=1.
