@@ -88,6 +88,17 @@ Co<bool> try_to_unmap(Mm& k, Task& t, Pfn p, unsigned flags, TlbflushUnmapBatch*
 // page migration called it for every page, mapped or not.
 // Returns the VMAs the walk visited.
 Co<std::uint32_t> remove_migration_ptes(Mm& k, Task& t, Pfn oldPage, Pfn newPage);
+// The anonymous half (mm/rmap_anon.cpp).
+enum class Unmap : std::uint8_t { Done, Discarded, Referenced };
+// page_referenced() for an anonymous page: under the anon_vma's rwsem for read (page_lock_anon_vma_read), test and
+// clear the young bit of its PTE under the owner's ptl. `held`: the caller has the rwsem already.
+Co<bool> page_referenced_anon(Mm& k, Task& t, Pfn p, bool held = false);
+// page_referenced_anon() without a coroutine when nothing in it suspends: 0 or 1, else -1 (the trylock failed,
+// nothing changed) or -2 (the rwsem is held, the ptl must be awaited: await page_referenced_anon(held = true)).
+int page_referenced_anon_now(Mm& k, Task& t, Pfn p);
+// try_to_unmap() of an anonymous page mapped once: its PTE becomes its swap entry (or, MADV_FREE'd and clean, none).
+Co<Unmap> try_to_unmap_anon(Mm& k, Task& t, Pfn p);
+
 // try_to_unmap_flush(): one local flush and one IPI round to the CPUs any batched mm is live on.
 Co<> try_to_unmap_flush(Mm& k, Task& t, TlbflushUnmapBatch& batch);
 
