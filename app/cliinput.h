@@ -2,7 +2,7 @@
 // mmscope-cli's command line: the error a bad one raises (exit 2), the options of run, report and reproduce, and
 // how a number, a scale and a whole command line are read.
 
-#include "run/format.h"
+#include "run/render.h"
 #include "run/run.h"
 #include "scenario/scenario.h"
 

@@ -13,7 +13,7 @@
 #include "report.h"
 #include "resultschart.h"
 #include "resultsmodel.h"
-#include "run/format.h"
+#include "run/render.h"
 #include "scenario/scale.h"
 #include "transportbar.h"
 

@@ -143,7 +143,7 @@ Co<> unlink(Kernel& k, Task& t, Dir d, bool lastLink)
     co_await dir_op(k, t, d, "sys_unlink", 1, k.cost.dirUnlinkNs, lastLink ? k.cost.inodeEvictNs : 0.0);
 }
 
-bool killed(const Kernel& k, const Task& t) { return fatal_signal_pending(t); }
+bool killed(const Kernel&, const Task& t) { return fatal_signal_pending(t); }
 
 namespace {
     // A page range a user program names must lie in its page table, or the program is wrong (a real kernel answers

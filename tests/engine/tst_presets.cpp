@@ -1,5 +1,6 @@
-// Presets describe hardware and kernels set toggles (DESIGN.md "One kernel"): every built-in scenario runs on every
-// machine preset, and a scenario's kernel version sets its era's toggle defaults.
+// Presets describe hardware and kernels set toggles (docs/architecture.md, "the kernel never knows which program
+// calls it"): every built-in scenario runs on every machine preset, and a scenario's kernel version sets its
+// era's toggle defaults.
 #include "hw/machine.h"
 #include "mm/toggles.h"
 #include "run/runner.h"
