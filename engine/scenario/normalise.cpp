@@ -2,6 +2,7 @@
 
 #include "scenario/field.h"
 #include "scenario/runsetup.h"
+#include "scenario/scale.h"
 #include "scenario/scenario.h"
 #include "scenario/size.h"
 
@@ -287,8 +288,8 @@ namespace {
         // (run/ratio.h); 1 when not measured.
         if (!d.contains("faithful_scale"))
             d["faithful_scale"] = 1.0;
-        if (!d["faithful_scale"].is_number() || !(d["faithful_scale"].get<double>() >= 1e-4 && d["faithful_scale"].get<double>() <= 1.0))
-            fail(o, "faithful_scale", "a number in [0.0001, 1] (the smallest scale whose ratios stay within 10 % of scale 1's)",
+        if (!d["faithful_scale"].is_number() || !(d["faithful_scale"].get<double>() >= kMinScale && d["faithful_scale"].get<double>() <= 1.0))
+            fail(o, "faithful_scale", "a number in [0.001, 1] (the smallest scale whose ratios stay within 10 % of scale 1's)",
                 &d["faithful_scale"]);
         if (!d.contains("published")) {
             const auto& all = publishedFigures();

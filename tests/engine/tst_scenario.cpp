@@ -128,8 +128,8 @@ private Q_SLOTS:
         QTest::addRow("bad id") << "/id" << R"("Not An Id")" << "id: expected a lower-case identifier";
         QTest::addRow("bad kernel") << "/kernel" << R"("linux-4")" << "test.json: kernel: expected a kernel version \"X.Y\" or \"X.Y.Z\"";
         QTest::addRow("kernel as number") << "/kernel" << "4.11" << "kernel: expected a kernel version";
-        QTest::addRow("faithful scale zero") << "/faithful_scale" << "0" << "test.json: faithful_scale: expected a number in [0.0001, 1]";
-        QTest::addRow("faithful scale above 1") << "/faithful_scale" << "2" << "faithful_scale: expected a number in [0.0001, 1]";
+        QTest::addRow("faithful scale zero") << "/faithful_scale" << "0" << "test.json: faithful_scale: expected a number in [0.001, 1]";
+        QTest::addRow("faithful scale above 1") << "/faithful_scale" << "2" << "faithful_scale: expected a number in [0.001, 1]";
         QTest::addRow("faithful scale text") << "/faithful_scale" << R"("0.1")" << "faithful_scale: expected a number";
         QTest::addRow("kernel too old") << "/kernel" << R"("2.4.37")" << "kernel: expected a kernel version \"X.Y\" or \"X.Y.Z\" from 2.6 on";
     }
