@@ -1,8 +1,9 @@
-// mm/vmscan.c (4.0-4.5, anonymous pages): kswapd and direct reclaim share shrink_zone(), which ages
-// the active list and reclaims from the tail of the inactive list in batches of SWAP_CLUSTER_MAX under lru_lock.
-// shrink_page_list() adds anonymous pages to swap, unmaps them (try_to_unmap_anon in mm/rmap.cpp: PTE -> swap entry, TLB flush with
-// IPIs to CPUs running the owner), writes dirty ones out and frees clean ones. A page MADV_FREE'd and not
-// redirtied is discarded without I/O (TTU_LZFREE).
+// mm/vmscan.c (4.0-4.5, anonymous pages): kswapd and direct reclaim share shrink_zone(), which ages the active list
+// and reclaims from the tail of the inactive list in batches of SWAP_CLUSTER_MAX under lru_lock.
+// shrink_page_list() adds anonymous pages to swap, unmaps them (try_to_unmap_anon, mm/rmap_anon.cpp: PTE -> swap
+// entry, TLB flush with IPIs to CPUs running the owner), writes dirty ones out and frees clean ones. A page
+// MADV_FREE'd and not redirtied is discarded without I/O (TTU_LZFREE). The file LRU follows 5.6 (shrink_file_lruvec
+// and what it calls).
 #include "mm/vmscan.h"
 
 #include "mm/mm.h"
