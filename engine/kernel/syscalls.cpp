@@ -407,7 +407,7 @@ LockStat lock_stat(const Kernel& k, std::string_view name, int* instances)
     if (instances)
         *instances = 0;
     for (const LockStat* l : k.lockStats()) {
-        if (l->name != name)
+        if (lockClass(l->name) != name)
             continue;
         if (instances)
             ++*instances;
@@ -437,7 +437,7 @@ Time idle_time(const Kernel& k) { return k.s.idleTotal(); }
 MemInfo meminfo(const Kernel& k)
 {
     MemInfo m;
-    m.memFree = k.zone.nrFree();
+    m.memFree = k.nrFreePages();
     m.memAvailable = m.memFree;
     for (const auto& si : k.swap)
         m.swapTotal += si->nrSlots() - 1;

@@ -17,6 +17,7 @@
 #include "mm/swap.h"
 
 #include <algorithm>
+#include <optional>
 
 namespace mms {
 
@@ -24,9 +25,8 @@ namespace {
     constexpr int COMPACT_CLUSTER_MAX = SWAP_CLUSTER_MAX;
     constexpr unsigned COMPACT_MAX_DEFER_SHIFT = 6;
 
-    bool compaction_deferred(Mm& k, int order)
+    bool compaction_deferred(Zone& z, int order)
     {
-        Zone& z = k.zone;
         if (order < z.compactOrderFailed)
             return false;
         if (++z.compactConsidered > (1u << z.compactDeferShift))
@@ -36,27 +36,28 @@ namespace {
 
     // compaction_suitable(): PARTIAL if the allocation would succeed already, SKIPPED if there is too little free
     // memory to migrate into (low watermark + 2 << order; reclaim must run first).
-    CompactResult compaction_suitable(const Mm& k, int order)
+    CompactResult compaction_suitable(const Zone& z, int order)
     {
-        if (!zone_watermark_ok(k, 0, k.zone.watermarkLow + (2u << order)))
+        if (!zone_watermark_ok(z, 0, z.watermarkLow + (2u << order)))
             return CompactResult::Skipped;
-        if (zone_watermark_ok(k, order, k.zone.watermarkLow))
+        if (zone_watermark_ok(z, order, z.watermarkLow))
             return CompactResult::Partial;
         return CompactResult::Continue;
     }
 
-    CompactResult compact_finished(Mm& k, CompactControl& cc)
+    CompactResult compact_finished(CompactControl& cc)
     {
+        Zone& z = *cc.zone;
         if (cc.freePfn <= cc.migratePfn) {
             // The scanners met: start over from the zone's ends next time (__reset_isolation_suitable).
-            k.zone.compactCachedMigratePfn = k.zone.start();
-            k.zone.compactCachedFreePfn = k.zone.end();
+            z.compactCachedMigratePfn = z.start();
+            z.compactCachedFreePfn = z.end();
             return CompactResult::Complete;
         }
-        if (!zone_watermark_ok(k, cc.order, k.zone.watermarkLow))
+        if (!zone_watermark_ok(z, cc.order, z.watermarkLow))
             return CompactResult::Continue;
         for (int o = cc.order; o < MAX_ORDER; ++o)
-            if (k.zone.nrFreeArea(o) > 0)
+            if (z.nrFreeArea(o) > 0)
                 return CompactResult::Partial;
         return CompactResult::Continue;
     }
@@ -97,7 +98,7 @@ namespace {
             if (locked)
                 spin_unlock(k.s, t, lock);
             if (!cc.contended)
-                cc.abort = &lock == &k.zone.lock ? CompactControl::Abort::ZoneLock : CompactControl::Abort::LruLock;
+                cc.abort = &lock == &cc.zone->lock ? CompactControl::Abort::ZoneLock : CompactControl::Abort::LruLock;
             cc.contended = true;
             co_return false;
         }
@@ -119,7 +120,7 @@ namespace {
     Co<> isolate_migratepages(Mm& k, Task& t, CompactControl& cc)
     {
         FnScope fn(t, "isolate_migratepages");
-        Pfn low = std::max(cc.migratePfn, k.zone.start());
+        Pfn low = std::max(cc.migratePfn, cc.zone->start());
         Pfn end = std::min<Pfn>((low / pageblock_nr_pages + 1) * pageblock_nr_pages, cc.freePfn);
         Lruvec* locked = nullptr;
         Pfn pfn = low;
@@ -169,7 +170,7 @@ namespace {
         if (locked)
             spin_unlock(k.s, t, locked->lru_lock);
         cc.migratePfn = pfn;
-        k.zone.compactCachedMigratePfn = pfn;
+        cc.zone->compactCachedMigratePfn = pfn;
     }
 
     void count_compact_abort(Mm& k, const CompactControl& cc)
@@ -209,13 +210,14 @@ namespace {
 Co<> isolate_freepages(Mm& k, Task& t, CompactControl& cc)
 {
     FnScope fn(t, "isolate_freepages");
+    Zone& z = *cc.zone;
     std::size_t want = std::max<std::size_t>(cc.migratepages.size(), 1);
     // The free scanner starts at the pageblock below its position and walks down, stopping at the migrate
     // scanner's pageblock.
     Pfn blockEnd = cc.freePfn;
     while (cc.freepages.size() < want) {
         Pfn blockStart = (blockEnd - 1) / pageblock_nr_pages * pageblock_nr_pages;
-        if (blockEnd == 0 || blockStart <= cc.migratePfn || blockStart < k.zone.start())
+        if (blockEnd == 0 || blockStart <= cc.migratePfn || blockStart < z.start())
             break;
         // isolate_freepages_block(): PageBuddy is tested without the lock; zone->lock is taken at the first free
         // page of the block, through compact_checklock_irqsave(), which is asked again at every free page.
@@ -225,47 +227,48 @@ Co<> isolate_freepages(Mm& k, Task& t, CompactControl& cc)
             if (Zone::freeBlockOrder(k.pages, pfn) < 0)
                 continue;
             co_await k.s.flush(t);
-            locked = co_await compact_checklock(k, t, k.zone.lock, locked, cc);
+            locked = co_await compact_checklock(k, t, z.lock, locked, cc);
             if (!locked)
                 break;
             int order = Zone::freeBlockOrder(k.pages, pfn); // again, under the lock
             if (order < 0)
                 continue;
             // split_free_page(): only while the zone stays above the low watermark (+ the block).
-            if (!zone_watermark_ok(k, 0, k.zone.watermarkLow + (Pfn(1) << order)))
+            if (!zone_watermark_ok(z, 0, z.watermarkLow + (Pfn(1) << order)))
                 break;
-            k.zone.delFreeBlock(k.pages, pfn);
+            z.delFreeBlock(k.pages, pfn);
             for (Pfn q = pfn; q < pfn + (Pfn(1) << order); ++q)
                 cc.freepages.push_back(q);
             Sched::burn(t, k.cost.listOpNs * (1 + (1 << order) / 8.0));
             pfn += (Pfn(1) << order) - 1;
         }
         if (locked)
-            spin_unlock(k.s, t, k.zone.lock);
+            spin_unlock(k.s, t, z.lock);
         if (cc.contended)
             break;
         blockEnd = blockStart;
-        if (!zone_watermark_ok(k, 0, k.zone.watermarkLow))
+        if (!zone_watermark_ok(z, 0, z.watermarkLow))
             break;
     }
     cc.freePfn = blockEnd;
-    k.zone.compactCachedFreePfn = blockEnd;
+    z.compactCachedFreePfn = blockEnd;
 }
 
 Co<CompactResult> compact_zone(Mm& k, Task& t, CompactControl& cc)
 {
     FnScope fn(t, "compact_zone");
-    CompactResult ret = compaction_suitable(k, cc.order);
+    Zone& z = *cc.zone;
+    CompactResult ret = compaction_suitable(z, cc.order);
     if (ret != CompactResult::Continue)
         co_return ret;
-    cc.migratePfn = std::max(k.zone.compactCachedMigratePfn, k.zone.start());
-    cc.freePfn = std::min(k.zone.compactCachedFreePfn, k.zone.end());
+    cc.migratePfn = std::max(z.compactCachedMigratePfn, z.start());
+    cc.freePfn = std::min(z.compactCachedFreePfn, z.end());
     if (cc.freePfn <= cc.migratePfn) {
-        cc.migratePfn = k.zone.compactCachedMigratePfn = k.zone.start();
-        cc.freePfn = k.zone.compactCachedFreePfn = k.zone.end();
+        cc.migratePfn = z.compactCachedMigratePfn = z.start();
+        cc.freePfn = z.compactCachedFreePfn = z.end();
     }
     co_await lru_add_drain(k, t); // migrate_prep_local()
-    while ((ret = compact_finished(k, cc)) == CompactResult::Continue) {
+    while ((ret = compact_finished(cc)) == CompactResult::Continue) {
         co_await isolate_migratepages(k, t, cc);
         if (cc.contended) { // ISOLATE_ABORT: put the isolated pages back and give up
             co_await putback_movable_pages(k, t, cc);
@@ -290,23 +293,38 @@ Co<CompactResult> compact_zone(Mm& k, Task& t, CompactControl& cc)
 
 Co<CompactResult> try_to_compact_pages(Mm& k, Task& t, int order, bool sync, bool* contended)
 {
-    if (order == 0 || compaction_deferred(k, order))
-        co_return CompactResult::Deferred;
-    FnScope fn(t, "try_to_compact_pages");
-    k.vm.inc(Vm::CompactStall);
-    k.vm.inc(Vm::CompactSyncStall, sync ? 1 : 0);
-    CompactControl cc;
-    cc.order = order;
-    cc.sync = sync;
-    CompactResult r = co_await compact_zone(k, t, cc);
     if (contended)
-        *contended = cc.contended;
-    co_return r;
+        *contended = false;
+    if (order == 0)
+        co_return CompactResult::Deferred;
+    std::optional<FnScope> fn; // from the first zone compacted
+    CompactResult rc = CompactResult::Deferred;
+    const int local = k.cpu_to_node(t.cpu);
+    for (int i = 0; i < k.nrNodes(); ++i) {
+        Zone& z = zonelist_node(k, local, i).zone;
+        if (compaction_deferred(z, order))
+            continue;
+        if (!fn) {
+            fn.emplace(t, "try_to_compact_pages");
+            k.vm.inc(Vm::CompactStall);
+            k.vm.inc(Vm::CompactSyncStall, sync ? 1 : 0);
+        }
+        CompactControl cc;
+        cc.zone = &z;
+        cc.order = order;
+        cc.sync = sync;
+        rc = std::max(rc, co_await compact_zone(k, t, cc));
+        if (contended)
+            *contended = *contended || cc.contended;
+        // "If a normal allocation would succeed, stop compacting" (3.12)
+        if (zone_watermark_ok(z, order, z.watermarkLow))
+            break;
+    }
+    co_return rc;
 }
 
-void defer_compaction(Mm& k, int order)
+void defer_compaction(Zone& z, int order)
 {
-    Zone& z = k.zone;
     z.compactConsidered = 0;
     if (++z.compactDeferShift > COMPACT_MAX_DEFER_SHIFT)
         z.compactDeferShift = COMPACT_MAX_DEFER_SHIFT;
@@ -314,9 +332,8 @@ void defer_compaction(Mm& k, int order)
         z.compactOrderFailed = order;
 }
 
-void compaction_defer_reset(Mm& k, int order)
+void compaction_defer_reset(Zone& z, int order)
 {
-    Zone& z = k.zone;
     z.compactConsidered = 0;
     z.compactDeferShift = 0;
     if (order >= z.compactOrderFailed)

@@ -10,11 +10,13 @@ namespace mms {
 
 class Mm;
 struct Task;
+struct Zone;
 
 enum class CompactResult : std::uint8_t { Deferred, Skipped, Continue, Partial, Complete };
 
 // struct compact_control
 struct CompactControl {
+    Zone* zone = nullptr; // the zone compacted (compact_zone_order's)
     int order = 0;
     Pfn migratePfn = 0; // the migrate scanner, moving up
     Pfn freePfn = 0; // the free scanner, moving down
@@ -27,13 +29,14 @@ struct CompactControl {
 };
 
 // try_to_compact_pages() -> compact_zone_order() -> compact_zone(), MIGRATE_ASYNC (the first attempt of 3.x's
-// slow path; THP and kernel stacks alike).
+// slow path; THP and kernel stacks alike): each zone of the task's zonelist not deferred, until one has a free block
+// of the order above its low watermark.
 // `sync`: MIGRATE_SYNC_LIGHT, the second attempt after direct reclaim (3.x before 3.16 also for THP faults).
 // `contended` is set when an async compaction gave up at a contended lock or need_resched().
 Co<CompactResult> try_to_compact_pages(Mm& k, Task& t, int order, bool sync, bool* contended);
 Co<CompactResult> compact_zone(Mm& k, Task& t, CompactControl& cc);
-void defer_compaction(Mm& k, int order);
-void compaction_defer_reset(Mm& k, int order);
+void defer_compaction(Zone& z, int order);
+void compaction_defer_reset(Zone& z, int order);
 
 // compaction_alloc()'s refill: the free scanner isolates free pages (split to order 0) from the top of the zone.
 Co<> isolate_freepages(Mm& k, Task& t, CompactControl& cc);

@@ -26,7 +26,7 @@ namespace {
                     if (!pages.test(p, PG_lru) || Mm::page_lru(pages.flags(p)) != l)
                         return "page " + str(p) + " on list " + lruListName(list) + " has flags that say otherwise";
                     if (&k.lruvecOf(p) != v)
-                        return "page " + str(p) + " is on the lists of another memcg's lruvec";
+                        return "page " + str(p) + " is on the lists of another node's or memcg's lruvec";
                     ++count;
                 }
                 if (count != v->nr[l])
@@ -54,12 +54,18 @@ namespace {
             }
         }
         std::uint64_t pcpPages = 0;
-        for (auto& c : k.pcpu)
-            pcpPages += c.pcp.size();
-        if (std::string e = k.zone.check(pages); !e.empty())
-            return e;
-        if (buddy != k.zone.nrFree() + pcpPages)
-            return "PG_buddy pages " + str(buddy) + " != free list " + str(k.zone.nrFree()) + " + per-cpu lists "
+        for (const auto& d : k.nodes) {
+            for (const auto& pcp : d->zone.pcp)
+                for (Pfn p : pcp)
+                    if (k.page_to_nid(p) != d->nid)
+                        return "free page " + str(p) + " is on a per-cpu list of another node's zone";
+            for (const auto& pcp : d->zone.pcp)
+                pcpPages += pcp.size();
+            if (std::string e = d->zone.check(pages); !e.empty())
+                return e;
+        }
+        if (buddy != k.nrFreePages() + pcpPages)
+            return "PG_buddy pages " + str(buddy) + " != free list " + str(k.nrFreePages()) + " + per-cpu lists "
                 + str(pcpPages);
         return {};
     }

@@ -15,7 +15,7 @@ Co<Pfn> alloc_hugepage(Mm& k, Task& t)
     constexpr int order = HPAGE_PMD_ORDER;
     FnScope fn(t, "alloc_hugepage_vma");
     Sched::burn(t, k.cost.pageAllocNs);
-    Pfn p = co_await rmqueue_order(k, t, order, k.zone.watermarkLow);
+    Pfn p = co_await rmqueue_order(k, t, order, Wmark::Low);
     if (p == kNoPage) {
         // __alloc_pages_slowpath(), __GFP_NO_KSWAPD: no kswapd wake-up; retry at the min watermark, then one
         // asynchronous direct compaction (MIGRATE_ASYNC: 3.3+ for THP). A deferred or contended compaction
@@ -23,7 +23,7 @@ Co<Pfn> alloc_hugepage(Mm& k, Task& t)
         // was skipped (too little free memory) or ran and found no block is followed, before 3.16, by direct
         // reclaim and a MIGRATE_SYNC_LIGHT compaction (sync_migration = true; a failure defers the next ones);
         // since 3.16 (thp.fault_compaction=async) THP faults never compact synchronously.
-        p = co_await rmqueue_order(k, t, order, k.zone.watermarkMin);
+        p = co_await rmqueue_order(k, t, order, Wmark::Min);
         bool gaveUp = false;
         if (p == kNoPage)
             p = co_await direct_compact(k, t, order, false, &gaveUp);
@@ -43,15 +43,25 @@ void set_recommended_min_free_kbytes(Mm& k)
 {
     // recommended_min = pageblock_nr_pages * nr_zones * 2 (free pageblocks for fragmentation avoidance)
     //                 + pageblock_nr_pages * nr_zones * MIGRATE_PCPTYPES^2 (room for the fallbacks), capped at 5 %
-    //                 of memory; only ever raises min_free_kbytes. One zone here; MIGRATE_PCPTYPES = 3.
+    //                 of memory; only ever raises min_free_kbytes, which setup_per_zone_wmarks() shares out over
+    //                 the zones by size. One zone a node here; MIGRATE_PCPTYPES = 3.
     constexpr std::uint64_t MIGRATE_PCPTYPES = 3;
-    std::uint64_t recommended = pageblock_nr_pages * 2 + pageblock_nr_pages * MIGRATE_PCPTYPES * MIGRATE_PCPTYPES;
+    const auto zones = static_cast<std::uint64_t>(k.nrNodes());
+    std::uint64_t recommended = pageblock_nr_pages * zones * 2 + pageblock_nr_pages * zones * MIGRATE_PCPTYPES * MIGRATE_PCPTYPES;
     recommended = std::min<std::uint64_t>(recommended, k.pages.size() / 20);
-    if (recommended <= k.zone.watermarkMin)
+    std::uint64_t min = 0, managed = 0;
+    for (const auto& d : k.nodes) {
+        min += d->zone.watermarkMin;
+        managed += d->zone.end() - d->zone.start();
+    }
+    if (recommended <= min)
         return;
-    k.zone.watermarkMin = recommended;
-    k.zone.watermarkLow = recommended * 5 / 4; // setup_per_zone_wmarks()
-    k.zone.watermarkHigh = recommended * 3 / 2;
+    for (auto& d : k.nodes) {
+        Zone& z = d->zone;
+        z.watermarkMin = zones == 1 ? recommended : recommended * (z.end() - z.start()) / managed;
+        z.watermarkLow = z.watermarkMin * 5 / 4; // setup_per_zone_wmarks()
+        z.watermarkHigh = z.watermarkMin * 3 / 2;
+    }
 }
 
 Co<bool> do_huge_pmd_anonymous_page(Mm& k, Task& t, MmStruct& mm)

@@ -19,7 +19,8 @@ namespace {
     Co<> deactivate_tail_page(Mm& k, Task& t, Pfn p)
     {
         FnScope fn(t, "deactivate_tail_page");
-        co_await spin_lock(k.s, t, k.lruvec.lru_lock);
+        Lruvec& lruvec = k.lruvecOf(p);
+        co_await spin_lock(k.s, t, lruvec.lru_lock);
         if (k.pages.test(p, PG_lru) && k.pages.test(p, PG_active) && !k.pages.test(p, PG_isolated)) {
             k.touchLruDel(t, p);
             k.del_page_from_lru_list(p);
@@ -28,7 +29,7 @@ namespace {
             k.vm.inc(Vm::PgDeactivate);
             Sched::burn(t, 2 * k.cost.listOpNs);
         }
-        spin_unlock(k.s, t, k.lruvec.lru_lock);
+        spin_unlock(k.s, t, lruvec.lru_lock);
     }
 
     // The batched form's tlb_flush_mmu(): one flush for the whole gather, then the references taken by get_page()

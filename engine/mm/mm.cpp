@@ -19,26 +19,7 @@ Mm::Mm(Sched& sched, const Toggles& toggles, std::uint64_t reservedPages)
     auto nr = static_cast<std::uint32_t>(m.memoryPages());
     pages.resize(nr);
     pcpu.resize(static_cast<std::size_t>(s.cpuCount()));
-    lruvecs.push_back(&lruvec);
-    for (int i = 1; i < std::clamp(tg.lruvecs, 1, kMaxLruvecs); ++i) {
-        m_memcgLruvecs.push_back(std::make_unique<Lruvec>());
-        Lruvec& v = *m_memcgLruvecs.back();
-        v.listBase = static_cast<std::uint32_t>(i * NR_LRU_LISTS);
-        v.lru_lock.setName("memcg[" + std::to_string(i) + "] lruvec->lru_lock");
-        lruvecs.push_back(&v);
-    }
-    if (lruvecs.size() > 1)
-        pageMemcg.assign(nr, 0);
-    reservedPages = std::min<std::uint64_t>(reservedPages, nr / 2);
-    // Reserved pages (kernel text, page tables, slab) are allocated and on no list; the rest is one zone.
-    zone.init(pages, static_cast<Pfn>(reservedPages), nr);
-    // init_per_zone_wmark_min(): min_free_kbytes = sqrt(lowmem_kbytes * 16), clamped to [128, 65536].
-    double kbytes = static_cast<double>(m.memoryBytes) / 1024.0;
-    double minKb = std::clamp(std::sqrt(kbytes * 16.0), 128.0, 65536.0);
-    zone.watermarkMin = static_cast<std::uint64_t>(minKb / 4.0);
-    zone.watermarkLow = zone.watermarkMin * 5 / 4;
-    zone.watermarkHigh = zone.watermarkMin * 3 / 2;
-
+    initNodes(reservedPages);
     for (std::size_t i = 0; i < m.swap.size(); ++i) {
         auto si = std::make_unique<SwapInfo>();
         si->type = static_cast<int>(i);
@@ -68,6 +49,74 @@ Mm::Mm(Sched& sched, const Toggles& toggles, std::uint64_t reservedPages)
 }
 
 Mm::~Mm() = default;
+
+namespace {
+    // A node's lock, named for the lock views: "zone->lock" on a machine of one node, "node1 zone->lock" on others.
+    std::string nodeLockName(int nodes, int nid, const std::string& name)
+    {
+        return nodes == 1 ? name : "node" + std::to_string(nid) + " " + name;
+    }
+} // namespace
+
+void Mm::initNodes(std::uint64_t reservedPages)
+{
+    const MachineSpec& m = s.machine();
+    const auto nr = static_cast<Pfn>(pages.size());
+    const int nrNodes = std::clamp(m.sockets, 1, static_cast<int>(PageArray::kMaxNodes));
+    const Pfn perNode = nr / static_cast<Pfn>(nrNodes);
+    m_framesPerNode = nrNodes == 1 ? 0 : perNode;
+    // Per node the root memcg's lruvec and lru.lruvecs - 1 memcgs', as many as the list heads allow.
+    const int memcgs = std::clamp(tg.lruvecs, 1, std::min(kMaxMemcgLruvecs, kMaxLruvecs / nrNodes));
+    // Reserved frames (kernel text, page tables, slab) are allocated and on no list, at the bottom of node 0.
+    reservedPages = std::min<std::uint64_t>(reservedPages, perNode / 2);
+    // init_per_zone_wmark_min(): min_free_kbytes = sqrt(lowmem_kbytes * 16), clamped to [128, 65536];
+    // __setup_per_zone_wmarks() gives each zone its share by size (min), low = min * 5/4, high = min * 3/2.
+    double kbytes = static_cast<double>(m.memoryBytes) / 1024.0;
+    auto minPages = static_cast<std::uint64_t>(std::clamp(std::sqrt(kbytes * 16.0), 128.0, 65536.0) / 4.0);
+    const std::uint64_t managed = nr - reservedPages;
+    for (int nid = 0; nid < nrNodes; ++nid) {
+        auto d = std::make_unique<PgData>();
+        d->nid = nid;
+        Pfn first = nid == 0 ? static_cast<Pfn>(reservedPages) : static_cast<Pfn>(nid) * perNode;
+        Pfn end = nid + 1 == nrNodes ? nr : static_cast<Pfn>(nid + 1) * perNode;
+        d->bytes = nrNodes == 1 ? m.memoryBytes : static_cast<std::uint64_t>(end - (nid == 0 ? 0 : first)) * kPageSize;
+        d->zone.init(pages, nid, first, end, s.cpuCount());
+        d->zone.lock.setName(nodeLockName(nrNodes, nid, "zone->lock"));
+        d->zone.watermarkMin = nrNodes == 1 ? minPages : minPages * (end - first) / managed;
+        d->zone.watermarkLow = d->zone.watermarkMin * 5 / 4;
+        d->zone.watermarkHigh = d->zone.watermarkMin * 3 / 2;
+        d->lruvec.listBase = static_cast<std::uint32_t>(nid * memcgs * NR_LRU_LISTS);
+        d->lruvec.lru_lock.setName(nodeLockName(nrNodes, nid, "zone->lru_lock"));
+        d->lruvecs.push_back(&d->lruvec);
+        for (int i = 1; i < memcgs; ++i) {
+            m_memcgLruvecs.push_back(std::make_unique<Lruvec>());
+            Lruvec& v = *m_memcgLruvecs.back();
+            v.listBase = d->lruvec.listBase + static_cast<std::uint32_t>(i * NR_LRU_LISTS);
+            v.lru_lock.setName(nodeLockName(nrNodes, nid, "memcg[" + std::to_string(i) + "] lruvec->lru_lock"));
+            d->lruvecs.push_back(&v);
+        }
+        lruvecs.insert(lruvecs.end(), d->lruvecs.begin(), d->lruvecs.end());
+        nodes.push_back(std::move(d));
+    }
+    if (memcgs > 1)
+        pageMemcg.assign(nr, 0);
+}
+
+std::uint64_t Mm::nrFreePages() const
+{
+    std::uint64_t n = 0;
+    for (const auto& d : nodes)
+        n += d->zone.nrFree();
+    return n;
+}
+
+std::uint64_t Mm::highWatermarks() const
+{
+    std::uint64_t n = 0;
+    for (const auto& d : nodes)
+        n += d->zone.watermarkHigh;
+    return n;
+}
 
 MmStruct& Mm::mm_alloc()
 {
@@ -125,7 +174,7 @@ std::uint32_t Mm::do_mmap_file(MmStruct& mm, AddressSpace& m, std::uint64_t pgof
 
 void Mm::boot(std::uint64_t seed)
 {
-    startKswapd(0);
+    startKswapd();
     s.setWakeIdleSibling(true);
     enableLineTracking();
     Rng rng(Rng::mix(seed, 0xb007u));
@@ -133,21 +182,26 @@ void Mm::boot(std::uint64_t seed)
     pageCostJitter = cost.memPageSpread;
 }
 
-void Mm::startKswapd(int cpu)
+void Mm::startKswapd()
 {
-    if (m_kswapd)
-        return;
-    m_kswapd = &s.spawn("kswapd0", cpu, true, nullptr, 0);
-    s.start(*m_kswapd, kswapd_main(*this, *m_kswapd));
+    for (auto& d : nodes) {
+        if (d->kswapd)
+            continue;
+        int cpu = 0;
+        while (cpu + 1 < s.cpuCount() && cpu_to_node(cpu) < d->nid)
+            ++cpu;
+        d->kswapd = &s.spawn("kswapd" + std::to_string(d->nid), cpu, true, nullptr, 0);
+        s.start(*d->kswapd, kswapd_main(*this, *d, *d->kswapd));
+    }
 }
 
-void Mm::wakeup_kswapd()
+void Mm::wakeup_kswapd(PgData& d)
 {
-    if (!m_kswapd || m_kswapdWoken)
+    if (!d.kswapd || d.kswapdWoken)
         return;
-    m_kswapdWoken = true;
+    d.kswapdWoken = true;
     vm.inc(Vm::KswapdWakeup);
-    s.wake(*m_kswapd);
+    s.wake(*d.kswapd);
 }
 
 // congestion_wait(BLK_RW_ASYNC, timeout) (mm/backing-dev.c, 4.0): prepare_to_wait() on congestion_wqh[BLK_RW_ASYNC]
@@ -162,7 +216,7 @@ Co<> Mm::congestion_wait(Task& t, Time timeout)
     s.traceSleep(cpu, since, SpanKind::IoWait, "congestion_wait"); // waiting for writeback to make progress
 }
 
-Co<> Mm::wait_iff_congested(Task& t, Time timeout)
+Co<> Mm::wait_iff_congested(Task& t, const Zone& zone, Time timeout)
 {
     bool devCongested = false;
     for (const auto& si : swap)
@@ -193,13 +247,13 @@ void Mm::endIo(BlockDevice& dev, IoRequest& r)
             continue;
         }
         pages.clear(p, PG_writeback);
-        --zone.nrWriteback;
+        --page_zone(p).nrWriteback;
         // rotate_reclaimable_page(): a page written for reclaim goes to the tail, to be freed by the next scan.
         if (pages.test(p, PG_reclaim) && pages.test(p, PG_lru) && !pages.test(p, PG_active)) {
             pages.clear(p, PG_reclaim);
             LruList l = page_lru(pages.flags(p));
             pages.listDel(p);
-            pages.listAddTail(lruHead(l), p);
+            pages.listAddTail(lruHead(lruvecOf(p), l), p);
             vm.inc(Vm::PgRotated);
         }
     }
@@ -245,10 +299,11 @@ const std::vector<int>& Mm::tlbTargets(MmStruct& mm, int self)
 
 void Mm::lockStats(LockStats& v) const
 {
-    v.push_back(&zone.lock.stat());
-    v.push_back(&lruvec.lru_lock.stat());
-    for (auto& lv : m_memcgLruvecs)
-        v.push_back(&lv->lru_lock.stat());
+    for (const auto& d : nodes) {
+        v.push_back(&d->zone.lock.stat());
+        for (const Lruvec* lv : d->lruvecs)
+            v.push_back(&lv->lru_lock.stat());
+    }
     if (tlbAckWait.acquisitions)
         v.push_back(&tlbAckWait);
     if (swapAvailLock.stat().acquisitions)

@@ -46,19 +46,39 @@ public:
     const CostModel& cost;
     Toggles tg;
     PageArray pages;
-    Zone zone;
-    Lruvec lruvec; // the node's lruvec (root memcg): every anonymous page, and the page cache with lru.lruvecs = 1
-    // lru.lruvecs > 1 (what-if, per-memcg lruvecs and their own lru_lock, 5.11): lruvecs[0] is `lruvec`, the rest
-    // belong to memcgs 1..N-1. Page-cache pages are charged to the memcg of the task that added them
-    // (pageMemcg); tasks are put in memcgs by their workload (setTaskMemcg). Anonymous pages stay in the root.
+    // The nodes (pglist_data), one per socket, each with its zone and LRU lists over a contiguous range of frames
+    // (node 0 first; the reserved frames at the bottom belong to it).
+    std::vector<std::unique_ptr<PgData>> nodes;
+    int nrNodes() const { return static_cast<int>(nodes.size()); }
+    PgData& node(int nid) { return *nodes[static_cast<std::size_t>(nid)]; }
+    const PgData& node(int nid) const { return *nodes[static_cast<std::size_t>(nid)]; }
+    // page_to_nid(): the node a frame belongs to.
+    int page_to_nid(Pfn p) const
+    {
+        return m_framesPerNode == 0 ? 0 : std::min(static_cast<int>(p / m_framesPerNode), nrNodes() - 1);
+    }
+    PgData& page_pgdat(Pfn p) { return node(page_to_nid(p)); }
+    Zone& page_zone(Pfn p) { return page_pgdat(p).zone; }
+    // cpu_to_node(): the node of a CPU's socket; numa_node_id() of a task is that of the CPU it runs on now.
+    int cpu_to_node(int cpu) const { return s.cpu(cpu).socket; }
+    PgData& numa_node(const Task& t) { return node(cpu_to_node(t.cpu)); }
+    // Sums over the nodes' zones: NR_FREE_PAGES (per-CPU lists not counted) and the high watermarks
+    // (totalreserve_pages, near enough).
+    std::uint64_t nrFreePages() const;
+    std::uint64_t highWatermarks() const;
+    // Every lruvec of every node (node-major: node n's are lruvecs[n * memcgs ...]); with lru.lruvecs > 1 the memcgs'
+    // (per-memcg lruvecs and their own lru_lock, 5.11): page-cache pages are charged to the memcg of the task that
+    // added them (pageMemcg); tasks are put in memcgs by their workload (setTaskMemcg). Anonymous pages stay in
+    // the root.
     std::vector<Lruvec*> lruvecs;
-    std::vector<std::uint8_t> pageMemcg; // by Pfn; empty with one lruvec
+    int memcgs() const { return static_cast<int>(nodes.front()->lruvecs.size()); }
+    std::vector<std::uint8_t> pageMemcg; // by Pfn; empty with one lruvec a node
     std::vector<std::uint8_t> taskMemcg; // by task id; missing = root
     void setTaskMemcg(const Task& t, int memcg)
     {
         if (taskMemcg.size() <= t.id)
             taskMemcg.resize(t.id + 1u, 0);
-        taskMemcg[t.id] = static_cast<std::uint8_t>(memcg % static_cast<int>(lruvecs.size()));
+        taskMemcg[t.id] = static_cast<std::uint8_t>(memcg % memcgs());
     }
     // mem_cgroup_try_charge() of a new page-cache page to the task's memcg.
     void chargeMemcg(const Task& t, Pfn p)
@@ -66,10 +86,11 @@ public:
         if (!pageMemcg.empty())
             pageMemcg[p] = t.id < taskMemcg.size() ? taskMemcg[t.id] : 0;
     }
-    // mem_cgroup_page_lruvec()
+    // mem_cgroup_page_lruvec(): the lruvec of the page's node and memcg.
     Lruvec& lruvecOf(Pfn p)
     {
-        return pageMemcg.empty() || pages.test(p, PG_swapbacked) ? lruvec : *lruvecs[pageMemcg[p]];
+        PgData& d = page_pgdat(p);
+        return pageMemcg.empty() || pages.test(p, PG_swapbacked) ? d.lruvec : *d.lruvecs[pageMemcg[p]];
     }
     const Lruvec& lruvecOf(Pfn p) const { return const_cast<Mm*>(this)->lruvecOf(p); }
     Pfn lruHead(const Lruvec& v, LruList l) const { return pages.listHead(v.listBase + l); }
@@ -80,7 +101,6 @@ public:
             n += v->nr[LRU_INACTIVE_FILE] + v->nr[LRU_ACTIVE_FILE];
         return n;
     }
-    std::size_t reclaimRotor = 0; // the lruvec the next reclaim pass starts at (mem_cgroup_iter's shared position)
     std::vector<PerCpuState> pcpu;
     bool pcpDrainBusy = false; // pcpu_drain_mutex (page_alloc.drain=workqueue)
     std::vector<std::unique_ptr<SwapInfo>> swap;
@@ -166,9 +186,10 @@ public:
     std::uint32_t do_mmap_file(MmStruct& mm, AddressSpace& m, std::uint64_t pgoff, std::uint32_t nrPages);
     MmStruct* mmOf(Pfn p) { return pages.owner(p) ? mms[pages.owner(p) - 1u].get() : nullptr; }
 
-    void startKswapd(int cpu);
-    void wakeup_kswapd();
-    Task* kswapd() const { return m_kswapd; }
+    // kswapd<nid> of every node, each on the first CPU of its node (kthread_run + set_cpus_allowed to the node).
+    void startKswapd();
+    // wakeup_kswapd(): wakes the node's kswapd (once until it sleeps again).
+    void wakeup_kswapd(PgData& d);
     // congestion_wait(BLK_RW_ASYNC, timeout): sleep until a swap write completes on a device whose async request
     // count it leaves below the congestion-off threshold (clear_bdi_congested), at most `timeout`. A write
     // completing on a deeply congested queue does not end the sleep.
@@ -176,7 +197,7 @@ public:
     // wait_iff_congested(zone, BLK_RW_ASYNC, timeout) (mm/backing-dev.c, 3.2-4.x): congestion_wait() only while some
     // swap device is async-congested (nr_wb_congested[BLK_RW_ASYNC] > 0) and the zone is ZONE_CONGESTED; otherwise
     // a cond_resched().
-    Co<> wait_iff_congested(Task& t, Time timeout);
+    Co<> wait_iff_congested(Task& t, const Zone& zone, Time timeout);
 
     // LRU list operations (the caller holds lru_lock). Inline: every page read or faulted in passes through them.
     void add_page_to_lru_list(Pfn p, LruList l, bool tail = false)
@@ -198,7 +219,6 @@ public:
         bool active = flags & PG_active;
         return static_cast<LruList>((file ? LRU_INACTIVE_FILE : LRU_INACTIVE_ANON) + (active ? 1 : 0));
     }
-    Pfn lruHead(LruList l) const { return pages.listHead(l); }
 
     // Pages under read I/O: the device and request a fault must wait for.
     FlatMap<std::pair<int, std::uint64_t>> pageReadIo;
@@ -228,17 +248,15 @@ public:
     std::string checkInvariants() const;
 
 private:
+    void initNodes(std::uint64_t reservedPages);
     std::vector<std::unique_ptr<Lruvec>> m_memcgLruvecs;
+    Pfn m_framesPerNode = 0; // every node's frames but the last's (which takes the remainder); 0 with one node
     std::vector<MmStruct*> m_freeMms; // mm_struct's slab cache (mmdrop -> mm_alloc)
     void endIo(BlockDevice& dev, IoRequest& r);
     // Wakes every congestion_wait() sleeper (the one congestion_wqh[BLK_RW_ASYNC] wait queue of all devices).
     void clear_bdi_congested();
-    Task* m_kswapd = nullptr;
-    std::uint32_t m_kswapdGen = 0;
-    bool m_kswapdWoken = false;
     std::vector<int> m_tlbTargets; // tlbTargets()' result
     std::vector<std::pair<Task*, std::uint32_t>> m_congested;
-    friend Co<> kswapd_main(Mm& k, Task& t);
 };
 
 // The lru_lock a run over a batch of pages holds: taken for the first page's lruvec and re-taken only when a page

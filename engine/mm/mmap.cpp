@@ -33,10 +33,10 @@ bool vm_enough_memory(const Mm& k, std::uint64_t pages)
         return pages <= k.pages.size() + swapTotal;
     // Before 5.2: NR_FREE_PAGES + NR_FILE_PAGES (page cache reclaim can drop) + free swap, less totalreserve_pages
     // (the high watermarks). The model's page cache is its file LRU; it has no reclaimable slab.
-    std::uint64_t free = k.zone.nrFree() + k.nrFileLru() + swapFree;
-    if (free <= k.zone.watermarkHigh)
+    std::uint64_t free = k.nrFreePages() + k.nrFileLru() + swapFree;
+    if (free <= k.highWatermarks())
         return false;
-    return pages < free - k.zone.watermarkHigh;
+    return pages < free - k.highWatermarks();
 }
 
 Co<> heap_touch(Mm& k, Task& t, MmStruct& mm)

@@ -10,13 +10,15 @@
 
 namespace mms {
 
-void Zone::init(PageArray& pages, Pfn first, Pfn end)
+void Zone::init(PageArray& pages, int nid, Pfn first, Pfn end, int cpus)
 {
     m_start = first;
     m_end = end;
     m_nrFree = 0;
+    m_areaBase = PageArray::kLruListHeads + static_cast<std::uint32_t>(nid * MAX_ORDER);
+    pcp.assign(static_cast<std::size_t>(cpus), {});
     for (int o = 0; o < MAX_ORDER; ++o) {
-        pages.listInit(PageArray::kLruListHeads + static_cast<std::uint32_t>(o));
+        pages.listInit(m_areaBase + static_cast<std::uint32_t>(o));
         m_nrArea[o] = 0;
     }
     compactCachedMigratePfn = first;

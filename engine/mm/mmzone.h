@@ -1,6 +1,8 @@
 #pragma once
-// The zone (include/linux/mmzone.h): the buddy allocator's free areas and watermarks, the lruvec (the LRU lists and
-// their lru_lock), and each CPU's page list and pagevecs. Sizes in pages.
+// A node and its zone (include/linux/mmzone.h: pglist_data, struct zone): the buddy allocator's free areas, its
+// watermarks and each CPU's list of free pages, the lruvec (the LRU lists and their lru_lock), kswapd; and each CPU's
+// pagevecs. Sizes in pages. A machine has one node per socket, each with one zone (ZONE_NORMAL: the DMA zones of
+// the first node, 16 MiB and 4 GiB, are left out) holding a contiguous range of page frames.
 
 #include "mm/page.h"
 #include "sync/spinlock.h"
@@ -20,7 +22,6 @@ struct Pagevec {
 };
 
 struct PerCpuState {
-    std::vector<Pfn> pcp; // per_cpu_pages: order-0 free pages of this CPU
     Pagevec lruAdd; // lru_add_pvec
     Pagevec deactivate; // lru_deactivate_pvecs (MADV_FREE, 4.5)
     Pagevec activate; // activate_page_pvecs
@@ -42,6 +43,8 @@ struct Zone {
     static constexpr std::uint32_t kNotBuddyHead = 0xffffffffu;
 
     SpinLock lock { "zone->lock" };
+    // zone->pageset: each CPU's per_cpu_pages list of this zone's order-0 free pages (by CPU).
+    std::vector<std::vector<Pfn>> pcp;
     std::uint64_t watermarkMin = 0, watermarkLow = 0, watermarkHigh = 0; // pages
     // NR_ISOLATED_ANON / NR_ISOLATED_FILE: pages reclaim has taken off the LRU lists and not yet put back or freed
     // (too_many_isolated() compares them with the inactive lists).
@@ -62,7 +65,9 @@ struct Zone {
     unsigned compactConsidered = 0, compactDeferShift = 0;
     int compactOrderFailed = MAX_ORDER;
 
-    void init(PageArray& pages, Pfn first, Pfn end);
+    // The zone of node `nid` over frames [first, end): its free-area list heads are the node's (PageArray), and
+    // every frame is freed into them (memblock_free_all). `cpus`: the per-CPU lists, empty.
+    void init(PageArray& pages, int nid, Pfn first, Pfn end, int cpus);
     // __rmqueue_smallest(): the first block of at least `order`, split down (expand()); kNoPage if none.
     Pfn rmqueueSmallest(PageArray& pages, int order);
     // rmqueueSmallest(pages, 0) called up to `n` times, stopping at the first kNoPage: the pages in `out`, their
@@ -85,7 +90,7 @@ struct Zone {
     std::string check(const PageArray& pages) const;
 
 private:
-    static Pfn areaHead(const PageArray& pages, int order) { return pages.listHead(PageArray::kLruListHeads + static_cast<std::uint32_t>(order)); }
+    Pfn areaHead(const PageArray& pages, int order) const { return pages.listHead(m_areaBase + static_cast<std::uint32_t>(order)); }
     // set_page_order() + list_add(&page->lru, &area->free_list). Inline: an order-0 allocation takes one block off
     // a list and, on average, puts one split-off half back.
     void listAdd(PageArray& pages, Pfn p, int order)
@@ -105,10 +110,11 @@ private:
         m_nrFree -= Pfn(1) << o;
     }
     Pfn m_start = 0, m_end = 0;
+    std::uint32_t m_areaBase = PageArray::kLruListHeads; // the first of this zone's MAX_ORDER free-area list heads
     std::uint64_t m_nrFree = 0;
     std::uint64_t m_nrArea[MAX_ORDER] = {};
 };
-static_assert(PageArray::kFreeAreaHeads == MAX_ORDER);
+static_assert(PageArray::kFreeAreaHeads == MAX_ORDER * PageArray::kMaxNodes);
 
 struct Lruvec {
     SpinLock lru_lock { "zone->lru_lock" };
@@ -116,6 +122,24 @@ struct Lruvec {
     std::uint32_t listBase = 0; // this lruvec's lists are PageArray lists listBase + LruList
 };
 
-constexpr int kMaxLruvecs = 64; // lru.lruvecs: PageArray::kListHeads / NR_LRU_LISTS
+constexpr int kMaxLruvecs = 256; // every node's lruvecs together: PageArray::kLruListHeads / NR_LRU_LISTS
+static_assert(PageArray::kLruListHeads == NR_LRU_LISTS * kMaxLruvecs);
+constexpr int kMaxMemcgLruvecs = 64; // lru.lruvecs: a node's lruvecs (root and memcgs), at most kMaxLruvecs / nodes
+
+struct Task;
+
+// pglist_data: a NUMA node -- its zone, its LRU lists (the root memcg's lruvec and, with lru.lruvecs > 1, one per
+// memcg), and its kswapd. The zone and the lruvec are one lock each per node: the kernel's per-zone lru_lock (up to
+// 4.7) and per-node one (4.8, "mm, vmscan: move LRU lists to node", a9dd0a831) are the same lock with one zone a node.
+struct PgData {
+    int nid = 0;
+    Zone zone;
+    Lruvec lruvec; // the root memcg's
+    std::vector<Lruvec*> lruvecs; // this node's: lruvecs[0] is `lruvec`, the rest belong to memcgs 1..N-1
+    std::size_t reclaimRotor = 0; // the lruvec the next reclaim pass starts at (mem_cgroup_iter's shared position)
+    std::uint64_t bytes = 0; // the node's memory (node_present_pages), for the inactive:active ratios
+    Task* kswapd = nullptr; // kswapd<nid>, from boot on a CPU of the node
+    bool kswapdWoken = false;
+};
 
 } // namespace mms

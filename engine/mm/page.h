@@ -151,11 +151,12 @@ public:
     Pfn prev(Pfn p) const { return unpack(static_cast<std::uint32_t>(m_link[p] >> kPrevShift) & kLinkMask); }
     bool listEmpty(Pfn head) const { return next(head) == head; }
 
-    // List heads: NR_LRU_LISTS lists for each of up to 64 lruvecs, then the zone's free_area[order] lists (a free
-    // page is on no LRU, so the buddy allocator links its free blocks through the same words, as the kernel
-    // reuses page->lru).
-    static constexpr std::uint32_t kLruListHeads = 320;
-    static constexpr std::uint32_t kFreeAreaHeads = 11; // MAX_ORDER
+    // List heads: NR_LRU_LISTS lists for each of up to 256 lruvecs (every node's, mm/mmzone.h kMaxLruvecs), then
+    // each zone's free_area[order] lists, MAX_ORDER per node for up to kMaxNodes nodes (a free page is on no LRU, so
+    // the buddy allocator links its free blocks through the same words, as the kernel reuses page->lru).
+    static constexpr std::uint32_t kMaxNodes = 64; // MAX_NUMNODES here: machine.sockets is at most 64
+    static constexpr std::uint32_t kLruListHeads = 5 * 256;
+    static constexpr std::uint32_t kFreeAreaHeads = 11 * kMaxNodes; // MAX_ORDER per node
     static constexpr std::uint32_t kListHeads = kLruListHeads + kFreeAreaHeads;
 
 private:

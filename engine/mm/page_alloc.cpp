@@ -16,18 +16,24 @@
 
 namespace mms {
 
-Pfn alloc_page_setup(Mm& k) { return k.zone.rmqueueSmallest(k.pages, 0); }
+Pfn alloc_page_setup(Mm& k, int nid)
+{
+    for (int i = 0; i < k.nrNodes(); ++i)
+        if (Pfn p = zonelist_node(k, nid, i).zone.rmqueueSmallest(k.pages, 0); p != kNoPage)
+            return p;
+    return kNoPage;
+}
 
-bool zone_watermark_ok(const Mm& k, int order, std::uint64_t mark)
+bool zone_watermark_ok(const Zone& z, int order, std::uint64_t mark)
 {
     // __zone_watermark_ok(): enough free pages above the mark, and at each order below the request, enough in
     // blocks of at least that order (min halves per order).
-    auto freePages = static_cast<std::int64_t>(k.zone.nrFree()) - ((std::int64_t(1) << order) - 1);
+    auto freePages = static_cast<std::int64_t>(z.nrFree()) - ((std::int64_t(1) << order) - 1);
     auto min = static_cast<std::int64_t>(mark);
     if (freePages <= min)
         return false;
     for (int o = 0; o < order; ++o) {
-        freePages -= static_cast<std::int64_t>(k.zone.nrFreeArea(o)) << o;
+        freePages -= static_cast<std::int64_t>(z.nrFreeArea(o)) << o;
         min >>= 1;
         if (freePages <= min)
             return false;
@@ -53,34 +59,34 @@ namespace {
     int pcp_batch(const Mm& k) { return std::max(1, zone_batchsize(k)); }
     int pcp_high(const Mm& k) { return 6 * zone_batchsize(k); }
 
-    // rmqueue_bulk(): refill this CPU's list with up to a batch of pages under zone->lock.
-    Co<> rmqueue_bulk(Mm& k, Task& t, PerCpuState& pc)
+    // rmqueue_bulk(): refill this CPU's list of the zone with up to a batch of pages under zone->lock.
+    Co<> rmqueue_bulk(Mm& k, Task& t, Zone& z, std::vector<Pfn>& pcp)
     {
         FnScope fn(t, "rmqueue_bulk");
-        co_await spin_lock(k.s, t, k.zone.lock);
+        co_await spin_lock(k.s, t, z.lock);
         Pfn got[PCP_BATCH];
         // __rmqueue() x batch. The pages are still free: PG_buddy, and no buddy block's head (list_del() left
         // kNotBuddyHead in their index).
-        std::size_t n = k.zone.rmqueueBulk(k.pages, static_cast<std::size_t>(pcp_batch(k)), got, PG_buddy);
+        std::size_t n = z.rmqueueBulk(k.pages, static_cast<std::size_t>(pcp_batch(k)), got, PG_buddy);
         const Time listOp = ns(k.cost.listOpNs);
-        pc.pcp.insert(pc.pcp.end(), got, got + n); // list_add_tail, in the order taken
+        pcp.insert(pcp.end(), got, got + n); // list_add_tail, in the order taken
         Sched::burnTime(t, static_cast<Time>(n) * listOp);
-        spin_unlock(k.s, t, k.zone.lock);
+        spin_unlock(k.s, t, z.lock);
     }
 
     // free_pcppages_bulk(): give up to `count` pages back to the buddy lists under zone->lock, the coldest (the
     // list's tail, freed longest ago) first; __free_one_page merges each with its free buddies.
-    Co<> free_pcppages_bulk(Mm& k, Task& t, PerCpuState& pc, std::size_t count)
+    Co<> free_pcppages_bulk(Mm& k, Task& t, Zone& z, std::vector<Pfn>& pcp, std::size_t count)
     {
         FnScope fn(t, "free_pcppages_bulk");
-        co_await spin_lock(k.s, t, k.zone.lock);
-        count = std::min(count, pc.pcp.size());
+        co_await spin_lock(k.s, t, z.lock);
+        count = std::min(count, pcp.size());
         for (std::size_t i = 0; i < count; ++i) {
-            k.zone.freeOnePage(k.pages, pc.pcp[i], 0);
+            z.freeOnePage(k.pages, pcp[i], 0);
             Sched::burn(t, k.cost.listOpNs);
         }
-        pc.pcp.erase(pc.pcp.begin(), pc.pcp.begin() + static_cast<std::ptrdiff_t>(count));
-        spin_unlock(k.s, t, k.zone.lock);
+        pcp.erase(pcp.begin(), pcp.begin() + static_cast<std::ptrdiff_t>(count));
+        spin_unlock(k.s, t, z.lock);
     }
 } // namespace
 
@@ -88,6 +94,7 @@ namespace {
     // zone_reclaimable_pages(): what reclaim could still free -- the file LRU, and the anonymous LRU while there are
     // free swap slots to put it in (get_nr_swap_pages() > 0). Pages isolated by other reclaimers, in pagevecs or held
     // by tasks (kernel stacks, page tables, readahead batches not in the page cache yet) are not reclaimable.
+    // Summed over the nodes (every zone of the zonelist).
     std::uint64_t zone_reclaimable_pages(const Mm& k)
     {
         std::uint64_t n = k.nrFileLru();
@@ -95,7 +102,15 @@ namespace {
         for (const auto& si : k.swap)
             swapFree = swapFree || si->inuse + 1 < si->nrSlots(); // slot 0 is the header
         if (swapFree)
-            n += k.lruvec.nr[LRU_INACTIVE_ANON] + k.lruvec.nr[LRU_ACTIVE_ANON];
+            for (const auto& d : k.nodes)
+                n += d->lruvec.nr[LRU_INACTIVE_ANON] + d->lruvec.nr[LRU_ACTIVE_ANON];
+        return n;
+    }
+    std::uint64_t nr_writeback(const Mm& k)
+    {
+        std::uint64_t n = 0;
+        for (const auto& d : k.nodes)
+            n += d->zone.nrWriteback;
         return n;
     }
 
@@ -137,10 +152,10 @@ namespace {
     Co<> reclaim_retry_wait(Mm& k, Task& t, std::uint64_t got)
     {
         if (!k.tg.reclaimRetries) {
-            co_await k.wait_iff_congested(t, ms(20)); // HZ/50
+            co_await k.wait_iff_congested(t, k.numa_node(t).zone, ms(20)); // HZ/50, the preferred zone
             co_return;
         }
-        if (got == 0 && 2 * k.zone.nrWriteback > zone_reclaimable_pages(k)) {
+        if (got == 0 && 2 * nr_writeback(k) > zone_reclaimable_pages(k)) {
             co_await k.congestion_wait(t, ms(100)); // HZ/10
             co_return;
         }
@@ -153,17 +168,17 @@ namespace {
     // empty, if the zone's free pages (the per-cpu lists not counted) are at the min watermark -- or regardless, for
     // PF_MEMALLOC (kswapd, and reclaim itself) and an OOM victim (TIF_MEMDIE: ALLOC_NO_WATERMARKS, so that it can
     // exit). kNoPage if not. The list is the one of the CPU the task runs on now: a sleep may have moved it.
-    Co<Pfn> get_page_from_freelist(Mm& k, Task& t)
+    Co<Pfn> get_page_from_freelist(Mm& k, Task& t, bool wake)
     {
-        PerCpuState& pc = k.pcpu[static_cast<std::size_t>(t.cpu)];
-        std::uint64_t free = k.zone.nrFree();
-        if (free < k.zone.watermarkMin && !t.kthread && !fatal_signal_pending(t))
+        PgData* d = alloc_zone(k, t, wake);
+        if (!d)
             co_return kNoPage;
-        if (pc.pcp.empty() && free > 0)
-            co_await rmqueue_bulk(k, t, pc);
-        if (pc.pcp.empty())
+        std::vector<Pfn>& pcp = d->zone.pcp[static_cast<std::size_t>(t.cpu)];
+        if (pcp.empty() && d->zone.nrFree() > 0)
+            co_await rmqueue_bulk(k, t, d->zone, pcp);
+        if (pcp.empty())
             co_return kNoPage;
-        co_return take_pcp_page(k, t, pc);
+        co_return take_pcp_page(k, t, pcp);
     }
 } // namespace
 
@@ -174,9 +189,7 @@ Co<Pfn> alloc_page_slowpath(Mm& k, Task& t, unsigned gfp)
     bool reclaimed = false; // a round of direct reclaim has run
     int noProgressLoops = 0; // rounds of direct reclaim in a row that freed nothing
     for (;;) {
-        if (k.zone.nrFree() < k.zone.watermarkLow)
-            k.wakeup_kswapd();
-        if (Pfn p = co_await get_page_from_freelist(k, t); p != kNoPage)
+        if (Pfn p = co_await get_page_from_freelist(k, t, true); p != kNoPage)
             co_return p;
         bool memdie = fatal_signal_pending(t);
         // __alloc_pages_slowpath()'s ways out: a victim that found even the reserves empty ("Avoid allocations
@@ -196,10 +209,10 @@ Co<Pfn> alloc_page_slowpath(Mm& k, Task& t, unsigned gfp)
         // because pages are pinned on the per-cpu lists" -- reclaim frees onto its own CPU's list, which the
         // watermark does not count -- so drain_all_pages() and try once more.
         if (got > 0) {
-            if (Pfn p = co_await get_page_from_freelist(k, t); p != kNoPage)
+            if (Pfn p = co_await get_page_from_freelist(k, t, false); p != kNoPage)
                 co_return p;
             co_await drain_all_pages(k, t);
-            if (Pfn p = co_await get_page_from_freelist(k, t); p != kNoPage)
+            if (Pfn p = co_await get_page_from_freelist(k, t, false); p != kNoPage)
                 co_return p;
         }
         if (gfp & GFP_NORETRY)
@@ -210,7 +223,7 @@ Co<Pfn> alloc_page_slowpath(Mm& k, Task& t, unsigned gfp)
                 co_return kNoPage; // no one left to kill (the kernel panics here)
             noProgressLoops = 0;
             if (!k.tg.reclaimRetries)
-                co_await k.wait_iff_congested(t, ms(20)); // 4.0: the OOM kill is followed by the same wait
+                co_await k.wait_iff_congested(t, k.numa_node(t).zone, ms(20)); // 4.0: after an OOM kill too
             continue;
         }
         co_await reclaim_retry_wait(k, t, got);
@@ -219,14 +232,19 @@ Co<Pfn> alloc_page_slowpath(Mm& k, Task& t, unsigned gfp)
 
 // get_page_from_freelist() for order > 0: high-order blocks come straight from the buddy lists under
 // zone->lock (no per-cpu list above order 0).
-Co<Pfn> rmqueue_order(Mm& k, Task& t, int order, std::uint64_t mark)
+Co<Pfn> rmqueue_order(Mm& k, Task& t, int order, Wmark mark)
 {
-    if (!zone_watermark_ok(k, order, mark))
+    const int local = k.cpu_to_node(t.cpu);
+    Zone* z = nullptr;
+    for (int i = 0; i < k.nrNodes() && !z; ++i)
+        if (Zone& c = zonelist_node(k, local, i).zone; zone_watermark_ok(c, order, wmark_pages(c, mark)))
+            z = &c;
+    if (!z)
         co_return kNoPage;
-    co_await spin_lock(k.s, t, k.zone.lock);
-    Pfn p = k.zone.rmqueueSmallest(k.pages, order);
+    co_await spin_lock(k.s, t, z->lock);
+    Pfn p = z->rmqueueSmallest(k.pages, order);
     Sched::burn(t, k.cost.listOpNs * (1 + order)); // list_del + expand()'s list_adds
-    spin_unlock(k.s, t, k.zone.lock);
+    spin_unlock(k.s, t, z->lock);
     co_return p;
 }
 
@@ -243,14 +261,14 @@ Co<Pfn> direct_compact(Mm& k, Task& t, int order, bool sync, bool* gaveUp)
     if (cr == CompactResult::Skipped || cr == CompactResult::Deferred)
         co_return kNoPage;
     co_await drain_local_pages(k, t);
-    Pfn p = co_await rmqueue_order(k, t, order, k.zone.watermarkMin);
+    Pfn p = co_await rmqueue_order(k, t, order, Wmark::Min);
     if (p != kNoPage) {
-        compaction_defer_reset(k, order);
+        compaction_defer_reset(k.page_zone(p), order);
         k.vm.inc(Vm::CompactSuccess);
         co_return p;
     }
     if (sync)
-        defer_compaction(k, order);
+        defer_compaction(k.numa_node(t).zone, order); // the preferred zone
     k.vm.inc(Vm::CompactFail);
     co_return kNoPage;
 }
@@ -263,11 +281,11 @@ Co<Pfn> direct_reclaim(Mm& k, Task& t, int order, std::uint64_t& got)
     got = co_await try_to_free_pages(k, t);
     if (got == 0)
         co_return kNoPage;
-    Pfn p = co_await rmqueue_order(k, t, order, k.zone.watermarkMin);
+    Pfn p = co_await rmqueue_order(k, t, order, Wmark::Min);
     if (p != kNoPage)
         co_return p;
     co_await drain_all_pages(k, t);
-    co_return co_await rmqueue_order(k, t, order, k.zone.watermarkMin);
+    co_return co_await rmqueue_order(k, t, order, Wmark::Min);
 }
 
 // A plain function but for the drain of a full per-CPU list: freeing is once per page and seldom drains.
@@ -286,21 +304,43 @@ MaybeCo free_hot_cold_page(Mm& k, Task& t, Pfn p)
     k.pages.setOwner(p, 0);
     k.pages.setMapcount(p, 0);
     k.pages.setPriv(p, 0);
-    PerCpuState& pc = k.pcpu[static_cast<std::size_t>(t.cpu)];
-    pc.pcp.push_back(p);
+    Zone& z = k.page_zone(p); // the page's own zone's list of this CPU
+    std::vector<Pfn>& pcp = z.pcp[static_cast<std::size_t>(t.cpu)];
+    pcp.push_back(p);
     k.vm.inc(Vm::PgFree);
     Sched::burn(t, k.cost.pageFreeNs);
-    if (pc.pcp.size() >= static_cast<std::size_t>(pcp_high(k)))
-        return free_pcppages_bulk(k, t, pc, static_cast<std::size_t>(pcp_batch(k)));
+    if (pcp.size() >= static_cast<std::size_t>(pcp_high(k)))
+        return free_pcppages_bulk(k, t, z, pcp, static_cast<std::size_t>(pcp_batch(k)));
     return {};
 }
 
-Co<> drain_local_pages(Mm& k, Task& t)
-{
-    PerCpuState& pc = k.pcpu[static_cast<std::size_t>(t.cpu)];
-    if (!pc.pcp.empty())
-        co_await free_pcppages_bulk(k, t, pc, pc.pcp.size());
-}
+namespace {
+    bool cpu_has_pcps(const Mm& k, int cpu)
+    {
+        for (const auto& d : k.nodes)
+            if (!d->zone.pcp[static_cast<std::size_t>(cpu)].empty())
+                return true;
+        return false;
+    }
+    // drain_pages(cpu): the CPU's list of every zone back to its zone's buddy lists, by the task `t`.
+    Co<> drain_pages(Mm& k, Task& t, int cpu)
+    {
+        for (auto& d : k.nodes) {
+            std::vector<Pfn>& pcp = d->zone.pcp[static_cast<std::size_t>(cpu)];
+            if (!pcp.empty())
+                co_await free_pcppages_bulk(k, t, d->zone, pcp, pcp.size());
+        }
+    }
+    std::size_t nr_pcp_pages(const Mm& k, int cpu)
+    {
+        std::size_t n = 0;
+        for (const auto& d : k.nodes)
+            n += d->zone.pcp[static_cast<std::size_t>(cpu)].size();
+        return n;
+    }
+} // namespace
+
+Co<> drain_local_pages(Mm& k, Task& t) { co_await drain_pages(k, t, t.cpu); }
 
 // drain_all_pages(NULL), 4.0 and 4.11 (mm/page_alloc.c), nothing before 2.6.36 (page_alloc.drain=none): cpus_with_pcps,
 // the CPUs with pages on their lists, then
@@ -327,7 +367,7 @@ Co<> drain_all_pages(Mm& k, Task& t)
     }
     std::vector<int> cpus;
     for (int c = 0; c < k.s.cpuCount(); ++c)
-        if (!k.pcpu[static_cast<std::size_t>(c)].pcp.empty() && (wq || c != t.cpu))
+        if (cpu_has_pcps(k, c) && (wq || c != t.cpu))
             cpus.push_back(c);
     if (!wq) {
         co_await drain_local_pages(k, t);
@@ -336,14 +376,13 @@ Co<> drain_all_pages(Mm& k, Task& t)
         Sched::burn(t, k.cost.ipiRoundNs(cpus.size()));
     }
     for (int c : cpus) {
-        PerCpuState& pc = k.pcpu[static_cast<std::size_t>(c)];
-        const std::size_t n = pc.pcp.size(); // what is left when its turn comes
+        const std::size_t n = nr_pcp_pages(k, c); // what is left when its turn comes
         if (wq) // the kworker's switch in and out, and the reschedule IPI that wakes a remote one
             Sched::burn(t, 2 * k.cost.contextSwitchNs);
         if (c != t.cpu)
             k.s.interrupt(c, k.cost.ipiHandleNs + (wq ? 0.0 : static_cast<double>(n) * k.cost.listOpNs));
         if (n > 0)
-            co_await free_pcppages_bulk(k, t, pc, n);
+            co_await drain_pages(k, t, c);
     }
     if (wq)
         k.pcpDrainBusy = false;
@@ -355,7 +394,7 @@ Co<Pfn> alloc_pages(Mm& k, Task& t, int order, unsigned gfp)
         co_return co_await alloc_page(k, t);
     FnScope fn(t, "__alloc_pages_nodemask");
     Sched::burn(t, k.cost.pageAllocNs);
-    Pfn p = co_await rmqueue_order(k, t, order, k.zone.watermarkLow);
+    Pfn p = co_await rmqueue_order(k, t, order, Wmark::Low);
     if (p != kNoPage) {
         k.vm.inc(Vm::PgAlloc, 1u << order);
         co_return p;
@@ -365,12 +404,12 @@ Co<Pfn> alloc_pages(Mm& k, Task& t, int order, unsigned gfp)
     // nothing left and the OOM killer kills the allocating task, which then takes the block below the watermarks
     // if there is one; a costly order fails after one round and one more compaction. The first compaction is
     // asynchronous, every later one MIGRATE_SYNC_LIGHT (sync_migration = true), and only a failed sync one defers.
-    k.wakeup_kswapd();
+    wake_all_kswapds(k, t);
     bool sync = false;
     int noProgressLoops = 0;
     for (;;) {
         bool memdie = fatal_signal_pending(t);
-        p = co_await rmqueue_order(k, t, order, memdie ? 0 : k.zone.watermarkMin);
+        p = co_await rmqueue_order(k, t, order, memdie ? Wmark::None : Wmark::Min);
         if (p != kNoPage)
             break;
         if (memdie) {
@@ -400,7 +439,7 @@ Co<Pfn> alloc_pages(Mm& k, Task& t, int order, unsigned gfp)
                 co_return kNoPage;
             noProgressLoops = 0;
             if (!k.tg.reclaimRetries)
-                co_await k.wait_iff_congested(t, ms(20));
+                co_await k.wait_iff_congested(t, k.numa_node(t).zone, ms(20));
             continue;
         }
         co_await reclaim_retry_wait(k, t, got);
@@ -438,10 +477,11 @@ Co<> free_pages(Mm& k, Task& t, Pfn p, int order)
         k.pages.setPriv(q, 0);
     }
     Sched::burn(t, k.cost.pageFreeNs);
-    co_await spin_lock(k.s, t, k.zone.lock);
-    k.zone.freeOnePage(k.pages, p, order);
+    Zone& z = k.page_zone(p);
+    co_await spin_lock(k.s, t, z.lock);
+    z.freeOnePage(k.pages, p, order);
     Sched::burn(t, k.cost.listOpNs * 2);
-    spin_unlock(k.s, t, k.zone.lock);
+    spin_unlock(k.s, t, z.lock);
     k.vm.inc(Vm::PgFree, 1u << order);
 }
 

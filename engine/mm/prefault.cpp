@@ -88,11 +88,13 @@ namespace {
         // The pages still resident get their frames now, in address order: which frame holds which page
         // changes no simulated cost, and the host walks memory in order at exit. They sit on the LRU (written
         // once: inactive anon after aging).
-        for (MmStruct* mm : mms)
+        // Each task's pages come from the node of its CPU (local allocation).
+        for (std::size_t i = 0; i < mms.size(); ++i) {
+            MmStruct* mm = mms[i];
             for (std::uint32_t vpn = mm->vmas[0].start; vpn < mm->vmas[0].start + mm->vmas[0].pages; ++vpn) {
                 if (!pte::none(mm->pte[vpn]))
                     continue; // swapped out
-                Pfn p = alloc_page_setup(k);
+                Pfn p = alloc_page_setup(k, k.cpu_to_node(cpus[i]));
                 k.pages.setFlags(p, PG_anon | PG_swapbacked);
                 k.pages.setOwner(p, static_cast<std::uint16_t>(mm->id + 1));
                 k.pages.setIndex(p, vpn);
@@ -100,6 +102,7 @@ namespace {
                 mm->pte[vpn] = pte::mkPresent(p, true, true);
                 k.add_page_to_lru_list(p, LRU_INACTIVE_ANON);
             }
+        }
     }
 
 } // namespace
@@ -108,9 +111,9 @@ void prefault_swapping(
     Mm& k, const std::vector<Task*>& tasks, const std::vector<std::vector<std::uint32_t>>& order, std::uint64_t seed)
 {
     // Resident limit: reclaim keeps the free pages above the high watermark (plus the per-cpu lists' slack).
-    std::uint64_t free = k.zone.nrFree();
+    std::uint64_t free = k.nrFreePages();
     std::uint64_t budget = std::max<std::uint64_t>(
-        1, free - std::min(free, k.zone.watermarkHigh + static_cast<std::uint64_t>(PCP_HIGH)));
+        1, free - std::min(free, k.highWatermarks() + static_cast<std::uint64_t>(PCP_HIGH)));
     std::vector<MmStruct*> mms;
     std::vector<int> cpus;
     for (Task* t : tasks) {

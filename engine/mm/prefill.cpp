@@ -40,12 +40,15 @@ namespace {
 void fill_page_cache(Mm& k, const std::vector<AddressSpace*>& files, std::uint64_t oldFilePages,
     double freeFraction, bool contiguous, std::uint64_t seed)
 {
-    k.startKswapd(0); // up already when the run booted the kernel
+    k.startKswapd(); // up already when the run booted the kernel
     Rng rng(Rng::mix(seed, 0x5eedu));
     // Every free page, in the order alloc_page_setup() would hand them out one at a time (rmqueueBulk's contract),
     // without splitting a block again for each page.
-    std::vector<Pfn> all(k.zone.nrFree());
-    all.resize(k.zone.rmqueueBulk(k.pages, all.size(), all.data()));
+    std::vector<Pfn> all(k.nrFreePages());
+    std::size_t got = 0;
+    for (auto& d : k.nodes)
+        got += d->zone.rmqueueBulk(k.pages, all.size() - got, all.data() + got);
+    all.resize(got);
     // The files' pages at random places (they were read in over the machine's life).
     for (AddressSpace* m : files)
         for (std::uint64_t i = 0; i < m->sizePages && !all.empty(); ++i) {
@@ -70,7 +73,7 @@ void fill_page_cache(Mm& k, const std::vector<AddressSpace*>& files, std::uint64
     std::uint64_t index = 0;
     for (Pfn p : all) {
         if (rng.uniform() < freeFraction) {
-            k.zone.freeOnePage(k.pages, p, 0);
+            k.page_zone(p).freeOnePage(k.pages, p, 0);
             continue;
         }
         if (!old || index == oldFilePages) {

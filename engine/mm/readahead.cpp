@@ -133,9 +133,11 @@ namespace {
         // Above both watermarks alloc_page()'s fast path is a page off the per-CPU list and nothing else (NR_FREE_PAGES
         // does not count that list, so it stays above them): while the list lasts, take the pages in one loop and
         // charge the xa_loads and rmqueue_pcplist()s once (no event in between: the same picoseconds).
-        PerCpuState& pc = k.pcpu[static_cast<std::size_t>(t.cpu)];
-        const std::uint64_t free = k.zone.nrFree();
-        if (free >= k.zone.watermarkMin && free >= k.zone.watermarkLow) {
+        // The zone alloc_page() would take from above the low watermark, without waking anyone: the local node's
+        // while it is above, then the next node's.
+        PgData* d = first_zone_above(k, k.cpu_to_node(t.cpu), Wmark::Low);
+        if (d) {
+            std::vector<Pfn>& pcp = d->zone.pcp[static_cast<std::size_t>(t.cpu)];
             const FilemapCosts& c = m.costs;
             Time charge = 0;
             std::uint64_t taken = 0;
@@ -143,12 +145,12 @@ namespace {
                 charge += c.xarrayWalk; // xa_load under rcu_read_lock
                 if (m.lookup(i) != kNoPage)
                     continue;
-                if (pc.pcp.empty()) { // a refill: alloc_page()'s coroutine, below
+                if (pcp.empty()) { // a refill: alloc_page()'s coroutine, below
                     charge -= c.xarrayWalk;
                     break;
                 }
-                Pfn p = pc.pcp.back(); // take_pcp_page()
-                pc.pcp.pop_back();
+                Pfn p = pcp.back(); // take_pcp_page()
+                pcp.pop_back();
                 k.pages.setFlags(p, 0);
                 charge += c.pageAlloc;
                 ++taken;

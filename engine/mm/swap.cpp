@@ -57,7 +57,7 @@ namespace {
     {
         const Pfn* pv = pages.data();
         const std::size_t n = pages.size();
-        const bool oneLruvec = k.pageMemcg.empty(); // lruvecOf() is then `v` for every page
+        const bool oneLruvec = k.lruvecs.size() == 1; // lruvecOf() is then `v` for every page
         // touchLine() of a line this CPU wrote last is a compare: made here, the rest is left to touchLine().
         const std::int16_t* owner = k.lines.tracking() ? k.lines.owners() : nullptr;
         const int cpu = t.cpu;

@@ -58,18 +58,19 @@ namespace {
     // it.
     Co<> put_page_last(Mm& k, Task& t, Pfn p)
     {
-        co_await spin_lock(k.s, t, k.lruvec.lru_lock);
+        Lruvec& lruvec = k.lruvecOf(p);
+        co_await spin_lock(k.s, t, lruvec.lru_lock);
         k.unpin(p);
         if (k.pages.test(p, PG_pagevec) || k.pages.test(p, PG_isolated)) {
             if (k.pages.test(p, PG_pagevec))
                 k.pages.set(p, PG_reclaim);
             k.pages.setOwner(p, 0);
-            spin_unlock(k.s, t, k.lruvec.lru_lock);
+            spin_unlock(k.s, t, lruvec.lru_lock);
             co_return;
         }
         if (k.pages.test(p, PG_lru))
             k.del_page_from_lru_list(p);
-        spin_unlock(k.s, t, k.lruvec.lru_lock);
+        spin_unlock(k.s, t, lruvec.lru_lock);
         co_await free_hot_cold_page(k, t, p);
     }
     // A cluster none of whose slots is in use (cluster_is_free()).

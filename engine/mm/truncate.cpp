@@ -11,10 +11,13 @@ Co<> truncate_inode_pages_range(Mm& k, Task& t, AddressSpace& m, std::uint64_t s
     FnScope fn(t, "truncate_inode_pages_range");
     co_await lru_add_drain(k, t);
     std::vector<Pfn> pages;
-    co_await spin_lock(k.s, t, k.lruvec.lru_lock);
+    // release_pages(): the lru_lock of each page's lruvec, re-taken only when it changes (the zone's up to 4.7).
+    LruLock lk(k, t);
     for (std::uint64_t i = start; i < end; ++i) {
         Pfn p = m.lookup(i);
         Sched::burn(t, k.cost.pteOpNs);
+        if (p != kNoPage)
+            co_await lk.relock(p);
         // Held by someone else: isolated by reclaim or compaction, in another CPU's pagevec, locked, referenced.
         if (p == kNoPage || !k.pages.test(p, PG_lru) || k.pages.test(p, PG_locked | PG_isolated) || k.isPinned(p))
             continue;
@@ -22,7 +25,7 @@ Co<> truncate_inode_pages_range(Mm& k, Task& t, AddressSpace& m, std::uint64_t s
         Sched::burn(t, k.cost.listOpNs);
         pages.push_back(p);
     }
-    spin_unlock(k.s, t, k.lruvec.lru_lock);
+    lk.unlock();
     co_await spin_lock(k.s, t, m.i_pages);
     for (Pfn p : pages) { // __delete_from_page_cache
         std::uint64_t i = k.pages.index(p);

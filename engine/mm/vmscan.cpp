@@ -28,10 +28,10 @@ namespace {
     }
 
     // inactive_anon_is_low(): keep inactive * ratio >= active, the ratio from the zone's size.
-    bool inactive_anon_is_low(const Mm& k)
+    bool inactive_anon_is_low(const PgData& d)
     {
-        double ratio = inactive_ratio(k.s.machine().memoryBytes);
-        return static_cast<double>(k.lruvec.nr[LRU_INACTIVE_ANON]) * ratio < static_cast<double>(k.lruvec.nr[LRU_ACTIVE_ANON]);
+        double ratio = inactive_ratio(d.bytes);
+        return static_cast<double>(d.lruvec.nr[LRU_INACTIVE_ANON]) * ratio < static_cast<double>(d.lruvec.nr[LRU_ACTIVE_ANON]);
     }
 
     // isolate_lru_pages() from the tail of list `l` of lruvec `v` (the caller holds its lru_lock): per page
@@ -118,7 +118,7 @@ namespace {
         if (k.pages.test(p, PG_dirty)) { // pageout()
             k.pages.clear(p, PG_dirty);
             k.pages.set(p, PG_writeback | PG_reclaim);
-            ++k.zone.nrWriteback;
+            ++k.page_zone(p).nrWriteback;
             k.vm.inc(Vm::PswpOut);
             co_return Verdict::Write;
         }
@@ -174,10 +174,10 @@ Co<std::uint64_t> shrink_page_list(Mm& k, Task& t, std::vector<Pfn>& list)
     co_return toFree.size();
 }
 
-Co<> putback_lru_pages(Mm& k, Task& t, std::vector<Pfn>& list, std::uint64_t isolated)
+Co<> putback_lru_pages(Mm& k, Task& t, PgData& d, std::vector<Pfn>& list, std::uint64_t isolated)
 {
     std::vector<Pfn> orphans;
-    co_await spin_lock(k.s, t, k.lruvec.lru_lock);
+    co_await spin_lock(k.s, t, d.lruvec.lru_lock);
     for (Pfn p : list) {
         k.pages.clear(p, PG_isolated);
         if (k.orphan(p)) {
@@ -189,22 +189,22 @@ Co<> putback_lru_pages(Mm& k, Task& t, std::vector<Pfn>& list, std::uint64_t iso
         k.add_page_to_lru_list(p, l);
         Sched::burn(t, 2 * k.cost.lockedRmwNs + k.cost.listOpNs);
     }
-    k.zone.nrIsolatedAnon -= std::min(isolated, k.zone.nrIsolatedAnon);
-    spin_unlock(k.s, t, k.lruvec.lru_lock);
+    d.zone.nrIsolatedAnon -= std::min(isolated, d.zone.nrIsolatedAnon);
+    spin_unlock(k.s, t, d.lruvec.lru_lock);
     for (Pfn p : orphans)
         co_await free_hot_cold_page(k, t, p);
     list.clear();
 }
 
 namespace {
-    Co<> shrink_active_list(Mm& k, Task& t, int nr)
+    Co<> shrink_active_list(Mm& k, Task& t, PgData& d, int nr)
     {
         FnScope fn(t, "shrink_active_list");
         co_await lru_add_drain(k, t);
-        co_await spin_lock(k.s, t, k.lruvec.lru_lock);
-        std::vector<Pfn> list = isolate_lru_pages(k, t, k.lruvec, LRU_ACTIVE_ANON, nr);
-        k.zone.nrIsolatedAnon += list.size();
-        spin_unlock(k.s, t, k.lruvec.lru_lock);
+        co_await spin_lock(k.s, t, d.lruvec.lru_lock);
+        std::vector<Pfn> list = isolate_lru_pages(k, t, d.lruvec, LRU_ACTIVE_ANON, nr);
+        d.zone.nrIsolatedAnon += list.size();
+        spin_unlock(k.s, t, d.lruvec.lru_lock);
         const std::uint64_t isolated = list.size();
         for (Pfn p : list) {
             // anon pages are deactivated even when referenced
@@ -213,7 +213,7 @@ namespace {
             k.pages.clear(p, PG_active | PG_referenced);
             k.vm.inc(Vm::PgDeactivate);
         }
-        co_await putback_lru_pages(k, t, list, isolated);
+        co_await putback_lru_pages(k, t, d, list, isolated);
     }
 
     // shrink_inactive_list() (4.0) for the anonymous list. A direct reclaimer first waits while too_many_isolated():
@@ -221,26 +221,26 @@ namespace {
     // batch: isolate under lru_lock, shrink_page_list, put back under lru_lock. The wait_iff_congested(HZ/10) that
     // follows for a direct reclaimer sleeps only when the zone is ZONE_CONGESTED, which anonymous pages never make it
     // (page_check_dirty_writeback() reports them neither dirty nor under writeback): a cond_resched().
-    Co<std::uint64_t> shrink_inactive_list(Mm& k, Task& t, int nr, bool kswapd)
+    Co<std::uint64_t> shrink_inactive_list(Mm& k, Task& t, PgData& d, int nr, bool kswapd)
     {
         FnScope fn(t, "shrink_inactive_list");
-        while (!kswapd && too_many_isolated(k, false)) {
+        while (!kswapd && too_many_isolated(d, false)) {
             k.vm.inc(Vm::IsolateThrottle);
             co_await k.congestion_wait(t, ms(100));
             if (fatal_signal_pending(t))
                 co_return SWAP_CLUSTER_MAX; // "We are about to die and free our memory. Return now."
         }
         co_await lru_add_drain(k, t);
-        co_await spin_lock(k.s, t, k.lruvec.lru_lock);
-        std::vector<Pfn> list = isolate_lru_pages(k, t, k.lruvec, LRU_INACTIVE_ANON, nr);
-        k.zone.nrIsolatedAnon += list.size();
-        spin_unlock(k.s, t, k.lruvec.lru_lock);
+        co_await spin_lock(k.s, t, d.lruvec.lru_lock);
+        std::vector<Pfn> list = isolate_lru_pages(k, t, d.lruvec, LRU_INACTIVE_ANON, nr);
+        d.zone.nrIsolatedAnon += list.size();
+        spin_unlock(k.s, t, d.lruvec.lru_lock);
         const std::uint64_t isolated = list.size();
         k.vm.inc(kswapd ? Vm::PgScanKswapd : Vm::PgScanDirect, list.size());
         std::uint64_t freed = co_await shrink_page_list(k, t, list);
-        co_await putback_lru_pages(k, t, list, isolated);
+        co_await putback_lru_pages(k, t, d, list, isolated);
         if (!kswapd)
-            co_await k.wait_iff_congested(t, ms(100));
+            co_await k.wait_iff_congested(t, d.zone, ms(100));
         co_return freed;
     }
 
@@ -402,13 +402,13 @@ namespace {
     // shrink_node_memcgs(): each memcg's lruvec in turn, from where the last reclaimer left off. 5.6 visits every
     // memcg on every pass; a direct reclaimer here stops once it has its SWAP_CLUSTER_MAX pages, and the shared
     // starting point spreads concurrent reclaimers over the lruvecs (with one lruvec: shrink_file_lruvec).
-    Co<std::uint64_t> shrink_file_memcgs(Mm& k, Task& t, bool kswapd)
+    Co<std::uint64_t> shrink_file_memcgs(Mm& k, Task& t, PgData& d, bool kswapd)
     {
-        std::size_t n = k.lruvecs.size();
-        std::size_t first = k.reclaimRotor++ % n;
+        std::size_t n = d.lruvecs.size();
+        std::size_t first = d.reclaimRotor++ % n;
         std::uint64_t got = 0;
         for (std::size_t i = 0; i < n; ++i) {
-            Lruvec& v = *k.lruvecs[(first + i) % n];
+            Lruvec& v = *d.lruvecs[(first + i) % n];
             if (v.nr[LRU_INACTIVE_FILE] + v.nr[LRU_ACTIVE_FILE] == 0)
                 continue;
             got += co_await shrink_file_lruvec(k, t, v, kswapd);
@@ -419,27 +419,35 @@ namespace {
     }
 } // namespace
 
-bool too_many_isolated(const Mm& k, bool file)
+bool too_many_isolated(const PgData& d, bool file)
 {
-    std::uint64_t inactive = file ? k.lruvec.nr[LRU_INACTIVE_FILE] : k.lruvec.nr[LRU_INACTIVE_ANON];
-    std::uint64_t isolated = file ? k.zone.nrIsolatedFile : k.zone.nrIsolatedAnon;
+    std::uint64_t inactive = file ? d.lruvec.nr[LRU_INACTIVE_FILE] : d.lruvec.nr[LRU_INACTIVE_ANON];
+    std::uint64_t isolated = file ? d.zone.nrIsolatedFile : d.zone.nrIsolatedAnon;
     // Every allocation that reclaims here is GFP_IOFS (user pages, page cache, kernel GFP_KERNEL): such callers are
     // throttled at an eighth of the inactive list, so that GFP_NOIO/NOFS ones can still isolate.
     inactive >>= 3;
     return isolated > inactive;
 }
 
-Co<std::uint64_t> shrink_zone(Mm& k, Task& t, bool kswapd)
+std::uint64_t nrFileLru(const PgData& d)
+{
+    std::uint64_t n = 0;
+    for (const Lruvec* v : d.lruvecs)
+        n += v->nr[LRU_INACTIVE_FILE] + v->nr[LRU_ACTIVE_FILE];
+    return n;
+}
+
+Co<std::uint64_t> shrink_zone(Mm& k, Task& t, PgData& d, bool kswapd)
 {
     FnScope fn(t, "shrink_zone");
-    if (k.nrFileLru() > 0) { // page cache to reclaim first
-        std::uint64_t got = co_await shrink_file_memcgs(k, t, kswapd);
-        if (got > 0 || k.lruvec.nr[LRU_INACTIVE_ANON] + k.lruvec.nr[LRU_ACTIVE_ANON] == 0)
+    if (nrFileLru(d) > 0) { // page cache to reclaim first
+        std::uint64_t got = co_await shrink_file_memcgs(k, t, d, kswapd);
+        if (got > 0 || d.lruvec.nr[LRU_INACTIVE_ANON] + d.lruvec.nr[LRU_ACTIVE_ANON] == 0)
             co_return got;
     }
-    if (inactive_anon_is_low(k))
-        co_await shrink_active_list(k, t, SWAP_CLUSTER_MAX);
-    co_return co_await shrink_inactive_list(k, t, SWAP_CLUSTER_MAX, kswapd);
+    if (inactive_anon_is_low(d))
+        co_await shrink_active_list(k, t, d, SWAP_CLUSTER_MAX);
+    co_return co_await shrink_inactive_list(k, t, d, SWAP_CLUSTER_MAX, kswapd);
 }
 
 Co<std::uint64_t> try_to_free_pages(Mm& k, Task& t)
@@ -447,26 +455,30 @@ Co<std::uint64_t> try_to_free_pages(Mm& k, Task& t)
     FnScope fn(t, "try_to_free_pages");
     std::uint64_t reclaimed = 0;
     // do_try_to_free_pages(): a few passes until SWAP_CLUSTER_MAX pages are back or memory is above min again.
+    // shrink_zones() reclaims from every zone of the zonelist in turn, the local node's first (zone_reclaim_mode
+    // is 0: no node is skipped).
+    const int local = k.cpu_to_node(t.cpu);
     for (int pass = 0; pass < 4 && reclaimed < SWAP_CLUSTER_MAX; ++pass) {
-        reclaimed += co_await shrink_zone(k, t, false);
-        if (k.zone.nrFree() >= k.zone.watermarkMin)
+        for (int i = 0; i < k.nrNodes(); ++i)
+            reclaimed += co_await shrink_zone(k, t, k.node((local + i) % k.nrNodes()), false);
+        if (first_zone_above(k, local, Wmark::Min))
             break;
     }
     co_return reclaimed;
 }
 
-Co<> kswapd_main(Mm& k, Task& t)
+Co<> kswapd_main(Mm& k, PgData& d, Task& t)
 {
     for (;;) {
-        if (k.zone.nrFree() >= k.zone.watermarkHigh || k.s.liveUserTasks() == 0) {
-            k.m_kswapdWoken = false;
+        if (d.zone.nrFree() >= d.zone.watermarkHigh || k.s.liveUserTasks() == 0) {
+            d.kswapdWoken = false;
             co_await k.s.flush(t);
             co_await k.s.sleep(t);
             continue;
         }
         // balance_pgdat()
         FnScope fn(t, "balance_pgdat");
-        std::uint64_t got = co_await shrink_zone(k, t, true);
+        std::uint64_t got = co_await shrink_zone(k, t, d, true);
         if (got == 0)
             co_await k.congestion_wait(t, ms(100));
         co_await k.s.cond_resched(t);

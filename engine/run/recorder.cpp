@@ -179,7 +179,7 @@ void Recorder::sampleCounters()
     for (int cpu = 0; cpu < m_s.cpuCount(); ++cpu)
         ipis += m_s.cpu(cpu).ipisReceived;
     c.push_back(static_cast<double>(ops));
-    c.push_back(static_cast<double>(m_k.zone.nrFree()));
+    c.push_back(static_cast<double>(m_k.nrFreePages()));
     c.push_back(static_cast<double>(swapUsed));
     c.push_back(static_cast<double>(ipis));
     m_rec->m_counters.push_back(std::move(c));

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace mms {
@@ -76,5 +77,17 @@ struct LockStat {
 // The locks a subsystem reports for lockstat, as /proc/lock_stat lists them: one entry per lock instance (the reports
 // sum instances of one name, as lock_stat sums a lock class).
 using LockStats = std::vector<const LockStat*>;
+
+// The class of a lock named for its node ("node1 zone->lru_lock" is of "zone->lru_lock"): /proc/lock_stat keys a
+// lock by the class of its spin_lock_init(), which every node's instance shares.
+inline std::string_view lockClass(std::string_view name)
+{
+    if (name.substr(0, 4) != "node")
+        return name;
+    std::size_t i = 4;
+    while (i < name.size() && name[i] >= '0' && name[i] <= '9')
+        ++i;
+    return i > 4 && i < name.size() && name[i] == ' ' ? name.substr(i + 1) : name;
+}
 
 } // namespace mms

@@ -84,11 +84,11 @@ Co<> hog(Kernel& k, Task& t, unsigned gfp, std::vector<Pfn>& held, bool& killed)
 std::vector<Pfn> fragment(Kernel& k)
 {
     std::vector<Pfn> held;
-    for (Pfn p; (p = k.zone.rmqueueSmallest(k.pages, 0)) != kNoPage;)
+    for (Pfn p; (p = k.node(0).zone.rmqueueSmallest(k.pages, 0)) != kNoPage;)
         held.push_back(p);
     for (Pfn p : held)
         if (p % 2 == 0)
-            k.zone.freeOnePage(k.pages, p, 0);
+            k.node(0).zone.freeOnePage(k.pages, p, 0);
     return held;
 }
 
@@ -96,7 +96,7 @@ void unfragment(Kernel& k, const std::vector<Pfn>& held)
 {
     for (Pfn p : held)
         if (p % 2 == 1)
-            k.zone.freeOnePage(k.pages, p, 0);
+            k.node(0).zone.freeOnePage(k.pages, p, 0);
 }
 
 // One order-3 block with `gfp` from fragmented memory.
@@ -168,8 +168,9 @@ WalkCounts migrateOnePage(int processes, int mappers, bool skipUnmapped)
         k.del_page_from_lru_list(page); // isolate_migratepages()
         k.pages.set(page, PG_isolated);
         CompactControl cc;
+        cc.zone = &k.node(0).zone;
         cc.migratepages.push_back(page);
-        cc.freepages.push_back(k.zone.rmqueueSmallest(k.pages, 0));
+        cc.freepages.push_back(k.node(0).zone.rmqueueSmallest(k.pages, 0));
         c.migrated = co_await migrate_pages(k, t, cc) == 0;
         c.newMapcount = k.pages.mapcount(m.lookup(index));
     }(k, compactor, m, index, c));
@@ -226,38 +227,38 @@ private Q_SLOTS:
     {
         Box b(64ull << 20); // 16384 pages: 16 blocks of order 10
         Kernel& k = b.k;
-        QCOMPARE(k.zone.nrFree(), std::uint64_t(16384));
-        QCOMPARE(k.zone.nrFreeArea(MAX_ORDER - 1), std::uint64_t(16));
+        QCOMPARE(k.node(0).zone.nrFree(), std::uint64_t(16384));
+        QCOMPARE(k.node(0).zone.nrFreeArea(MAX_ORDER - 1), std::uint64_t(16));
         // An order-0 page splits one order-10 block into one free block of each order 0..9.
-        Pfn p = k.zone.rmqueueSmallest(k.pages, 0);
+        Pfn p = k.node(0).zone.rmqueueSmallest(k.pages, 0);
         QCOMPARE(p, Pfn(0));
         for (int o = 0; o < MAX_ORDER - 1; ++o)
-            QCOMPARE(k.zone.nrFreeArea(o), std::uint64_t(1));
-        QCOMPARE(k.zone.nrFreeArea(MAX_ORDER - 1), std::uint64_t(15));
-        Pfn q = k.zone.rmqueueSmallest(k.pages, 3);
+            QCOMPARE(k.node(0).zone.nrFreeArea(o), std::uint64_t(1));
+        QCOMPARE(k.node(0).zone.nrFreeArea(MAX_ORDER - 1), std::uint64_t(15));
+        Pfn q = k.node(0).zone.rmqueueSmallest(k.pages, 3);
         QCOMPARE(q % 8, Pfn(0));
-        QVERIFY(k.zone.check(k.pages).empty());
+        QVERIFY(k.node(0).zone.check(k.pages).empty());
         // Freeing both merges everything back into order-10 blocks.
-        k.zone.freeOnePage(k.pages, q, 3);
-        k.zone.freeOnePage(k.pages, p, 0);
-        QCOMPARE(k.zone.nrFreeArea(MAX_ORDER - 1), std::uint64_t(16));
-        QCOMPARE(k.zone.nrFree(), std::uint64_t(16384));
+        k.node(0).zone.freeOnePage(k.pages, q, 3);
+        k.node(0).zone.freeOnePage(k.pages, p, 0);
+        QCOMPARE(k.node(0).zone.nrFreeArea(MAX_ORDER - 1), std::uint64_t(16));
+        QCOMPARE(k.node(0).zone.nrFree(), std::uint64_t(16384));
         QVERIFY2(k.checkInvariants().empty(), k.checkInvariants().c_str());
         // The watermark check for order 3 fails when only order-0 blocks are free.
-        QVERIFY(zone_watermark_ok(k, 3, 16));
+        QVERIFY(zone_watermark_ok(k.node(0).zone, 3, 16));
     }
 
     void buddyCheckCatchesADoubleFree()
     {
         Box b(64ull << 20);
         Kernel& k = b.k;
-        QVERIFY(k.zone.check(k.pages).empty());
+        QVERIFY(k.node(0).zone.check(k.pages).empty());
         // The free lists live in the pages themselves (LRU links, order in the head's index): a page inside a
         // free block that claims to be a block head is what freeing it a second time would leave behind.
         k.pages.setIndex(1, 0);
-        QVERIFY(!k.zone.check(k.pages).empty());
+        QVERIFY(!k.node(0).zone.check(k.pages).empty());
         k.pages.setIndex(1, Zone::kNotBuddyHead);
-        QVERIFY(k.zone.check(k.pages).empty());
+        QVERIFY(k.node(0).zone.check(k.pages).empty());
         QCOMPARE(Zone::freeBlockOrder(k.pages, 0), MAX_ORDER - 1);
         QCOMPARE(Zone::freeBlockOrder(k.pages, 1), -1);
     }
@@ -277,7 +278,7 @@ private Q_SLOTS:
         QCOMPARE(k.oom.nrKill, std::uint64_t(1));
         QCOMPARE(k.nrAllocFail, std::uint64_t(1));
         QVERIFY(k.oom.victims.empty());
-        QCOMPARE(k.zone.nrFree(), std::uint64_t(1024)); // all back, merged: the free lists hold
+        QCOMPARE(k.node(0).zone.nrFree(), std::uint64_t(1024)); // all back, merged: the free lists hold
         QVERIFY2(k.checkInvariants().empty(), k.checkInvariants().c_str());
     }
 
@@ -294,9 +295,9 @@ private Q_SLOTS:
         QCOMPARE(k.oom.nrKill, std::uint64_t(0));
         QCOMPARE(k.nrAllocFail, std::uint64_t(1));
         // It stopped just below the min watermark (give or take the page on this CPU's list).
-        QVERIFY2(held.size() + k.zone.watermarkMin >= 1024 && held.size() + k.zone.watermarkMin <= 1025,
-            qPrintable(QString::number(held.size()) + " pages, min " + QString::number(k.zone.watermarkMin)));
-        QCOMPARE(k.zone.nrFree(), std::uint64_t(1024));
+        QVERIFY2(held.size() + k.node(0).zone.watermarkMin >= 1024 && held.size() + k.node(0).zone.watermarkMin <= 1025,
+            qPrintable(QString::number(held.size()) + " pages, min " + QString::number(k.node(0).zone.watermarkMin)));
+        QCOMPARE(k.node(0).zone.nrFree(), std::uint64_t(1024));
         QVERIFY2(k.checkInvariants().empty(), k.checkInvariants().c_str());
     }
 
@@ -333,7 +334,8 @@ private Q_SLOTS:
         // every page's state consistent (the runner checks the invariants after each run, the buddy lists among
         // them). Which points take which way out depends on the run, so the whole sweep is checked: every point
         // ends, nearly every one completes tests (at 16 MiB a point may spend its 0.08 ms window in reclaim and the
-        // OOM killer), and at each scale some allocation took a way out.
+        // OOM killer), and at 0.002 some allocation took a way out (at 0.01 the four nodes' kswapds keep up with
+        // the allocations: no way out is needed, on one node a few readaheads give up).
         Scenario sc = loadScenario("migration-unmapped");
         sc.selectVariants({ "baseline" });
         // No system("sync") and no text faults: at these scales a point runs under a millisecond, less than a test
@@ -359,9 +361,10 @@ private Q_SLOTS:
             for (const RunResult& r : rs.results)
                 completed += r.metrics.at("tests") > 0;
             QVERIFY2(completed >= 14, qPrintable(QString::number(completed)));
-            QVERIFY(total(rs, "alloc_fail") + total(rs, "vm.oom_kill") > 0);
-            if (scale == 0.002)
+            if (scale == 0.002) {
+                QVERIFY(total(rs, "alloc_fail") + total(rs, "vm.oom_kill") > 0);
                 QCOMPARE(withoutHost(rs), withoutHost(run(sc, scale, 1))); // the ways out are deterministic too
+            }
         }
     }
 
@@ -435,9 +438,9 @@ private Q_SLOTS:
     {
         // compact_checklock_irqsave() (3.7-3.16): an async compaction gives up at the first zone->lock or lru_lock
         // it finds contended (someone queued behind the holder), or at need_resched(). With two users the THP
-        // faults' compactions run long enough to free a pageblock; with 61 users on one zone for 120 CPUs most give
+        // faults' compactions run long enough to free a pageblock; with 61 users on four zones of 30 CPUs most give
         // up after a few pages -- why the scenario's THP faults fall back (docs/fidelity.md, seed 004). Each
-        // compaction counts its first cause once.
+        // zone's compaction counts its first cause once.
         auto runUsers = [](int users) {
             Scenario sc = loadScenario("migration-unmapped");
             sc.selectVariants({ "baseline" });
@@ -455,7 +458,9 @@ private Q_SLOTS:
         RunResult few = runUsers(2);
         RunResult many = runUsers(61);
         QVERIFY(few.metrics.at("vm.compact_stall") > 0 && many.metrics.at("vm.compact_stall") > 0);
-        QVERIFY2(aborted(few) <= 1.0 && aborted(many) <= 1.0, "one cause per compaction at most");
+        // One cause per zone compacted at most: a stall compacts the zonelist's zones in turn (four nodes) until one
+        // passes its watermark, and 3.x's try_to_compact_pages() goes on past a zone whose locks were contended.
+        QVERIFY2(aborted(few) <= 4.0 && aborted(many) <= 4.0, "one cause per zone compacted at most");
         QVERIFY2(aborted(many) > 0.5, qPrintable(QString::number(aborted(many))));
         QVERIFY(many.metrics.at("compact_abort_zone_lock_per_stall") + many.metrics.at("compact_abort_lru_lock_per_stall")
             > many.metrics.at("compact_abort_resched_per_stall"));

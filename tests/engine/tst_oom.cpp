@@ -38,9 +38,9 @@ struct NoSwapBox {
     }
     std::uint64_t nrFree() const
     {
-        std::uint64_t n = k.zone.nrFree();
-        for (const auto& c : k.pcpu)
-            n += c.pcp.size();
+        std::uint64_t n = k.node(0).zone.nrFree();
+        for (const auto& pcp : k.node(0).zone.pcp)
+            n += pcp.size();
         return n;
     }
 
@@ -180,7 +180,7 @@ private Q_SLOTS:
         for (Overcommit o : { Overcommit::GuessFree, Overcommit::GuessTotal, Overcommit::Always }) {
             NoSwapBox b(32ull << 20, o);
             Task& t = sys::spawn_process(b.k, "p", 1, 1);
-            const std::uint64_t room = b.k.zone.nrFree() - b.k.zone.watermarkHigh;
+            const std::uint64_t room = b.k.node(0).zone.nrFree() - b.k.node(0).zone.watermarkHigh;
             const std::uint64_t ram = b.k.pages.size();
             const std::uint64_t fits = o == Overcommit::GuessFree ? room - 1 : ram;
             QVERIFY(sys::mmap(b.k, t, fits) != sys::MAP_FAILED);

@@ -31,9 +31,9 @@ struct Machine {
     // Free pages: the buddy lists and every CPU's per-cpu list.
     std::uint64_t nrFree() const
     {
-        std::uint64_t n = k.zone.nrFree();
-        for (const auto& c : k.pcpu)
-            n += c.pcp.size();
+        std::uint64_t n = k.node(0).zone.nrFree();
+        for (const auto& pcp : k.node(0).zone.pcp)
+            n += pcp.size();
         return n;
     }
     // A process whose mm maps `vmas` VMAs of `pages` pages of `file` each, as a program started at set-up.
@@ -554,12 +554,12 @@ private Q_SLOTS:
         // migrate), so no order-9 block can be had.
         std::vector<Pfn> held;
         if (fragmented) {
-            for (Pfn p; (p = b.k.zone.rmqueueSmallest(b.k.pages, 0)) != kNoPage;)
+            for (Pfn p; (p = b.k.node(0).zone.rmqueueSmallest(b.k.pages, 0)) != kNoPage;)
                 held.push_back(p);
             std::erase_if(held, [&](Pfn p) {
                 if (p % 2)
                     return false;
-                b.k.zone.freeOnePage(b.k.pages, p, 0);
+                b.k.node(0).zone.freeOnePage(b.k.pages, p, 0);
                 return true;
             });
         }

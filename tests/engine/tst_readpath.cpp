@@ -25,9 +25,9 @@ std::string zoneState(const Kernel& k)
                 + std::to_string(pg.mapcount(p)) + ",";
         out += std::to_string(pg.next(p)) + "," + std::to_string(pg.prev(p)) + ";";
     }
-    out += "free " + std::to_string(k.zone.nrFree());
+    out += "free " + std::to_string(k.node(0).zone.nrFree());
     for (int o = 0; o < MAX_ORDER; ++o)
-        out += " " + std::to_string(k.zone.nrFreeArea(o));
+        out += " " + std::to_string(k.node(0).zone.nrFreeArea(o));
     return out;
 }
 
@@ -37,14 +37,14 @@ void fragment(Kernel& k, Rng& rng)
     std::vector<std::pair<Pfn, int>> held;
     for (int i = 0; i < 200; ++i) {
         int order = static_cast<int>(rng.below(4));
-        Pfn p = k.zone.rmqueueSmallest(k.pages, order);
+        Pfn p = k.node(0).zone.rmqueueSmallest(k.pages, order);
         if (p == kNoPage)
             break;
         k.pages.setMapcount(p, static_cast<std::uint8_t>(rng.below(3))); // links must keep the mapcount byte
         held.emplace_back(p, order);
     }
     for (std::size_t i = 0; i < held.size(); i += 3)
-        k.zone.freeOnePage(k.pages, held[i].first, held[i].second);
+        k.node(0).zone.freeOnePage(k.pages, held[i].first, held[i].second);
 }
 
 // A task that takes `lock` `rounds` times, each after some CPU time of its own and holding it for some more: the
@@ -97,10 +97,10 @@ private Q_SLOTS:
             Pfn got[PCP_BATCH];
             // Every other round the pages get PG_buddy (rmqueue_bulk's per-CPU list), as if set after each single.
             auto flags = static_cast<std::uint16_t>(round % 2 ? PG_buddy : 0);
-            std::size_t taken = a.k.zone.rmqueueBulk(a.k.pages, n, got, flags);
+            std::size_t taken = a.k.node(0).zone.rmqueueBulk(a.k.pages, n, got, flags);
             std::size_t i = 0;
             for (; i < n; ++i) {
-                Pfn p = b.k.zone.rmqueueSmallest(b.k.pages, 0);
+                Pfn p = b.k.node(0).zone.rmqueueSmallest(b.k.pages, 0);
                 if (p == kNoPage)
                     break;
                 b.k.pages.setFlags(p, flags);
@@ -108,13 +108,13 @@ private Q_SLOTS:
                 QCOMPARE(got[i], p);
             }
             QCOMPARE(taken, i);
-            QVERIFY2(a.k.zone.check(a.k.pages).empty(), a.k.zone.check(a.k.pages).c_str());
+            QVERIFY2(a.k.node(0).zone.check(a.k.pages).empty(), a.k.node(0).zone.check(a.k.pages).c_str());
             QCOMPARE(zoneState(a.k), zoneState(b.k));
             total += taken;
             if (taken < n)
                 break; // out of memory: both stopped at the same page
         }
-        QCOMPARE(a.k.zone.nrFree(), std::uint64_t(0));
+        QCOMPARE(a.k.node(0).zone.nrFree(), std::uint64_t(0));
         QVERIFY(total > 1000);
     }
 

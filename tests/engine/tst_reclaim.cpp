@@ -81,7 +81,7 @@ Co<> submitAndWaitIffCongested(Kernel& k, Task& t, int writes, Time timeout, Tim
     BlockDevice& dev = *k.swap[0]->dev;
     for (int i = 0; i < writes; ++i)
         dev.submit(true, { Pfn(100 + i) });
-    co_await k.wait_iff_congested(t, timeout);
+    co_await k.wait_iff_congested(t, k.node(0).zone, timeout);
     back = k.s.sim().now();
 }
 
@@ -90,10 +90,10 @@ Co<> submitAndWaitIffCongested(Kernel& k, Task& t, int writes, Time timeout, Tim
 // in its last put; `reclaimer` (from 50 us) runs shrink_page_list() and putback_lru_pages() on the isolated page.
 Co<> holdLruLock(Kernel& k, Task& t, double ns)
 {
-    co_await spin_lock(k.s, t, k.lruvec.lru_lock);
+    co_await spin_lock(k.s, t, k.node(0).lruvec.lru_lock);
     Sched::burn(t, ns);
     co_await k.s.flush(t);
-    spin_unlock(k.s, t, k.lruvec.lru_lock);
+    spin_unlock(k.s, t, k.node(0).lruvec.lru_lock);
 }
 Co<> zapSwapEntry(Kernel& k, Task& t, std::uint32_t entry)
 {
@@ -116,7 +116,7 @@ Co<> reclaimIsolated(Kernel& k, Task& t, Pfn p, ReclaimSeen& seen)
     std::vector<Pfn> list { p };
     seen.freed = co_await shrink_page_list(k, t, list);
     seen.kept = list.size();
-    co_await putback_lru_pages(k, t, list, 1);
+    co_await putback_lru_pages(k, t, k.node(0), list, 1);
 }
 } // namespace
 
@@ -141,14 +141,14 @@ private Q_SLOTS:
         QFETCH(int, isolated);
         QFETCH(bool, throttled);
         Box b(64u << 20);
-        b.k.lruvec.nr[LRU_INACTIVE_ANON] = static_cast<std::uint64_t>(inactive);
-        b.k.zone.nrIsolatedAnon = static_cast<std::uint64_t>(isolated);
-        QCOMPARE(too_many_isolated(b.k, false), throttled);
+        b.k.node(0).lruvec.nr[LRU_INACTIVE_ANON] = static_cast<std::uint64_t>(inactive);
+        b.k.node(0).zone.nrIsolatedAnon = static_cast<std::uint64_t>(isolated);
+        QCOMPARE(too_many_isolated(b.k.node(0), false), throttled);
         // The file side counts its own list and its own isolated pages.
-        QCOMPARE(too_many_isolated(b.k, true), false);
-        b.k.lruvec.nr[LRU_INACTIVE_FILE] = static_cast<std::uint64_t>(inactive);
-        b.k.zone.nrIsolatedFile = static_cast<std::uint64_t>(isolated);
-        QCOMPARE(too_many_isolated(b.k, true), throttled);
+        QCOMPARE(too_many_isolated(b.k.node(0), true), false);
+        b.k.node(0).lruvec.nr[LRU_INACTIVE_FILE] = static_cast<std::uint64_t>(inactive);
+        b.k.node(0).zone.nrIsolatedFile = static_cast<std::uint64_t>(isolated);
+        QCOMPARE(too_many_isolated(b.k.node(0), true), throttled);
     }
 
     // blk_queue_congestion_threshold(): on = nr - nr/8 + 1 (at most nr), off = nr - nr/8 - nr/16 - 1 (at least 1).
@@ -266,7 +266,7 @@ private Q_SLOTS:
         QFETCH(bool, zoneCongested);
         QFETCH(int, wokenAtUs);
         QueueBox b(128);
-        b.k.zone.congested = zoneCongested;
+        b.k.node(0).zone.congested = zoneCongested;
         Task& t = b.s.spawn("reclaimer", 1, false, nullptr, 1);
         Time t0 = 0, back = 0;
         b.s.start(t, submitAndWaitIffCongested(b.k, t, writes, ms(100), t0, back));
@@ -297,7 +297,7 @@ private Q_SLOTS:
         si.slot[off].cache = p;
         si.slot[off].swapMap = 1;
         si.inuse = 1;
-        k.zone.nrIsolatedAnon = 1;
+        k.node(0).zone.nrIsolatedAnon = 1;
         const std::uint64_t freesBefore = k.vm.get(Vm::PgFree);
 
         Task& holder = b.s.spawn("holder", 0, false, nullptr, 1);
@@ -312,14 +312,14 @@ private Q_SLOTS:
         // Freed exactly once, and nothing left referring to it.
         QCOMPARE(k.vm.get(Vm::PgFree) - freesBefore, std::uint64_t(1));
         std::size_t onPcp = 0;
-        for (const PerCpuState& pc : k.pcpu)
-            onPcp += static_cast<std::size_t>(std::count(pc.pcp.begin(), pc.pcp.end(), p));
+        for (const std::vector<Pfn>& pcp : k.node(0).zone.pcp)
+            onPcp += static_cast<std::size_t>(std::count(pcp.begin(), pcp.end(), p));
         QCOMPARE(onPcp, std::size_t(1));
         QVERIFY(k.pages.test(p, PG_buddy));
         QVERIFY(!k.isPinned(p));
         QCOMPARE(si.slot[off].cache, kNoPage);
         QCOMPARE(si.slot[off].swapMap, std::uint8_t(0));
-        QCOMPARE(k.zone.nrIsolatedAnon, std::uint64_t(0));
+        QCOMPARE(k.node(0).zone.nrIsolatedAnon, std::uint64_t(0));
         // The reclaimer came in the window: the page already out of the swap cache, held only by the zapper's pin.
         QVERIFY(!seen.inSwapCache);
         QVERIFY(seen.pinned);
@@ -353,7 +353,8 @@ private Q_SLOTS:
         MachineSpec m = Box::spec(64ull << 20);
         Sched s(sim, m);
         Kernel k(s, tg);
-        const std::uint64_t free0 = k.zone.nrFree();
+        const std::uint64_t free0 = k.node(0).zone.nrFree();
+        const std::vector<std::vector<Pfn>>& pcp = k.node(0).zone.pcp;
         // CPUs 0, 1 and 2 each take a page (a batch comes onto their lists) and give it back.
         auto cycle = [&](Task& t) -> Co<> {
             Pfn p = co_await alloc_page(k, t);
@@ -364,9 +365,9 @@ private Q_SLOTS:
             s.start(t, cycle(t));
         }
         QVERIFY(sim.run());
-        const std::size_t parked = k.pcpu[0].pcp.size() + k.pcpu[1].pcp.size() + k.pcpu[2].pcp.size();
+        const std::size_t parked = pcp[0].size() + pcp[1].size() + pcp[2].size();
         QVERIFY(parked >= 3);
-        QCOMPARE(k.zone.nrFree() + parked, free0);
+        QCOMPARE(k.node(0).zone.nrFree() + parked, free0);
         // Two reclaimers drain at the same moment, on CPUs 0 and 3 (whose list is empty).
         Time firstDone = 0, secondDone = 0;
         auto drainer = [&](Task& t, Time& done) -> Co<> {
@@ -382,9 +383,9 @@ private Q_SLOTS:
         s.start(b, drainer(b, secondDone));
         QVERIFY(sim.run());
         const bool drains = drain != "none";
-        for (std::size_t c = 0; c < k.pcpu.size(); ++c)
-            QCOMPARE(k.pcpu[c].pcp.empty(), drains || c >= 3); // CPUs 0-2 had pages
-        QCOMPARE(k.zone.nrFree(), drains ? free0 : free0 - parked);
+        for (std::size_t c = 0; c < pcp.size(); ++c)
+            QCOMPARE(pcp[c].empty(), drains || c >= 3); // CPUs 0-2 had pages
+        QCOMPARE(k.node(0).zone.nrFree(), drains ? free0 : free0 - parked);
         QCOMPARE(s.cpu(2).ipisReceived - ipis0, ipisToCpu2);
         // Both switched in after one context switch; the one that skips is done then, and so is a drain of nothing.
         const Time switchedIn = start + ns(m.cost.contextSwitchNs);

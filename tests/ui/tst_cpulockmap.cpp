@@ -7,6 +7,8 @@
 
 #include "viewrecordings.h"
 
+#include "sync/lockstat.h"
+
 #include <QTest>
 
 using namespace mms;
@@ -87,7 +89,7 @@ private Q_SLOTS:
                 }
             }
             sawMutex = sawMutex || (name == "mapping->i_mmap_mutex" && hot > 0);
-            sawSpinlock = sawSpinlock || (name == "zone->lock" && hot > 0);
+            sawSpinlock = sawSpinlock || (lockClass(name) == "zone->lock" && hot > 0); // node<n> zone->lock
         }
         QVERIFY(sawMutex);
         QVERIFY(sawSpinlock);
