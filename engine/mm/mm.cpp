@@ -19,6 +19,7 @@ Mm::Mm(Sched& sched, const Toggles& toggles, std::uint64_t reservedPages)
     auto nr = static_cast<std::uint32_t>(m.memoryPages());
     pages.resize(nr);
     pcpu.resize(static_cast<std::size_t>(s.cpuCount()));
+    s.setLocking(Locking { tg.spinlock, tg.mutexSpin });
     initNodes(reservedPages);
     for (std::size_t i = 0; i < m.swap.size(); ++i) {
         auto si = std::make_unique<SwapInfo>();

@@ -85,6 +85,9 @@ namespace {
                 } },
             { "glibc.trim", choice(&Toggles::glibcTrim, { { "mprotect", GlibcTrim::Mprotect }, { "madvise", GlibcTrim::Madvise } }) },
             { "rwsem.impl", choice(&Toggles::rwsemImpl, { { "spinlock", RwsemImplToggle::Spinlock }, { "xadd", RwsemImplToggle::Xadd } }) },
+            { "lock.spinlock",
+                choice(&Toggles::spinlock, { { "byte", SpinlockImpl::Byte }, { "ticket", SpinlockImpl::Ticket }, { "queued", SpinlockImpl::Queued } }) },
+            { "lock.mutex_spin", boolean(&Toggles::mutexSpin) },
             { "lru.page_evictable",
                 choice(&Toggles::pageEvictable,
                     { { "none", EvictableCall::None }, { "outofline", EvictableCall::OutOfLine }, { "inline", EvictableCall::Inline } }) },
@@ -144,6 +147,11 @@ Toggles Toggles::forKernel(const KernelVersion& v)
     // x86-64 used the generic spinlock rwsem (RWSEM_GENERIC_SPINLOCK=y) until bafaecd11df1 "x86-64: support native
     // xadd rwsem" (2.6.34).
     t.rwsemImpl = before(2, 6, 34) ? RwsemImplToggle::Spinlock : RwsemImplToggle::Xadd;
+    // x86 spinlocks: the byte lock until 314cdbefd1fd "x86: FIFO ticket spinlocks" (2.6.25), queued spinlocks from
+    // d73a33973f16 "locking/qspinlock, x86: Enable x86-64 to use queued spinlocks" (4.2). Mutexes spin on a running
+    // owner from 0d66bf6d3514 "mutex: implement adaptive spinning" (2.6.30).
+    t.spinlock = before(2, 6, 25) ? SpinlockImpl::Byte : before(4, 2) ? SpinlockImpl::Ticket : SpinlockImpl::Queued;
+    t.mutexSpin = !before(2, 6, 30);
     // sys_madvise took mmap_sem for write for every advice until Nick Piggin's "mm: madvise avoid exclusive
     // mmap_sem" (madvise_need_mmap_write, 2.6.22).
     t.madviseMmapSem = before(2, 6, 22) ? MmapSemMode::Write : MmapSemMode::Read;
@@ -220,6 +228,8 @@ nlohmann::json Toggles::toJson() const
         { "madvise.era", madviseEra },
         { "glibc.trim", pick(glibcTrim, { "mprotect", "madvise" }) },
         { "rwsem.impl", pick(rwsemImpl, { "spinlock", "xadd" }) },
+        { "lock.spinlock", pick(spinlock, { "byte", "ticket", "queued" }) },
+        { "lock.mutex_spin", mutexSpin },
         { "lru.page_evictable", pick(pageEvictable, { "none", "outofline", "inline" }) },
         { "lru.barrier", pick(lruBarrier, { "none", "smp_mb", "after_atomic" }) },
         { "lru.pagevec_size", pagevecSize },

@@ -2,6 +2,8 @@
 // The named toggles a variant sets (README.md, "Scenarios"): the posts' patches and what came later. A scenario's
 // kernel version sets every toggle's default (Toggles::forKernel); a variant's toggles and --set override them.
 
+#include "sched/locking.h"
+
 #include <nlohmann/json_fwd.hpp>
 
 #include <compare>
@@ -43,6 +45,10 @@ struct Toggles {
     std::string madviseEra = "4.5"; // madvise.era: "2007" (Rik's v1: per-page flushes, PG_lazyfree) | "4.5"
     GlibcTrim glibcTrim = GlibcTrim::Madvise; // glibc.trim: mprotect|madvise (seed 001)
     RwsemImplToggle rwsemImpl = RwsemImplToggle::Xadd; // rwsem.impl: spinlock|xadd
+    // locks (every seed): lock.spinlock: byte (before 2.6.25) | ticket (2.6.25-4.1) | queued (4.2+), how a contended
+    // spinlock is handed off (sched/locking.h); lock.mutex_spin: a mutex spins on its running owner (2.6.30+).
+    SpinlockImpl spinlock = SpinlockImpl::Ticket;
+    bool mutexSpin = true;
     // LRU (seed 002)
     EvictableCall pageEvictable = EvictableCall::None; // lru.page_evictable: none (pre-5.6: checked outside lru_lock)|outofline|inline
     LruBarrier lruBarrier = LruBarrier::None; // lru.barrier: none (pre-9c4e6b1a7027)|smp_mb|after_atomic

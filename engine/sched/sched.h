@@ -4,6 +4,7 @@
 // gives it to the next runnable task.
 
 #include "hw/machine.h"
+#include "sched/locking.h"
 #include "sched/task.h"
 #include "sim/co.h"
 #include "sim/simulator.h"
@@ -117,6 +118,9 @@ public:
     // queueing behind the running task. Kernel::boot() turns it on for every run; a bare scheduler (the lock models'
     // tests) keeps tasks on their CPU.
     void setWakeIdleSibling(bool on) { m_wakeIdleSibling = on; }
+    // The kernel's lock implementations (sched/locking.h), which the sync/ primitives read.
+    const Locking& locking() const { return m_locking; }
+    void setLocking(const Locking& l) { m_locking = l; }
     // Wakes t only if it still sleeps the sleep that `gen` names (see Task::sleepGen).
     void wakeIf(Task& t, std::uint32_t gen)
     {
@@ -200,6 +204,7 @@ private:
     int m_liveUser = 0;
     std::exception_ptr m_taskError;
     bool m_wakeIdleSibling = false;
+    Locking m_locking;
     int selectIdleSibling(int cpu) const;
 };
 

@@ -39,6 +39,16 @@ public:
         m_buf[--m_head & mask()] = v;
     }
     void clear() { m_head = m_tail = 0; }
+    // The i-th entry from the front, and its removal (the entries behind it move up one): for a wait list whose
+    // next owner is not always the first (an unfair lock).
+    T& operator[](std::size_t i) { return m_buf[(m_head + i) & mask()]; }
+    const T& operator[](std::size_t i) const { return m_buf[(m_head + i) & mask()]; }
+    void erase(std::size_t i)
+    {
+        for (std::size_t j = i; j > 0; --j)
+            (*this)[j] = std::move((*this)[j - 1]);
+        ++m_head;
+    }
 
 private:
     std::size_t mask() const { return m_buf.size() - 1; }

@@ -35,7 +35,7 @@ Co<> Mutex::lock(Sched& s, Task& t)
         m_acquiredAt = since;
         co_return;
     }
-    if (m_spin == MutexSpin::OnOwner) {
+    if (spinsOnOwner(s)) {
         const bool taken = co_await mutex_optimistic_spin(s, t, since);
         if (taken)
             co_return;
@@ -52,7 +52,7 @@ Co<> Mutex::lockAtRelease(Sched& s, Task& t, Time since)
 {
     Time at = m_freeAt + ns(s.lineTransferNs(m_lastCpu, t.cpu));
     m_owner = &t;
-    if (m_spin == MutexSpin::OnOwner && !s.need_resched(t)) {
+    if (spinsOnOwner(s) && !s.need_resched(t)) {
         t.sysTime += at - since;
         co_await ResumeAt { s.sim(), at, static_cast<std::uint32_t>(t.cpu) };
         take(s, t, since, since);

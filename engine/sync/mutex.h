@@ -16,7 +16,8 @@
 
 namespace mms {
 
-// CONFIG_MUTEX_SPIN_ON_OWNER: on (x86 SMP defconfig, SLE 3.0) or off (a 2.6.28 mutex: always sleep).
+// Whether this mutex may spin on its owner: OnOwner for a kernel mutex, which then spins as the kernel's
+// CONFIG_MUTEX_SPIN_ON_OWNER says (Sched::locking(): 2.6.30+); Off for one that always sleeps.
 enum class MutexSpin : std::uint8_t { Off, OnOwner };
 
 class Mutex final : private OffCpuWatch {
@@ -70,6 +71,7 @@ private:
     static void endSpin(void* ctx, std::uint64_t serial);
 
     LockStat m_stat;
+    bool spinsOnOwner(const Sched& s) const { return m_spin == MutexSpin::OnOwner && s.locking().mutexSpin; }
     MutexSpin m_spin;
     Sched* m_sched = nullptr; // set while spinners wait (for the off-CPU and slice-end callbacks)
     std::vector<Spinner> m_spinners;

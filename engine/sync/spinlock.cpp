@@ -86,7 +86,13 @@ Time SpinLock::Acquire::attempt()
             l.grantFree(s, t, now);
             return now;
         }
-        Time at = l.m_freeAt + ns(s.lineTransferNs(l.m_lastCpu, t.cpu));
+        if (s.locking().spinlock != SpinlockImpl::Queued) {
+            // Whoever spins at the release takes part in the hand-off: decide it then.
+            l.m_waiters.push_back(Waiter { &t, resumeHandle, now });
+            l.handOffAt(s, l.m_freeAt);
+            return -1;
+        }
+        Time at = l.m_freeAt + ns(l.handoffNs(s, t.cpu, 0.0));
         l.grant(s, t, at, at - now, true);
         return at;
     }
@@ -110,6 +116,37 @@ void SpinLock::grant(Sched& s, Task& t, Time at, Time waited, bool contended)
     m_acquiredAt = at;
 }
 
+std::size_t SpinLock::nextOwner(const Sched& s) const
+{
+    if (s.locking().spinlock != SpinlockImpl::Byte)
+        return 0; // FIFO: the next ticket, or the head of the MCS queue
+    // The byte lock's race after a release: the line is in the releaser's cache, and a waiter on its socket reloads
+    // and takes it before one on another socket can (the longest-waiting of them, for a definite order).
+    const int socket = s.cpu(m_lastCpu).socket;
+    for (std::size_t i = 0; i < m_waiters.size(); ++i)
+        if (s.cpu(m_waiters[i].t->cpu).socket == socket)
+            return i;
+    return 0;
+}
+
+double SpinLock::handoffNs(const Sched& s, int toCpu, double othersReloadNs) const
+{
+    const double toNext = s.lineTransferNs(m_lastCpu, toCpu);
+    switch (s.locking().spinlock) {
+    case SpinlockImpl::Queued: // the MCS head spins on the lock word alone: one transfer
+        return toNext;
+    case SpinlockImpl::Byte: // the winner's reload, then its locked RMW (`lock; decb`) takes the line exclusive
+        return 2 * toNext;
+    case SpinlockImpl::Ticket:
+        break;
+    }
+    // Every waiter spins reading the ticket word. The release's store invalidates it in all their caches, and their
+    // reloads are served one at a time from the releaser's cache; the next owner's comes, on average, after half
+    // of the others' (Boyd-Wickizer et al., "Non-scalable locks are dangerous", Linux Symposium 2012: the hand-off
+    // grows linearly with the waiters).
+    return toNext + othersReloadNs / 2;
+}
+
 void SpinLock::unlockSlow(Sched& s, Task& t, Time releaseAt)
 {
     m_stat.addToBuckets(m_stat.holdPerBucket, m_acquiredAt, releaseAt);
@@ -120,9 +157,42 @@ void SpinLock::unlockSlow(Sched& s, Task& t, Time releaseAt)
         m_freeAt = releaseAt;
         return;
     }
-    Waiter w = m_waiters.front();
-    m_waiters.pop_front();
-    Time transfer = ns(s.lineTransferNs(m_lastCpu, w.t->cpu));
+    if (s.locking().spinlock != SpinlockImpl::Queued && releaseAt > s.sim().now()) {
+        // The holder lets go at releaseAt, ahead of the clock: the waiters that spin by then share the hand-off.
+        m_held = false;
+        m_freeAt = releaseAt;
+        handOffAt(s, releaseAt);
+        return;
+    }
+    handOff(s, releaseAt);
+}
+
+void SpinLock::handOffAt(Sched& s, Time releaseAt)
+{
+    if (m_handOffPending)
+        return;
+    m_handOffPending = true;
+    s.sim().callAt(
+        releaseAt, static_cast<std::uint32_t>(std::max(m_lastCpu, 0)),
+        [](void* ctx, std::uint64_t lock) {
+            auto* sched = static_cast<Sched*>(ctx);
+            auto* l = reinterpret_cast<SpinLock*>(static_cast<std::uintptr_t>(lock));
+            l->m_handOffPending = false;
+            l->handOff(*sched, sched->sim().now());
+        },
+        &s, static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(this)));
+}
+
+void SpinLock::handOff(Sched& s, Time releaseAt)
+{
+    const std::size_t next = nextOwner(s);
+    Waiter w = m_waiters[next];
+    double othersReloadNs = 0;
+    if (s.locking().spinlock == SpinlockImpl::Ticket)
+        for (std::size_t i = 0; i < m_waiters.size(); ++i)
+            othersReloadNs += i == next ? 0.0 : s.lineTransferNs(m_lastCpu, m_waiters[i].t->cpu);
+    const Time transfer = ns(handoffNs(s, w.t->cpu, othersReloadNs));
+    m_waiters.erase(next);
     Time at = releaseAt + transfer;
     grant(s, *w.t, at, at - w.since, true);
     s.sim().resumeAt(at, static_cast<std::uint32_t>(w.t->cpu), w.h);

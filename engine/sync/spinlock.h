@@ -1,7 +1,8 @@
 #pragma once
-// spinlock_t with FIFO (ticket) hand-off. A waiter spins: it keeps its CPU and the wait is charged as sys time.
-// Acquiring costs one locked RMW plus a cache-line transfer when the previous holder ran on another CPU; on release
-// the line travels to the next waiter, who owns the lock from then on.
+// spinlock_t. A waiter spins: it keeps its CPU and the wait is charged as sys time. Acquiring costs one locked RMW
+// plus a cache-line transfer when the previous holder ran on another CPU; on a release with waiters the lock goes to
+// the next owner as the kernel's arch_spinlock_t hands it off (Sched::locking(): the first in line after one
+// transfer for a queued lock, after the others' reloads too for a ticket lock; the nearest waiter for a byte lock).
 
 #include "sched/sched.h"
 #include "sync/lockstat.h"
@@ -103,6 +104,13 @@ private:
         m_acquiredAt = at;
     }
     void unlockSlow(Sched& s, Task& t, Time releaseAt);
+    // At a release with waiters (sched/locking.h): which of them owns the lock next, and after how long.
+    std::size_t nextOwner(const Sched& s) const;
+    // The release at `releaseAt` (now or ahead of the clock) to the waiters then; handOffAt() as an event at it.
+    void handOff(Sched& s, Time releaseAt);
+    void handOffAt(Sched& s, Time releaseAt);
+    // `othersReloadNs`: the line transfers to the other waiters, whose reloads a ticket lock's next owner waits behind.
+    double handoffNs(const Sched& s, int toCpu, double othersReloadNs) const;
 
     // The state an attempt and a release read fills the first cache line (the class is line-aligned); the
     // counters every acquisition updates begin the second (see LockStat).
@@ -111,6 +119,7 @@ private:
     Time m_acquiredAt = 0;
     Time m_freeAt = 0; // released by its last holder at this time (may be in the future of the clock)
     Fifo<Waiter> m_waiters;
+    bool m_handOffPending = false; // a release ahead of the clock will hand the lock to the waiters (handOffAt)
     LockStat m_stat;
 };
 

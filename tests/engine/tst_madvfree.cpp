@@ -36,7 +36,7 @@ private Q_SLOTS:
     {
         // Reduced (sanitizers): 0.05, the smallest scale whose ratios stay within about 13 % of scale 1's (docs/
         // fidelity.md's ladder); at 0.02 madvfree / DONTNEED falls to about 1.25.
-        const double scale = scaleFor(0.1, 0.05);
+        const double scale = scaleFor(0.15, 0.05);
         ResultSet rs = run(loadScenario("madv-free-swapin"), scale, 2);
         double inFree = metric(rs, "madvfree", "swapins");
         double inPatched = metric(rs, "madvfree-patched", "swapins");
