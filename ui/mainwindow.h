@@ -1,7 +1,7 @@
 #pragma once
 // The main window: scenario browser and parameter editor, run/cancel with progress, the transport, and the views
-// (page map, lock heatmap, CPU timeline with the explain lines, counters, results table and chart, A/B compare),
-// all following the transport's time cursor. Docks and their layout are saved with QSettings.
+// (page map, lock heatmap, CPU timeline with the explain lines, counters with the run's CPU times, results table and
+// chart, A/B compare), all following the transport's time cursor. Docks and their layout are saved with QSettings.
 
 #include "run/result.h"
 
@@ -20,6 +20,7 @@ namespace mms {
 class ComparePanel;
 class CounterPlot;
 class CpuTimelineView;
+class CpuTimesView;
 class EngineController;
 class LockHeatmapView;
 class CpuLockMapView;
@@ -59,6 +60,7 @@ public:
     LockHeatmapView* lockHeatmap() const { return m_heatmap; }
     CpuLockMapView* cpuLockMap() const { return m_cpuLocks; }
     CpuTimelineView* cpuTimeline() const { return m_timeline; }
+    CpuTimesView* cpuTimes() const { return m_cpuTimes; }
     ParameterEditor* parameters() const { return m_params; }
     ScenarioBrowser* browser() const { return m_browser; }
     ResultsModel* resultsModel() const { return m_resultsModel; }
@@ -115,6 +117,7 @@ private:
     CpuTimelineView* m_timeline;
     QLabel* m_explain;
     CounterPlot* m_counters;
+    CpuTimesView* m_cpuTimes;
     QTableView* m_resultsTable;
     ResultsModel* m_resultsModel;
     QLabel* m_scaleNote;

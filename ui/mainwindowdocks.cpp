@@ -1,11 +1,13 @@
 // MainWindow's docks: scenario and parameters on the left, the results table, chart and A/B compare on the right,
-// the CPU timeline, lock contention and counters along the bottom, and their default proportions.
+// the CPU timeline, lock contention and counters (over the shown run's CPU times) along the bottom, and their default
+// proportions.
 #include "mainwindow.h"
 
 #include "comparepanel.h"
 #include "counterplot.h"
 #include "cpulockmapview.h"
 #include "cputimelineview.h"
+#include "cputimesview.h"
 #include "lockheatmapview.h"
 #include "parametereditor.h"
 #include "resultschart.h"
@@ -146,9 +148,15 @@ void MainWindow::buildBottomDocks()
     QWidget* cpuBox = buildCpuBox();
     QWidget* lockBox = buildLockBox();
     m_counters = new CounterPlot(this);
+    m_cpuTimes = new CpuTimesView(this);
+    auto* counterSplit = new QSplitter(Qt::Vertical, this);
+    counterSplit->addWidget(m_counters);
+    counterSplit->addWidget(m_cpuTimes);
+    counterSplit->setStretchFactor(0, 3);
+    counterSplit->setStretchFactor(1, 2);
     auto* dCpu = dock(this, tr("CPU timeline"), QStringLiteral("cpus"), cpuBox);
     auto* dLocks = dock(this, tr("Lock contention"), QStringLiteral("locks"), lockBox);
-    auto* dCounters = dock(this, tr("Counters"), QStringLiteral("counters"), m_counters);
+    auto* dCounters = dock(this, tr("Counters"), QStringLiteral("counters"), counterSplit);
     addDockWidget(Qt::BottomDockWidgetArea, dCpu);
     addDockWidget(Qt::BottomDockWidgetArea, dLocks);
     addDockWidget(Qt::BottomDockWidgetArea, dCounters);

@@ -6,6 +6,7 @@
 #include "counterplot.h"
 #include "cpulockmapview.h"
 #include "cputimelineview.h"
+#include "cputimesview.h"
 #include "enginecontroller.h"
 #include "firstview.h"
 #include "lockheatmapview.h"
@@ -234,6 +235,7 @@ void MainWindow::showRun(int index)
         if (other.recording && other.point == r.point && other.rep == r.rep)
             series.push_back({ QString::fromStdString(other.variant), other.recording });
     m_counters->setSeries(series);
+    m_cpuTimes->setRun(r, label);
     // The scrubber spans the shown run; other runs (A/B, counters) follow the same simulated time.
     if (r.recording && r.recording->frameCount() > 0) {
         const Recording& rec = *r.recording;

@@ -58,6 +58,9 @@ OJson resultsToJson(const ResultSet& rs, const std::string& baseline)
                 { "acq_bounces", l.acqBounces }, { "wait_min_ns", toNs(l.waitMin) }, { "wait_max_ns", toNs(l.waitMax) },
                 { "wait_total_ns", toNs(l.waitTotal) }, { "hold_min_ns", toNs(l.holdMin) }, { "hold_max_ns", toNs(l.holdMax) },
                 { "hold_total_ns", toNs(l.holdTotal) } });
+        jr["cpus"] = OJson::array();
+        for (const CpuStat& c : r.cpus)
+            jr["cpus"].push_back(OJson { { "cpu", c.cpu }, { "user_s", c.userS }, { "sys_s", c.sysS }, { "idle_s", c.idleS } });
         j["results"].push_back(jr);
     }
     if (rs.cancelled)
@@ -109,6 +112,9 @@ ResultSet resultsFromJson(const OJson& doc, const std::string& origin)
                 s.holdTotal = ns(l.value("hold_total_ns", 0.0));
                 r.locks.push_back(s);
             }
+        if (jr.contains("cpus"))
+            for (const OJson& c : jr["cpus"])
+                r.cpus.push_back({ c.value("cpu", 0), c.value("user_s", 0.0), c.value("sys_s", 0.0), c.value("idle_s", 0.0) });
         rs.results.push_back(std::move(r));
     }
     if (doc.contains("host")) {

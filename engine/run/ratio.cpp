@@ -19,6 +19,8 @@ bool scaleFree(const std::string& m)
         return true; // a rate, or a figure per page, per call, per test
     if (m.find("_call_") != std::string::npos || endsWith(m, "_entry_us") || endsWith(m, "_entry_ns"))
         return true; // the time of one call, of one entry
+    if (m.rfind("cpu_busy_", 0) == 0)
+        return true; // the busiest CPU's, the mean CPU's share of time busy
     return endsWith(m, "_mbps") || endsWith(m, "_share") || endsWith(m, "_busy") || endsWith(m, "ratio") || endsWith(m, "_fraction");
 }
 

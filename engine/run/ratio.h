@@ -32,8 +32,9 @@ Ratio tableRatio(const ResultSet& rs, const Scenario& sc, const std::string& var
 
 // A metric whose value does not grow with --scale: rates (throughput, throughput_mbps, records_per_s,
 // jobs_per_min), per-call and per-unit times and counts (free_entries_call_us, free_entry_us, ns_per_page,
-// i_mmap_wait_us_per_test), shares and ratios (lru_lock_busy, unmapped_rmap_share). Counts (swapins,
-// transactions, vm.* counters) and total times (elapsed_s, user_s, sys_s, free_time_s) are not.
+// i_mmap_wait_us_per_test), shares and ratios (lru_lock_busy, unmapped_rmap_share, cpu_busy_max, cpu_busy_mean).
+// Counts (swapins, transactions, vm.* counters) and total times (elapsed_s, user_s, sys_s, kthread_sys_s,
+// free_time_s) are not.
 bool scaleFree(const std::string& metric);
 // Whether an absolute figure at `scale` can be set against the post's (scale 1): at scale 1, or when scale-free.
 bool comparableToPost(const std::string& metric, double scale);

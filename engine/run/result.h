@@ -23,6 +23,15 @@ struct LockSummary {
     Time holdMin = 0, holdMax = 0, holdTotal = 0;
 };
 
+// One CPU's line of /proc/stat over the run, from boot to its end (seconds): the user and system time of whatever ran
+// there, kernel threads included, and the idle time; user + sys + idle is the run's simulated time (sim_time_s).
+struct CpuStat {
+    int cpu = 0;
+    double userS = 0;
+    double sysS = 0;
+    double idleS = 0;
+};
+
 struct RunResult {
     std::string variant;
     OJson point = OJson::object();
@@ -31,6 +40,7 @@ struct RunResult {
     std::vector<LockSummary> locks; // sorted by name
     std::uint64_t events = 0; // discrete events processed (host-independent)
     std::shared_ptr<const Recording> recording; // only when asked for
+    std::vector<CpuStat> cpus; // in CPU order
 };
 
 struct ResultSet {

@@ -4,6 +4,7 @@
 #include "mm/page.h"
 #include "mm/pte.h"
 #include "run/recorder.h"
+#include "run/times.h"
 #include "scenario/runsetup.h"
 #include "workload/workload.h"
 
@@ -47,6 +48,7 @@ namespace {
     // Metrics every run reports, from the kernel's counters and the tasks' /usr/bin/time accounting.
     void addCommonMetrics(const Kernel& k, const Sched& s, Metrics& out)
     {
+        addTimeMetrics(s, out);
         for (std::size_t i = 0; i < static_cast<std::size_t>(Vm::Count); ++i)
             out[std::string("vm.") + vmName(static_cast<Vm>(i))] = static_cast<double>(k.vm.v[i]);
         std::uint64_t ipis = 0;
@@ -231,6 +233,7 @@ RunResult executeRun(const RunSpec& spec, Interrupter* interrupter)
     }
     workload->finish(ctx, r.metrics);
     addCommonMetrics(kernel, sched, r.metrics);
+    r.cpus = cpuStats(sched, r.metrics);
     r.locks = summarise(kernel);
     if (spec.checkInvariants) {
         std::string err = kernel.checkInvariants();

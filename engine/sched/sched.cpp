@@ -1,5 +1,7 @@
 #include "sched/sched.h"
 
+#include <algorithm>
+
 namespace mms {
 
 namespace {
@@ -12,6 +14,16 @@ namespace {
         }
         co_await s.flush(t);
         s.taskExit(t);
+    }
+
+    // The time of t not yet counted to a CPU that has passed on the clock of t.cpu: all of it but t.debt, the time
+    // charged and not yet spent (an interrupt taken while the task was switching out), which passes on the CPU the
+    // task runs on next and counts there; that is system time first.
+    CpuTime spentOnCpu(const Task& t)
+    {
+        const Time pendingSys = std::min(t.debt, t.sysTime - t.sysSettled);
+        const Time pendingUser = t.debt - pendingSys;
+        return { t.userTime - t.userSettled - pendingUser, t.sysTime - t.sysSettled - pendingSys, 0 };
     }
 } // namespace
 
@@ -160,11 +172,24 @@ void Sched::tryToWakeUp(Task& t, bool fromLoop)
     t.state = TaskState::Runnable;
     t.interruptible = false;
     if (m_wakeIdleSibling)
-        t.cpu = selectIdleSibling(t.cpu);
+        set_task_cpu(t, selectIdleSibling(t.cpu));
     Cpu& c = cpu(t.cpu);
     c.runq.push_back(&t);
     if (!c.current)
         dispatch(c, fromLoop);
+}
+
+void Sched::set_task_cpu(Task& t, int to)
+{
+    if (to == t.cpu)
+        return;
+    const CpuTime here = spentOnCpu(t);
+    Cpu& from = cpu(t.cpu);
+    from.userTime += here.user;
+    from.sysTime += here.sys;
+    t.userSettled += here.user;
+    t.sysSettled += here.sys;
+    t.cpu = to;
 }
 
 int Sched::forkBalanceCpu(int parentCpu) const
@@ -267,12 +292,36 @@ void Sched::taskExit(Task& t)
     dispatch(c);
 }
 
+Time Sched::idleTime(int i) const
+{
+    const Cpu& c = cpu(i);
+    return c.idleTotal + (c.current ? 0 : m_sim.now() - c.idleSince);
+}
+
 Time Sched::idleTotal() const
 {
     Time total = 0;
-    for (auto& c : m_cpus)
-        total += c.idleTotal + (c.current ? 0 : m_sim.now() - c.idleSince);
+    for (int i = 0; i < cpuCount(); ++i)
+        total += idleTime(i);
     return total;
+}
+
+std::vector<CpuTime> Sched::cpuTimes() const
+{
+    std::vector<CpuTime> out(m_cpus.size());
+    for (std::size_t i = 0; i < m_cpus.size(); ++i) {
+        out[i].user = m_cpus[i].userTime;
+        out[i].sys = m_cpus[i].sysTime;
+        out[i].idle = idleTime(static_cast<int>(i));
+    }
+    // What each task has spent on the CPU it is on now (or ended on).
+    for (const auto& t : m_tasks) {
+        const CpuTime here = spentOnCpu(*t);
+        CpuTime& c = out[static_cast<std::size_t>(t->cpu)];
+        c.user += here.user;
+        c.sys += here.sys;
+    }
+    return out;
 }
 
 } // namespace mms

@@ -42,7 +42,20 @@ struct Cpu {
     Fifo<Task*> runq;
     Time idleSince = 0;
     Time idleTotal = 0;
+    // User and system time spent here by tasks that have since moved to another CPU (Sched::set_task_cpu); the time
+    // of the tasks still here is in theirs (Sched::cpuTimes adds both).
+    Time userTime = 0;
+    Time sysTime = 0;
     std::uint64_t ipisReceived = 0;
+};
+
+// One CPU's time from boot to now, as /proc/stat's cpuN line counts it: user and system time of the tasks that ran
+// there (kernel threads' too), and idle time. user + sys + idle = the simulated time. A task's time counts where it
+// passed on the clock, so the CPU time charged to a task and not yet spent (Task::debt) is in neither.
+struct CpuTime {
+    Time user = 0;
+    Time sys = 0;
+    Time idle = 0;
 };
 
 enum class Acct : std::uint8_t { User, Sys };
@@ -178,12 +191,18 @@ public:
             m_taskError = std::move(e);
     }
     Time idleTotal() const;
+    // The idle time of one CPU up to now, the stretch it is idle in now included.
+    Time idleTime(int cpu) const;
+    // Every CPU's user, system and idle time up to now, in CPU order.
+    std::vector<CpuTime> cpuTimes() const;
 
 private:
     // fromLoop: called from an event callback (the event loop's own frame), where the switched-in task may be
     // resumed at once when its resumption is the next event (Simulator::runsNext); never from a coroutine.
     void dispatch(Cpu& c, bool fromLoop = false);
     void wakeFromLoop(Task& t);
+    // set_task_cpu(): t's run queue becomes `to`'s; the time it spent on the CPU it leaves is counted to that CPU.
+    void set_task_cpu(Task& t, int to);
     void tryToWakeUp(Task& t, bool fromLoop);
     // The task leaves its CPU (sleeps, yields, exits): whoever spins on its on_cpu stops (see OffCpuWatch).
     static void offCpu(Task& t);

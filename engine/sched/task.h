@@ -26,7 +26,7 @@ enum class TaskState : std::uint8_t { Runnable, Running, Sleeping, Done };
 struct Task {
     std::uint32_t id = 0;
     std::string name;
-    int cpu = 0; // the CPU whose run queue holds this task (tasks do not migrate)
+    int cpu = 0; // the CPU whose run queue holds this task; a wake-up may move it (Sched::set_task_cpu)
     bool kthread = false;
     MmStruct* mm = nullptr;
 
@@ -45,6 +45,10 @@ struct Task {
     Time started = 0;
     Time finished = -1;
     Time sliceStart = 0;
+    // The part of userTime and sysTime already counted to the CPUs the task has left (Cpu::userTime, sysTime); the
+    // rest was spent on `cpu`. Settled when the task moves, so burn() charges the task alone.
+    Time userSettled = 0;
+    Time sysSettled = 0;
 
     bool sigkill = false; // SIGKILL pending (the OOM killer chose its process): it exits at its next return to user
                           // space, woken for it from an interruptible sleep

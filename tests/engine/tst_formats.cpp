@@ -257,9 +257,10 @@ private Q_SLOTS:
         QTest::addColumn<QString>("metric");
         QTest::addColumn<bool>("free");
         for (const char* m : { "throughput", "throughput_mbps", "records_per_s", "jobs_per_min", "free_entries_call_us", "free_entry_us",
-                 "ns_per_page", "lru_lock_hold_ns_per_page", "i_mmap_wait_us_per_test", "lru_lock_busy", "unmapped_rmap_share" })
+                 "ns_per_page", "lru_lock_hold_ns_per_page", "i_mmap_wait_us_per_test", "lru_lock_busy", "unmapped_rmap_share",
+                 "cpu_busy_max", "cpu_busy_mean" })
             QTest::addRow("%s", m) << m << true;
-        for (const char* m : { "swapins", "swapouts", "transactions", "elapsed_s", "user_s", "sys_s", "idle_s", "free_time_s",
+        for (const char* m : { "swapins", "swapouts", "transactions", "elapsed_s", "user_s", "sys_s", "kthread_sys_s", "idle_s", "free_time_s",
                  "free_time_max_s", "free_entries_calls", "vm.pgmajfault", "vm.rmap_unmap" })
             QTest::addRow("%s", m) << m << false;
     }

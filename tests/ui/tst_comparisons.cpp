@@ -39,7 +39,7 @@ std::shared_ptr<const ResultSet> madeUp(const Scenario& sc, double scale, const 
         points.push_back(OJson::object());
     for (const std::string& v : sc.variantNames())
         for (const OJson& p : points)
-            rs->results.push_back({ v, p, 0, metrics(v, p), {}, 0, nullptr });
+            rs->results.push_back({ v, p, 0, metrics(v, p), {}, 0, nullptr, {} });
     return rs;
 }
 } // namespace

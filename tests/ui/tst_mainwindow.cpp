@@ -1,8 +1,10 @@
 // The whole window: a small run fills every view; bad input gives a message, not a crash; cancelling keeps it usable.
+#include "cputimesview.h"
 #include "enginecontroller.h"
 #include "mainwindow.h"
 #include "pagemapview.h"
 #include "parametereditor.h"
+#include "recordingview.h"
 #include "resultsmodel.h"
 #include "sourcepostview.h"
 #include "transportbar.h"
@@ -21,6 +23,8 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <algorithm>
 
 using namespace mms;
 
@@ -55,6 +59,15 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
         QCOMPARE(w.resultsModel()->rowCount(), 3);
         QVERIFY(w.selectVariant(QStringLiteral("madvfree")));
+        // The counters' CPU times are the shown run's.
+        for (const char* variant : { "dontneed", "madvfree" }) {
+            QVERIFY(w.selectVariant(QString::fromLatin1(variant)));
+            const auto shown = std::find_if(w.results()->results.begin(), w.results()->results.end(),
+                                            [&](const RunResult& r) { return r.variant == variant; });
+            QCOMPARE(w.cpuTimes()->cpus().size(), shown->cpus.size());
+            QCOMPARE(w.cpuTimes()->cpus().back().sysS, shown->cpus.back().sysS);
+            QVERIFY(w.cpuTimes()->summary().contains(formatTime(ns(shown->metrics.at("elapsed_s") * 1e9))));
+        }
         w.goToFraction(0.3);
         QVERIFY(w.transport()->time() > 0);
         QTest::qWait(100);

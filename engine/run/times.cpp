@@ -1,0 +1,49 @@
+#include "run/times.h"
+
+#include "sched/sched.h"
+
+#include <algorithm>
+
+namespace mms {
+
+void addTimeMetrics(const Sched& s, Metrics& out)
+{
+    Time user = 0, sys = 0, kthreadSys = 0;
+    Time first = 0, last = 0;
+    bool any = false;
+    for (const auto& t : s.tasks()) {
+        if (t->kthread) {
+            kthreadSys += t->sysTime;
+            continue;
+        }
+        user += t->userTime;
+        sys += t->sysTime;
+        first = any ? std::min(first, t->started) : t->started;
+        last = std::max(last, t->finished);
+        any = true;
+    }
+    out.try_emplace("user_s", toSec(user));
+    out.try_emplace("sys_s", toSec(sys));
+    out.try_emplace("elapsed_s", toSec(std::max<Time>(0, last - first)));
+    out["kthread_sys_s"] = toSec(kthreadSys);
+}
+
+std::vector<CpuStat> cpuStats(const Sched& s, Metrics& out)
+{
+    std::vector<CpuStat> cpus;
+    double busySum = 0, busyMax = 0;
+    const std::vector<CpuTime> times = s.cpuTimes();
+    for (std::size_t i = 0; i < times.size(); ++i) {
+        const CpuTime& c = times[i];
+        cpus.push_back({ static_cast<int>(i), toSec(c.user), toSec(c.sys), toSec(c.idle) });
+        const Time all = c.user + c.sys + c.idle;
+        const double busy = all > 0 ? static_cast<double>(c.user + c.sys) / static_cast<double>(all) : 0.0;
+        busySum += busy;
+        busyMax = std::max(busyMax, busy);
+    }
+    out["cpu_busy_max"] = busyMax;
+    out["cpu_busy_mean"] = times.empty() ? 0.0 : busySum / static_cast<double>(times.size());
+    return cpus;
+}
+
+} // namespace mms

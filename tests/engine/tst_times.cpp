@@ -1,0 +1,225 @@
+// time(1) and /proc/stat of a run in closed form: a task that burns known user and system time reports exactly that,
+// with the context switch that put it on its CPU as system time; kernel threads are in kthread_sys_s, not in sys_s
+// or elapsed_s; a task woken onto another CPU (select_idle_sibling) counts its time to the CPU it ran it on; each
+// CPU's user + system + idle is the simulated time; a workload's own user_s, sys_s or elapsed_s stands. Real runs:
+// the same identity on every CPU, the per-CPU lines in the JSON and read back from it, the same bytes at any thread
+// count.
+#include "run/json.h"
+#include "run/times.h"
+#include "sched/sched.h"
+#include "testutil.h"
+
+#include <QtTest>
+
+using namespace mms;
+
+namespace {
+MachineSpec machine(int cpus)
+{
+    MachineSpec m = *machinePreset("generic-12cpu-2015");
+    m.cpus = cpus;
+    m.sockets = 1;
+    return m;
+}
+
+Co<> work(Sched& s, Task& t, double userNs, double sysNs)
+{
+    Sched::burn(t, userNs, Acct::User);
+    Sched::burn(t, sysNs, Acct::Sys);
+    co_await s.flush(t);
+}
+
+// Runs userNs, sleeps sleepNs, runs userNs again.
+Co<> workSleepWork(Sched& s, Task& t, double userNs, double sleepNs)
+{
+    Sched::burn(t, userNs, Acct::User);
+    co_await s.sleepFor(t, ns(sleepNs));
+    Sched::burn(t, userNs, Acct::User);
+    co_await s.flush(t);
+}
+
+// A run's per-CPU lines each add up to its simulated time.
+void checkCpuLines(const RunResult& r)
+{
+    QVERIFY(!r.cpus.empty());
+    const double simS = r.metrics.at("sim_time_s");
+    double busyMax = 0;
+    for (std::size_t i = 0; i < r.cpus.size(); ++i) {
+        const CpuStat& c = r.cpus[i];
+        QCOMPARE(c.cpu, int(i));
+        QVERIFY(c.userS >= 0 && c.sysS >= 0 && c.idleS >= 0);
+        QVERIFY2(std::abs(c.userS + c.sysS + c.idleS - simS) <= 1e-12 * std::max(1.0, simS),
+                 qPrintable(QStringLiteral("%1 CPU %2: %3 + %4 + %5 != %6").arg(QString::fromStdString(r.variant)).arg(c.cpu).arg(c.userS).arg(c.sysS).arg(c.idleS).arg(simS)));
+        busyMax = std::max(busyMax, (c.userS + c.sysS) / simS);
+    }
+    QVERIFY(std::abs(r.metrics.at("cpu_busy_max") - busyMax) < 1e-9);
+    QVERIFY(r.metrics.at("cpu_busy_mean") <= r.metrics.at("cpu_busy_max"));
+    QVERIFY(r.metrics.at("kthread_sys_s") >= 0);
+}
+} // namespace
+
+class TestTimes : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void oneTask_data()
+    {
+        QTest::addColumn<double>("userNs");
+        QTest::addColumn<double>("sysNs");
+        QTest::addRow("user only") << 2'000'000.0 << 0.0;
+        QTest::addRow("sys only") << 0.0 << 3'000'000.0;
+        QTest::addRow("both") << 1'250'000.0 << 750'000.0;
+    }
+    void oneTask()
+    {
+        QFETCH(double, userNs);
+        QFETCH(double, sysNs);
+        Simulator sim;
+        Sched s(sim, machine(2));
+        Task& t = s.spawn("prog", 0, false, nullptr, 1);
+        s.start(t, work(s, t, userNs, sysNs));
+        QVERIFY(sim.run());
+
+        const Time cs = ns(s.cost().contextSwitchNs); // dispatch() switching the task in: its system time
+        const Time user = ns(userNs), sys = ns(sysNs) + cs, elapsed = user + sys;
+        Metrics m;
+        addTimeMetrics(s, m);
+        QCOMPARE(m.at("user_s"), toSec(user));
+        QCOMPARE(m.at("sys_s"), toSec(sys));
+        QCOMPARE(m.at("elapsed_s"), toSec(elapsed));
+        QCOMPARE(m.at("kthread_sys_s"), 0.0);
+
+        QCOMPARE(sim.now(), elapsed);
+        const std::vector<CpuTime> cpus = s.cpuTimes();
+        QCOMPARE(cpus.size(), std::size_t(2));
+        QCOMPARE(cpus[0].user, user);
+        QCOMPARE(cpus[0].sys, sys);
+        QCOMPARE(cpus[0].idle, Time(0));
+        QCOMPARE(cpus[1].user + cpus[1].sys, Time(0));
+        QCOMPARE(cpus[1].idle, elapsed);
+
+        const std::vector<CpuStat> lines = cpuStats(s, m);
+        QCOMPARE(lines[0].userS, toSec(user));
+        QCOMPARE(lines[0].sysS, toSec(sys));
+        QCOMPARE(lines[1].idleS, toSec(elapsed));
+        QCOMPARE(m.at("cpu_busy_max"), 1.0);
+        QCOMPARE(m.at("cpu_busy_mean"), 0.5);
+    }
+
+    // kswapd's time is /proc/stat's, not time(1)'s: a kernel thread that runs longer than the program changes neither
+    // sys_s nor elapsed_s.
+    void kthreadExcluded()
+    {
+        Simulator sim;
+        Sched s(sim, machine(2));
+        Task& prog = s.spawn("prog", 0, false, nullptr, 1);
+        Task& kswapd = s.spawn("kswapd0", 1, true, nullptr, 2);
+        s.start(prog, work(s, prog, 100'000.0, 400'000.0));
+        s.start(kswapd, work(s, kswapd, 0.0, 2'000'000.0));
+        QVERIFY(sim.run());
+
+        const Time cs = ns(s.cost().contextSwitchNs);
+        Metrics m;
+        addTimeMetrics(s, m);
+        QCOMPARE(m.at("user_s"), toSec(ns(100'000.0)));
+        QCOMPARE(m.at("sys_s"), toSec(ns(400'000.0) + cs));
+        QCOMPARE(m.at("elapsed_s"), toSec(ns(500'000.0) + cs));
+        QCOMPARE(m.at("kthread_sys_s"), toSec(ns(2'000'000.0) + cs));
+        const std::vector<CpuTime> cpus = s.cpuTimes();
+        QCOMPARE(cpus[1].sys, ns(2'000'000.0) + cs);
+        for (const CpuTime& c : cpus)
+            QCOMPARE(c.user + c.sys + c.idle, sim.now());
+    }
+
+    // A task that sleeps while another takes its CPU wakes onto the idle CPU: what it ran before counts to the first
+    // CPU, what it runs after to the second.
+    void movedTask()
+    {
+        Simulator sim;
+        Sched s(sim, machine(2));
+        s.setWakeIdleSibling(true);
+        Task& a = s.spawn("a", 0, false, nullptr, 1);
+        Task& b = s.spawn("b", 0, false, nullptr, 2);
+        s.start(a, workSleepWork(s, a, 20'000.0, 10'000.0));
+        s.start(b, work(s, b, 0.0, 500'000.0)); // runs on CPU 0 from a's sleep until well past a's wake-up
+        QVERIFY(sim.run());
+
+        QCOMPARE(a.cpu, 1);
+        QCOMPARE(b.cpu, 0);
+        const Time cs = ns(s.cost().contextSwitchNs);
+        const std::vector<CpuTime> cpus = s.cpuTimes();
+        QCOMPARE(cpus[0].user, ns(20'000.0));
+        QCOMPARE(cpus[0].sys, cs + cs + ns(500'000.0)); // a's and b's switch-in, b's work
+        QCOMPARE(cpus[1].user, ns(20'000.0));
+        QCOMPARE(cpus[1].sys, cs); // a's switch-in after its wake-up
+        for (const CpuTime& c : cpus)
+            QCOMPARE(c.user + c.sys + c.idle, sim.now());
+        Metrics m;
+        addTimeMetrics(s, m);
+        QCOMPARE(m.at("user_s"), toSec(ns(40'000.0)));
+        QCOMPARE(m.at("sys_s"), toSec(3 * cs + ns(500'000.0)));
+        QCOMPARE(m.at("elapsed_s"), toSec(sim.now()));
+    }
+
+    // A workload that says what its user_s, sys_s or elapsed_s are (its own processes only, or from time 0) keeps it;
+    // the others are filled in.
+    void workloadDefinitionStands()
+    {
+        Simulator sim;
+        Sched s(sim, machine(1));
+        Task& t = s.spawn("prog", 0, false, nullptr, 1);
+        s.start(t, work(s, t, 1'000.0, 2'000.0));
+        QVERIFY(sim.run());
+        Metrics m { { "user_s", 42.0 }, { "elapsed_s", 7.0 } };
+        addTimeMetrics(s, m);
+        QCOMPARE(m.at("user_s"), 42.0);
+        QCOMPARE(m.at("elapsed_s"), 7.0);
+        QCOMPARE(m.at("sys_s"), toSec(ns(2'000.0) + ns(s.cost().contextSwitchNs)));
+
+        // The same through a real run: memset-madvise counts its own processes' time.
+        const Scenario sc = loadScenario("madv-free-swapin");
+        const ResultSet rs = test::run(sc, 0.02);
+        for (const RunResult& r : rs.results) {
+            QVERIFY(r.metrics.count("user_s") && r.metrics.count("sys_s") && r.metrics.count("kthread_sys_s"));
+            double cpuSys = 0;
+            for (const CpuStat& c : r.cpus)
+                cpuSys += c.sysS;
+            // Every task's system time is on some CPU; the program's own is part of it.
+            QVERIFY(cpuSys + 1e-5 >= r.metrics.at("sys_s") + r.metrics.at("kthread_sys_s"));
+        }
+    }
+
+    void realRuns_data()
+    {
+        QTest::addColumn<QString>("id");
+        QTest::addColumn<double>("scale");
+        QTest::addRow("lru-file-readtwice") << QStringLiteral("lru-file-readtwice") << 0.05;
+        QTest::addRow("ebizzy") << QStringLiteral("ebizzy") << 0.05;
+        QTest::addRow("madv-free-tlb-batch") << QStringLiteral("madv-free-tlb-batch") << 0.05;
+    }
+    // Every CPU's line adds up on real runs (wake-ups that move tasks, IPIs, kswapd), the JSON carries the lines and
+    // reads them back, and the bytes do not depend on the thread count.
+    void realRuns()
+    {
+        QFETCH(QString, id);
+        QFETCH(double, scale);
+        const Scenario sc = loadScenario(id.toStdString());
+        const ResultSet one = test::run(sc, scale, 1);
+        const ResultSet two = test::run(sc, scale, 2);
+        for (const RunResult& r : one.results)
+            checkCpuLines(r);
+        QCOMPARE(test::withoutHost(one), test::withoutHost(two));
+
+        const OJson j = resultsToJson(one);
+        const OJson& first = j["results"][0];
+        QCOMPARE(first["cpus"].size(), one.results[0].cpus.size());
+        QCOMPARE(first["cpus"][0]["idle_s"].get<double>(), one.results[0].cpus[0].idleS);
+        for (const char* k : { "user_s", "sys_s", "elapsed_s", "kthread_sys_s", "cpu_busy_max", "cpu_busy_mean" })
+            QVERIFY2(first["metrics"].contains(k), k);
+        const ResultSet back = resultsFromJson(j, "test");
+        QCOMPARE(resultsToJson(back).dump(), j.dump());
+        QCOMPARE(back.results[0].cpus.size(), one.results[0].cpus.size());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestTimes)
+#include "tst_times.moc"
