@@ -10,14 +10,22 @@
 
 #include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace mms::test {
 
-inline RunResult runWith(
-    const std::string& scenario, const std::string& variant, double scale, const RecordingOptions& recording)
+// `sets` are --set's PATH=VALUE pairs ("machine.sockets", "2"), applied to the scenario before the run.
+using ScenarioSets = std::vector<std::pair<std::string, std::string>>;
+
+inline RunResult runWith(const std::string& scenario, const std::string& variant, double scale,
+    const RecordingOptions& recording, const ScenarioSets& sets = {})
 {
-    static std::map<std::string, Scenario> loaded; // a run's spec points at its scenario
-    const Scenario& sc = loaded.try_emplace(scenario, loadScenario(scenario)).first->second;
+    static std::map<std::pair<std::string, ScenarioSets>, Scenario> loaded; // a run's spec points at its scenario
+    auto [it, added] = loaded.try_emplace({ scenario, sets }, loadScenario(scenario));
+    if (added)
+        it->second.set(sets);
+    const Scenario& sc = it->second;
     RunSpec spec;
     spec.scenario = &sc;
     spec.variant = variant;
@@ -28,12 +36,12 @@ inline RunResult runWith(
 }
 
 inline RunResult recordedRun(const std::string& scenario, const std::string& variant, double scale,
-    std::size_t memoryBudget = RecordingOptions {}.memoryBudget)
+    std::size_t memoryBudget = RecordingOptions {}.memoryBudget, const ScenarioSets& sets = {})
 {
     RecordingOptions o;
     o.enabled = true;
     o.memoryBudget = memoryBudget;
-    return runWith(scenario, variant, scale, o);
+    return runWith(scenario, variant, scale, o, sets);
 }
 
 inline RunResult unrecordedRun(const std::string& scenario, const std::string& variant, double scale)

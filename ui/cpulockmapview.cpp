@@ -158,7 +158,7 @@ void CpuLockMapView::paintEvent(QPaintEvent*)
         p.translate(a.left() + col * colW + colW / 2 + fm.ascent() / 2.0 - 2, a.bottom() + 4);
         p.rotate(90);
         p.drawText(QRect(0, 0, labelH - 6, fm.height()), Qt::AlignLeft | Qt::AlignVCenter,
-                   fm.elidedText(QString::fromStdString(m_rec->lockNames()[m_columns[std::size_t(col)]]), Qt::ElideMiddle, labelH - 6));
+                   elideLockName(fm, m_rec->lockNames()[m_columns[std::size_t(col)]], labelH - 6));
         p.restore();
     }
     // Colour scale: none .. peak share.

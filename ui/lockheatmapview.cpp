@@ -136,7 +136,7 @@ void LockHeatmapView::paintEvent(QPaintEvent*)
         QRectF r(2, a.top() + l * rowH, labelWidth() - 6, rowH);
         if (rowH >= fm.height() * 0.8 || l % std::max(1, int(fm.height() / rowH)) == 0)
             p.drawText(r, Qt::AlignVCenter | Qt::AlignRight,
-                       fm.elidedText(QString::fromStdString(m_rec->lockNames()[std::size_t(l)]), Qt::ElideMiddle, labelWidth() - 6));
+                       elideLockName(fm, m_rec->lockNames()[std::size_t(l)], labelWidth() - 6));
     }
     p.setPen(palette().color(QPalette::Mid));
     p.drawRect(a.adjusted(0, 0, -1, -1));

@@ -10,6 +10,7 @@
 #include <QToolTip>
 #include <QWheelEvent>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -75,12 +76,34 @@ void PageMapView::relayout()
     }
     int cols = std::max(1, static_cast<int>(std::ceil(std::sqrt(double(n) * area.width() / area.height()))));
     cols = std::min(cols, n);
-    if (cols != m_cols || m_image.isNull()) {
-        m_cols = cols;
-        m_rows = (n + cols - 1) / cols;
+    // The nodes' separator: about 3 pixels high at zoom 1, one row or more.
+    const double cellPx = std::sqrt(double(area.width()) * area.height() / n);
+    const int separatorRows = std::clamp(static_cast<int>(std::ceil(3.0 / cellPx)), 1, 64);
+    const int oldRows = m_rows;
+    const std::vector<int> oldNodeRows = m_nodeRows;
+    const bool colsChanged = cols != m_cols;
+    m_cols = cols;
+    layoutNodes(separatorRows);
+    if (colsChanged || m_rows != oldRows || m_nodeRows != oldNodeRows || m_image.isNull()) {
         m_image = QImage();
         renderFrame();
     }
+}
+
+void PageMapView::layoutNodes(int separatorRows)
+{
+    const std::vector<std::uint32_t>& starts = m_rec->nodeStarts();
+    m_separatorRows = starts.size() > 1 ? separatorRows : 0;
+    m_nodeRows.assign(starts.size(), 0);
+    int row = 0;
+    for (std::size_t nid = 0; nid < starts.size(); ++nid) {
+        if (nid > 0)
+            row += m_separatorRows;
+        m_nodeRows[nid] = row;
+        const std::uint32_t end = nid + 1 < starts.size() ? starts[nid + 1] : m_rec->pageCount();
+        row += static_cast<int>((end - starts[nid] + std::uint32_t(m_cols) - 1) / std::uint32_t(m_cols));
+    }
+    m_rows = std::max(1, row);
 }
 
 void PageMapView::renderFrame()
@@ -95,13 +118,17 @@ void PageMapView::renderFrame()
         m_image.setColorTable(table);
         m_image.fill(kNoPageIndex);
     }
-    const std::size_t n = map.size();
-    for (int y = 0; y < m_rows; ++y) {
-        std::size_t from = static_cast<std::size_t>(y) * static_cast<std::size_t>(m_cols);
-        if (from >= n)
-            break;
-        std::size_t len = std::min<std::size_t>(static_cast<std::size_t>(m_cols), n - from);
-        std::memcpy(m_image.scanLine(y), map.data() + from, len);
+    // Each node's pages from its first row on; the rows between the nodes stay blank.
+    const std::vector<std::uint32_t>& starts = m_rec->nodeStarts();
+    const auto cols = static_cast<std::size_t>(m_cols);
+    for (std::size_t nid = 0; nid < starts.size(); ++nid) {
+        const std::size_t end = nid + 1 < starts.size() ? starts[nid + 1] : map.size();
+        for (int y = m_nodeRows[nid]; y < m_rows; ++y) {
+            const std::size_t from = starts[nid] + static_cast<std::size_t>(y - m_nodeRows[nid]) * cols;
+            if (from >= end)
+                break;
+            std::memcpy(m_image.scanLine(y), map.data() + from, std::min(cols, end - from));
+        }
     }
     m_counts = m_rec->stateCounts(m_frame);
 }
@@ -124,9 +151,17 @@ int PageMapView::legendHeight() const
     return flow.lines() * flow.lineStep() + 4;
 }
 
+int PageMapView::nodeLabelWidth() const
+{
+    if (!m_rec || m_rec->nodeCount() < 2)
+        return 0;
+    return fontMetrics().horizontalAdvance(tr("node %1").arg(m_rec->nodeCount() - 1)) + 10;
+}
+
 QRect PageMapView::mapArea() const
 {
-    return QRect(0, titleHeight(this), width(), height() - titleHeight(this) - legendHeight());
+    const int gutter = nodeLabelWidth();
+    return QRect(gutter, titleHeight(this), width() - gutter, height() - titleHeight(this) - legendHeight());
 }
 
 QRectF PageMapView::imageRect() const
@@ -147,14 +182,24 @@ qint64 PageMapView::pfnAt(QPoint pos) const
         return -1;
     int col = static_cast<int>((pos.x() - r.left()) / r.width() * m_cols);
     int row = static_cast<int>((pos.y() - r.top()) / r.height() * m_rows);
-    qint64 pfn = qint64(row) * m_cols + col;
-    return pfn < qint64(m_rec->pageCount()) ? pfn : -1;
+    // The node whose block holds the row: the last one starting at or above it.
+    const auto nid = static_cast<std::size_t>(std::upper_bound(m_nodeRows.begin(), m_nodeRows.end(), row) - m_nodeRows.begin());
+    if (nid == 0)
+        return -1;
+    const std::vector<std::uint32_t>& starts = m_rec->nodeStarts();
+    const qint64 end = nid < starts.size() ? qint64(starts[nid]) : qint64(m_rec->pageCount());
+    qint64 pfn = qint64(starts[nid - 1]) + qint64(row - m_nodeRows[nid - 1]) * m_cols + col;
+    return pfn < end ? pfn : -1;
 }
 
 QPoint PageMapView::cellCentre(quint32 pfn) const
 {
+    if (!m_rec)
+        return {};
     QRectF r = imageRect();
-    int row = int(pfn / quint32(m_cols)), col = int(pfn % quint32(m_cols));
+    const int nid = m_rec->nodeOf(pfn);
+    const quint32 local = pfn - m_rec->nodeStarts()[std::size_t(nid)];
+    int row = m_nodeRows[std::size_t(nid)] + int(local / quint32(m_cols)), col = int(local % quint32(m_cols));
     return QPointF(r.left() + (col + 0.5) * r.width() / m_cols, r.top() + (row + 0.5) * r.height() / m_rows).toPoint();
 }
 
@@ -188,6 +233,8 @@ void PageMapView::paintEvent(QPaintEvent*)
                        .arg(m_frame + 1)
                        .arg(m_rec->frameCount())
                        .arg(m_rec->pageCount());
+    if (m_rec->nodeCount() > 1)
+        head += tr(" on %1 nodes").arg(m_rec->nodeCount());
     p.drawText(QRect(4, 0, width() - 8, titleHeight(this)), Qt::AlignVCenter | Qt::AlignLeft,
                fm.elidedText(head, Qt::ElideRight, width() - 8));
 
@@ -197,6 +244,7 @@ void PageMapView::paintEvent(QPaintEvent*)
     if (!m_image.isNull())
         p.drawImage(imageRect(), m_image); // nearest-neighbour: no SmoothPixmapTransform
     p.restore();
+    drawNodeLabels(p);
 
     // Legend with each state's share of memory.
     double total = 0;
@@ -212,6 +260,28 @@ void PageMapView::paintEvent(QPaintEvent*)
         drawLegendEntry(p, this, fm, flow.place(w), w, QColor(pageStatePalette()[s]), label,
             share > 0 ? palette().color(QPalette::WindowText) : palette().color(QPalette::PlaceholderText));
     }
+}
+
+void PageMapView::drawNodeLabels(QPainter& p) const
+{
+    if (nodeLabelWidth() == 0 || m_image.isNull())
+        return;
+    const QRect area = mapArea();
+    const QRectF r = imageRect();
+    const double rowH = r.height() / m_rows;
+    const QFontMetrics fm(font());
+    p.save();
+    p.setClipRect(QRect(0, area.top(), area.left(), area.height()));
+    p.setPen(palette().color(QPalette::WindowText));
+    const auto nodes = m_nodeRows.size();
+    for (std::size_t nid = 0; nid < nodes; ++nid) {
+        const double top = r.top() + m_nodeRows[nid] * rowH;
+        const double bottom = r.top() + (nid + 1 < nodes ? m_nodeRows[nid + 1] - m_separatorRows : m_rows) * rowH;
+        // Level with the block's first row; while the block is panned past the top, at the top of the map.
+        const double y = std::max(top, std::min<double>(area.top(), bottom - fm.height()));
+        p.drawText(QRectF(4, y, area.left() - 6, fm.height()), Qt::AlignLeft | Qt::AlignTop, tr("node %1").arg(nid));
+    }
+    p.restore();
 }
 
 void PageMapView::resizeEvent(QResizeEvent*) { relayout(); }
@@ -265,11 +335,13 @@ QString PageMapView::tooltipText(quint32 pfn) const
         return {};
     // Flags and owner come from the recording (the keyframe plus a binary search per delta), not a decoded frame.
     const PageInfo info = m_rec->pageInfo(m_frame, pfn);
-    return tr("pfn %1 (0x%2)\nstate: %3\nflags: %4\nowner: %5\nlist: %6")
+    const QString where = m_rec->nodeCount() > 1 ? tr(", node %1").arg(m_rec->nodeOf(pfn)) : QString();
+    return tr("pfn %1 (0x%2)%7\nstate: %3\nflags: %4\nowner: %5\nlist: %6")
         .arg(pfn)
         .arg(pfn, 0, 16)
         .arg(pageStateLabel(info.state), wrapFlags(QString::fromStdString(info.flagNames())),
-             QString::fromStdString(m_rec->ownerName(info.owner, info.flags)), QString::fromLatin1(info.listName()));
+             QString::fromStdString(m_rec->ownerName(info.owner, info.flags)), QString::fromLatin1(info.listName()),
+             where);
 }
 
 bool PageMapView::event(QEvent* e)

@@ -65,6 +65,18 @@ std::pair<std::size_t, std::size_t> gridCellAt(
     return { cell(pos.x() - area.left(), area.width(), columns), cell(pos.y() - area.top(), area.height(), rows) };
 }
 
+QString elideLockName(const QFontMetrics& fm, const std::string& name, int width)
+{
+    const QString full = QString::fromStdString(name);
+    if (fm.horizontalAdvance(full) <= width)
+        return full;
+    const QString node = QString::fromStdString(std::string(lockNodePrefix(name)));
+    const int nodeW = fm.horizontalAdvance(node);
+    if (node.isEmpty() || nodeW > width * 2 / 3)
+        return fm.elidedText(full, Qt::ElideMiddle, width);
+    return node + fm.elidedText(full.mid(node.size()), Qt::ElideMiddle, width - nodeW);
+}
+
 QString wrapFlags(const QString& flags, int columns)
 {
     QString out, line;

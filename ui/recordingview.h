@@ -11,6 +11,7 @@
 #include <QWidget>
 
 #include <algorithm>
+#include <string>
 #include <utility>
 
 class QPainter;
@@ -61,6 +62,10 @@ QPoint gridCellCentre(const QRect& area, std::size_t column, std::size_t row, st
 // The cell (column, row) under pos, clamped to the grid; pos must lie in area.
 std::pair<std::size_t, std::size_t> gridCellAt(
     const QRect& area, const QPoint& pos, std::size_t columns, std::size_t rows);
+
+// A lock's name elided to width: a node's lock keeps its node ("node1 zone->lr…_lock"), the class is elided in the
+// middle, so the instances of one class on different nodes stay apart however narrow the label.
+QString elideLockName(const QFontMetrics& fm, const std::string& name, int width);
 
 // PG_ flags as lines of at most about `columns` characters, for tooltips.
 QString wrapFlags(const QString& flags, int columns = 40);

@@ -1,6 +1,7 @@
 #include "run/recording.h"
 
 #include "mm/page.h"
+#include "sync/lockstat.h"
 
 #include <algorithm>
 
@@ -8,9 +9,20 @@ namespace mms {
 
 const char* pageMapStateName(PageMapState s) { return pageStateName(s); }
 
+std::string_view lockNodePrefix(std::string_view lockName)
+{
+    return lockName.substr(0, lockName.size() - lockClass(lockName).size());
+}
+
 std::string PageInfo::flagNames() const { return pageFlagNames(flags); }
 
 const char* PageInfo::listName() const { return pageListName(flags); }
+
+int Recording::nodeOf(std::uint32_t pfn) const
+{
+    auto it = std::upper_bound(m_nodeStarts.begin(), m_nodeStarts.end(), pfn);
+    return it == m_nodeStarts.begin() ? 0 : static_cast<int>(it - m_nodeStarts.begin()) - 1;
+}
 
 std::vector<std::uint8_t> Recording::pageMap(std::size_t f) const
 {

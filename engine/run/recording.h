@@ -22,6 +22,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace mms {
@@ -49,6 +50,10 @@ struct CpuBin {
 using PageMapState = PageState;
 // "anon active", "swap cache": the kernel's name of the state (pageStateName).
 const char* pageMapStateName(PageMapState s);
+
+// The node part of a lock's name: "node1 " of "node1 zone->lru_lock", empty for a lock named for no node (what
+// precedes lockClass(), sync/lockstat.h).
+std::string_view lockNodePrefix(std::string_view lockName);
 
 // One page at one frame, for the page map's tooltip.
 struct PageInfo {
@@ -83,6 +88,12 @@ public:
     Time frameTime(std::size_t f) const { return m_frameTimes[f]; }
     std::uint32_t pageCount() const { return m_pages; }
     int cpuCount() const { return m_cpus; }
+    // The first page frame of each NUMA node, ascending: node n holds [nodeStarts()[n], nodeStarts()[n + 1]) (the
+    // last one up to pageCount()). {0} on a machine of one node.
+    const std::vector<std::uint32_t>& nodeStarts() const { return m_nodeStarts; }
+    int nodeCount() const { return static_cast<int>(m_nodeStarts.size()); }
+    // The node page frame pfn belongs to (the kernel's page_to_nid()); the last node for a pfn past the end.
+    int nodeOf(std::uint32_t pfn) const;
 
     // The page map at frame f (decoded from the nearest keyframe at or before f).
     std::vector<std::uint8_t> pageMap(std::size_t f) const;
@@ -136,6 +147,7 @@ private:
     Time m_interval = 0;
     std::uint32_t m_pages = 0;
     int m_cpus = 0;
+    std::vector<std::uint32_t> m_nodeStarts { 0 };
     std::vector<Time> m_frameTimes;
     std::vector<std::vector<std::uint8_t>> m_keyframes; // one per kKeyframeEvery frames
     std::vector<std::vector<std::uint16_t>> m_keyFlags; // page flags per keyframe

@@ -1,6 +1,7 @@
 // The recording's per-page flags and owners and its per-CPU lock waits: they agree with the page states and lock
 // totals recorded beside them, before and after decimation. Its frames and CPU bins cover the run, short or long;
-// a CPU whose task sleeps on a lock is free in its bins. Recording a run does not change its results.
+// a CPU whose task sleeps on a lock is free in its bins. Recording a run does not change its results. Its NUMA
+// nodes are the kernel's.
 #include "../recorded.h"
 #include "mm/page.h"
 #include "run/recording.h"
@@ -20,6 +21,38 @@ std::shared_ptr<const Recording> record(std::size_t budget)
 }
 // migration-unmapped at this scale is a 3 ms run on 120 CPUs: far shorter than the 10 ms interval the recorder had.
 RunResult shortManyCpuRun() { return test::recordedRun("migration-unmapped", "baseline", 0.05); }
+
+// A recording of a 4-CPU machine of `sockets` sockets (a node each) on which two tasks run user code, and whether
+// each of its page frames lies on the node the kernel's page_to_nid() says.
+struct NodeRun {
+    std::shared_ptr<const Recording> recording;
+    bool nodesAgree = true;
+};
+
+NodeRun recordNodes(int sockets)
+{
+    MachineSpec m = *machinePreset("generic-12cpu-2015");
+    m.cpus = 4;
+    m.sockets = sockets;
+    m.memoryBytes = 64ull << 20;
+    Simulator sim;
+    Sched s(sim, m);
+    Kernel k(s, Toggles {});
+    Task& a = s.spawn("a", 0, false, nullptr, 1);
+    Task& b = s.spawn("b", 3, false, nullptr, 2);
+    s.start(a, test::userWork(s, a, 20'000));
+    s.start(b, test::userWork(s, b, 20'000));
+    RecordingOptions o;
+    o.enabled = true;
+    o.interval = us(4);
+    Recorder recorder(k, s, o);
+    sim.run();
+    NodeRun r;
+    r.recording = recorder.finish();
+    for (std::uint32_t p = 0; p < r.recording->pageCount(); ++p)
+        r.nodesAgree = r.nodesAgree && r.recording->nodeOf(p) == k.page_to_nid(p);
+    return r;
+}
 
 // The frames are f x interval apart, the last one at most an interval after the one before it; CPU activity
 // reaches into that last interval and no bin lies past the last frame.
@@ -247,6 +280,49 @@ private Q_SLOTS:
         checkNoBinOverFull(rec);
     }
 
+    void nodeStartsAreTheKernels_data()
+    {
+        QTest::addColumn<int>("sockets");
+        QTest::addRow("one node") << 1;
+        QTest::addRow("two nodes") << 2;
+        QTest::addRow("four nodes") << 4;
+    }
+    void nodeStartsAreTheKernels()
+    {
+        QFETCH(int, sockets);
+        const NodeRun run = recordNodes(sockets);
+        const Recording& r = *run.recording;
+        QCOMPARE(r.nodeCount(), sockets);
+        QCOMPARE(r.nodeStarts().size(), std::size_t(sockets));
+        QCOMPARE(r.nodeStarts().front(), std::uint32_t(0));
+        for (int n = 1; n < sockets; ++n) {
+            const std::uint32_t start = r.nodeStarts()[std::size_t(n)];
+            QVERIFY(start > r.nodeStarts()[std::size_t(n - 1)]);
+            QCOMPARE(r.nodeOf(start - 1), n - 1);
+            QCOMPARE(r.nodeOf(start), n);
+        }
+        QVERIFY(run.nodesAgree);
+        QCOMPARE(r.nodeOf(r.pageCount() - 1), sockets - 1);
+    }
+
+    void lockNodePrefixes_data()
+    {
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<QString>("prefix");
+        QTest::addRow("node lock") << "node1 zone->lru_lock" << "node1 ";
+        QTest::addRow("two digits") << "node12 zone->lock" << "node12 ";
+        QTest::addRow("no node") << "zone->lru_lock" << "";
+        QTest::addRow("node without a number") << "node zone->lock" << "";
+        QTest::addRow("nodes of a name") << "nodelist_lock" << "";
+    }
+    void lockNodePrefixes()
+    {
+        QFETCH(QString, name);
+        QFETCH(QString, prefix);
+        const std::string n = name.toStdString();
+        QCOMPARE(QString::fromStdString(std::string(lockNodePrefix(n))), prefix);
+    }
+
     void decimatedRecording()
     {
         auto full = record(256u << 20);
@@ -255,6 +331,7 @@ private Q_SLOTS:
         QVERIFY(r->decimations() > 0);
         checkPages(*r);
         checkLocks(*r);
+        QCOMPARE(r->nodeStarts(), full->nodeStarts());
         // Decimation merges frames: the total wait per lock and CPU is kept.
         for (std::size_t l = 0; l < r->lockNames().size(); ++l)
             for (int c = 0; c < r->cpuCount(); ++c) {

@@ -1,6 +1,7 @@
 #pragma once
 // What the view suites play and how they compare pixels: madv-free-swapin's runs at scale 0.01, migration-unmapped's
-// baseline at 0.05 (120 CPUs, a 3 ms run), and the distance between two colours.
+// baseline at 0.05 (120 CPUs, a 3 ms run), lru-file-readtwice on two sockets (two NUMA nodes) at 0.01, and the
+// distance between two colours.
 
 #include "../recorded.h"
 #include "run/recording.h"
@@ -20,6 +21,13 @@ inline std::shared_ptr<const Recording> madvfreeRecording(const std::string& var
 inline std::shared_ptr<const Recording> migrationRecording()
 {
     return recordedRun("migration-unmapped", "baseline", 0.05).recording;
+}
+
+inline std::shared_ptr<const Recording> twoNodeRecording()
+{
+    return recordedRun("lru-file-readtwice", "mainline", 0.01, RecordingOptions {}.memoryBudget,
+        { { "machine.sockets", "2" } })
+        .recording;
 }
 
 // The sum of the channels' differences: 0 for the same colour, up to 765.
