@@ -30,6 +30,16 @@ inline double metric(const ResultSet& rs, const std::string& variant, const std:
     throw std::runtime_error("no variant " + variant);
 }
 
+// The generic preset's processor in `cpus` CPUs over `sockets` sockets, for the lock and scheduler models' bare
+// Sched (no kernel).
+inline MachineSpec genericMachine(int cpus, int sockets = 1)
+{
+    MachineSpec m = *machinePreset("generic-12cpu-2015");
+    m.cpus = cpus;
+    m.sockets = sockets;
+    return m;
+}
+
 // A bare machine with `bytes` of memory and no workload, for tests that drive the kernel's functions directly.
 struct Box {
     explicit Box(std::uint64_t bytes)

@@ -5,6 +5,7 @@
 #include "sched/sched.h"
 #include "sync/mutex.h"
 #include "sync/spinlock.h"
+#include "testutil.h"
 
 #include <QtTest>
 
@@ -15,13 +16,7 @@ using namespace mms;
 namespace {
 
 // 12 CPUs in `sockets` sockets (CPUs 0-5 and 6-11 with two).
-MachineSpec machine(int sockets)
-{
-    MachineSpec m = *machinePreset("generic-12cpu-2015");
-    m.cpus = 12;
-    m.sockets = sockets;
-    return m;
-}
+MachineSpec machine(int sockets) { return test::genericMachine(12, sockets); }
 
 // Takes `l` at once and holds it for holdNs; `released` is when it let go.
 Co<> holdFor(Sched& s, Task& t, SpinLock& l, double holdNs, Time& released)

@@ -5,6 +5,7 @@
 #include "sync/mutex.h"
 #include "sync/rwsem.h"
 #include "sync/spinlock.h"
+#include "testutil.h"
 
 #include "../recorded.h" // holdMutexFor(), userWork(), startSleepingMutexTasks()
 
@@ -17,13 +18,7 @@ using mms::test::holdMutexFor;
 using mms::test::userWork;
 
 namespace {
-MachineSpec machine(int cpus)
-{
-    MachineSpec m = *machinePreset("generic-12cpu-2015");
-    m.cpus = cpus;
-    m.sockets = 1;
-    return m;
-}
+MachineSpec machine(int cpus) { return test::genericMachine(cpus); }
 
 Co<> holdSpin(Sched& s, Task& t, SpinLock& l, double holdNs)
 {

@@ -14,13 +14,7 @@
 using namespace mms;
 
 namespace {
-MachineSpec machine(int cpus)
-{
-    MachineSpec m = *machinePreset("generic-12cpu-2015");
-    m.cpus = cpus;
-    m.sockets = 1;
-    return m;
-}
+MachineSpec machine(int cpus) { return test::genericMachine(cpus); }
 
 Co<> work(Sched& s, Task& t, double userNs, double sysNs)
 {
