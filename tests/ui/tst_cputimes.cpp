@@ -11,7 +11,7 @@ namespace {
 RunResult fourCpus()
 {
     RunResult r;
-    r.variant = "v";
+    r.variant = std::string("v");
     r.metrics = { { "user_s", 1.5 }, { "sys_s", 0.25 }, { "elapsed_s", 1.0 }, { "kthread_sys_s", 0.004 },
         { "cpu_busy_max", 1.0 }, { "cpu_busy_mean", 0.6875 } };
     r.cpus = { { 0, 0.5, 0.25, 0.25 }, { 1, 0.0, 0.0, 1.0 }, { 2, 1.0, 0.0, 0.0 }, { 3, 0.0, 1.0, 0.0 } };
