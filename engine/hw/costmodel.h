@@ -17,6 +17,12 @@ struct CpuSpec {
     double lineSameSocketNs = 40; // a modified line moving between two cores of one socket
     double lineCrossSocketNs = 120; // ... between sockets
     double storeGBps = 10; // one core streaming stores to DRAM (clear_page, memset of cold pages), 1e9 B/s
+    // How much longer a line from another socket's memory takes than one from the core's own (one QPI/UPI hop):
+    // Intel's Memory Latency Checker on a 4-socket Xeon E7-4800 v2, 135 ns local and 194-202 ns one hop away,
+    // ratio 1.46 (Intel Developer Zone, "Memory latencies on Intel Xeon processor E5-4600 and E7-4800 product
+    // families", 2014). A core's stream is as many lines in flight as its fill buffers hold over the latency
+    // (Little's law), so a stream from remote memory runs this much slower.
+    double remoteMemLatencyRatio = 196.0 / 135.0;
 };
 
 struct CostModel {
@@ -49,6 +55,8 @@ struct CostModel {
     double zeroPageNs = 410.0; // clear a cold 4 KiB page: 4096 B at CpuSpec::storeGBps
     double copyPageNs = 820.0; // copy a cold 4 KiB page: 8 KiB of memory traffic at the same rate
     double userMemsetPageNs = 410.0; // user-space memset of a cold 4 KiB page: the same store stream as zeroPageNs
+    double memCoreGBps = 10.0; // one core's memory stream (CpuSpec::storeGBps): the rate of the transfers above
+    double remoteMemLatencyRatio = 1.46; // CpuSpec::remoteMemLatencyRatio: a remote node's stream is this much slower
     double contextSwitchNs = 3000.0; // switch + cache refill (GUESS of 2-5 us; docs/presets.md)
     double wakeupNs = 1000.0; // try_to_wake_up + IPI-less enqueue (GUESS)
     double timeSliceNs = 3.0e6; // CFS sched_min_granularity-like slice, 3 ms (a scheduler setting, not hardware)

@@ -40,6 +40,17 @@ namespace {
         return c;
     }
 
+    // A socket's memory bandwidth as STREAM reaches it: the channels' peak (channels x MT/s x 8 B, the datasheet's
+    // "max memory bandwidth") times the fraction of it STREAM triad was measured to reach on Haswell-EP: 102 GB/s
+    // on a 2-socket E5 v3 with 8 channels of DDR4-2133 (136.5 GB/s peak; Puget Systems, "Memory performance for
+    // Intel Xeon Haswell-EP DDR4"), 0.747. On a Core 2's FSB 1066 it gives 6.4 GB/s, where ScienceMark 2.0
+    // measured "sub-6GiB/s" (Hexus' Conroe review; docs/presets.md "Memory bandwidth").
+    double streamGBps(int channels, double megaTransfers)
+    {
+        constexpr double kStreamOfPeak = 102.0 / (2 * 4 * 2133 * 8 / 1000.0);
+        return kStreamOfPeak * channels * megaTransfers * 8 / 1000;
+    }
+
     std::vector<MachineSpec> presets()
     {
         std::vector<MachineSpec> p;
@@ -51,6 +62,8 @@ namespace {
                             "12 CPUs, 3 GB RAM and 8 GB swap)";
             m.sockets = 1; // one E5-2620 v3: 6 cores / 12 threads (Intel ARK)
             m.cpus = 12; // the post: "12 cpu" (docs/presets.md)
+            m.threadsPerCore = 2; // 6 cores / 12 threads (Intel ARK)
+            m.socketMemGBps = streamGBps(4, 1866); // Intel ARK: 4 channels of DDR4-1866, 59 GB/s
             m.memoryBytes = 3 * GiB; // the post: "3G ram"
             m.swap.push_back({ 8 * GiB, deviceSpecFor(DeviceKind::Ssd2015) }); // the post: "8G swap", device not stated
             m.cost = costModelFor(haswellEp("Intel Xeon E5-2620 v3 (Haswell-EP)", 2.4)); // Intel ARK: 2.4 GHz
@@ -63,6 +76,9 @@ namespace {
                             "4 GiB swap on a 7200 rpm disk (the quad-core of seed 001's post)";
             m.sockets = 1; // one Q6600 package (Intel ARK)
             m.cpus = 4; // Intel ARK: 4 cores, no SMT; the post's "quad core system"
+            // Every memory access crosses the front-side bus: FSB 1066 MT/s x 8 B = 8.5 GB/s (Intel ARK), for
+            // the four cores together.
+            m.socketMemGBps = streamGBps(1, 1066);
             m.memoryBytes = 4 * GiB; // GUESS: the post states no memory size
             m.swap.push_back({ 4 * GiB, deviceSpecFor(DeviceKind::Hdd2007) }); // GUESS: the post states no swap
             m.cost = costModelFor(core2Quad());
@@ -83,6 +99,8 @@ namespace {
                             "seed 002's post: 32c-256g, NUMA off; its swap is not stated)";
             m.sockets = 1; // the post: "NUMA disabled", one node
             m.cpus = 32; // the post: "32c-256g" (docs/presets.md)
+            m.threadsPerCore = 2; // GUESS: a cloud "32c" is 32 hardware threads on 16 cores
+            m.socketMemGBps = streamGBps(6, 2933); // Intel ARK: 6 channels of DDR4-2933, 140.8 GB/s
             m.memoryBytes = 256 * GiB; // the post: "32c-256g"
             m.swap.push_back({ 64 * GiB, deviceSpecFor(DeviceKind::Nvme2020) }); // not stated by the post
             CpuSpec c;
@@ -102,6 +120,8 @@ namespace {
                             "32 GiB, swap on two 48 GiB RAM-simulated PMEM devices (the Xeon E5 v3 of seed 003's post)";
             m.sockets = 4; // GUESS of the part behind the post's "Xeon E5 v3" (docs/fidelity.md)
             m.cpus = 144; // the post: 144 CPUs (docs/fidelity.md)
+            m.threadsPerCore = 2; // 18 cores / 36 threads a socket (Intel ARK)
+            m.socketMemGBps = streamGBps(4, 1866); // Intel ARK: 4 channels of DDR4-1866 a socket, 59.7 GB/s
             m.memoryBytes = 32 * GiB; // the post: 32 GB
             for (int i = 0; i < 2; ++i) // GUESS: the post gives 96 GB of swap, not the device count
                 m.swap.push_back({ 48 * GiB, deviceSpecFor(DeviceKind::PmemRam) });
@@ -116,6 +136,10 @@ namespace {
                             "not stated)";
             m.sockets = 4; // the post's "60-core box": four 15-core E7-4890 v2
             m.cpus = 120; // 60 cores x 2 threads (Intel ARK: Hyper-Threading)
+            m.threadsPerCore = 2; // Intel ARK: 15 cores / 30 threads a socket
+            // Intel ARK: 4 SMI2 links to memory buffers, each with two DDR3-1333 channels at full speed (1600 in
+            // performance mode): 85 GB/s "max memory bandwidth" a socket, i.e. 8 channels of DDR3-1333.
+            m.socketMemGBps = streamGBps(8, 1333);
             m.memoryBytes = 130 * GiB; // the post's box: 130 GB (docs/fidelity.md)
             m.swap.push_back({ 32 * GiB, deviceSpecFor(DeviceKind::Ssd2015) }); // not stated by the post
             CpuSpec c;
@@ -136,6 +160,7 @@ namespace {
                             "256 GiB DDR4-3200, 64 GiB swap on a data-centre NVMe (serves no post)";
             m.sockets = 2; // a two-socket EPYC 7452 server (serves no post: a configuration)
             m.cpus = 64; // AMD: 32 cores a socket, SMT off
+            m.socketMemGBps = streamGBps(8, 3200); // AMD: 8 channels of DDR4-3200 a socket, 204.8 GB/s
             m.memoryBytes = 256 * GiB; // a configuration
             m.swap.push_back({ 64 * GiB, deviceSpecFor(DeviceKind::Nvme2020) }); // a configuration
             CpuSpec c;
@@ -176,6 +201,8 @@ CostModel costModelFor(const CpuSpec& cpu)
     c.zeroPageNs = 4096.0 / cpu.storeGBps;
     c.copyPageNs = 2 * 4096.0 / cpu.storeGBps;
     c.userMemsetPageNs = c.zeroPageNs;
+    c.memCoreGBps = cpu.storeGBps;
+    c.remoteMemLatencyRatio = cpu.remoteMemLatencyRatio;
     c.contextSwitchNs = cycles(7500); // switch + cache refill, 2-5 us at 2.5 GHz (GUESS; docs/presets.md)
     c.wakeupNs = cycles(2500); // GUESS
     c.pteOpNs = cycles(10); // GUESS

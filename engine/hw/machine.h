@@ -6,6 +6,7 @@
 #include "hw/device.h"
 #include "hw/pfn.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -23,11 +24,24 @@ struct MachineSpec {
     std::string description;
     int sockets = 1;
     int cpus = 1;
+    int threadsPerCore = 1; // SMT siblings per core: they share the core's units and its memory bandwidth
+    // One socket's memory bandwidth, GB/s (1e9 B/s): its channels' peak (channels x transfers/s x 8 B, from the
+    // datasheet) at the fraction STREAM reaches; 0 is unlimited. Each socket's memory is its NUMA node.
+    double socketMemGBps = 0;
     std::uint64_t memoryBytes = 0;
     std::vector<SwapSpec> swap;
     CostModel cost;
 
     int socketOf(int cpu) const { return cpu * sockets / cpus; }
+    // The physical core of a CPU, numbered across the machine. Within a socket Linux enumerates the first thread of
+    // every core, then the second ones: CPUs i and i + cores-per-socket of a socket are siblings.
+    int coresPerSocket() const { return std::max(1, cpus / sockets / std::max(1, threadsPerCore)); }
+    int coreCount() const { return coresPerSocket() * sockets; }
+    int coreOf(int cpu) const
+    {
+        const int first = (socketOf(cpu) * cpus + sockets - 1) / sockets; // the socket's first CPU
+        return socketOf(cpu) * coresPerSocket() + (cpu - first) % coresPerSocket();
+    }
     std::uint64_t memoryPages() const { return memoryBytes / kPageSize; }
 };
 

@@ -367,6 +367,12 @@ void atomic_rmw(Kernel& k, Task& t, int& lastCpu)
 
 void compute(Task& t, double nsCost) { Sched::burn(t, nsCost, Acct::User); }
 void syscall_work(Task& t, double nsCost) { Sched::burn(t, nsCost, Acct::Sys); }
+void stream(Kernel& k, Task& t, std::uint32_t vpn, double aloneNs)
+{
+    const Pte e = t.mm && vpn < t.mm->pte.size() ? t.mm->pte[vpn] : Pte(0);
+    const int nid = pte::present(e) ? k.page_to_nid(pte::pfn(e)) : k.cpu_to_node(t.cpu);
+    Sched::burnTime(t, k.s.memTransfer(t, nid, aloneNs * k.cost.memCoreGBps), Acct::User);
+}
 const CostModel& machine_costs(const Kernel& k) { return k.cost; }
 int nr_cpus(const Kernel& k) { return k.s.cpuCount(); }
 

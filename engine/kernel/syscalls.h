@@ -277,6 +277,10 @@ namespace sys {
     // down (system time: creat, link, a loopback send, ...).
     void compute(Task& t, double nsCost);
     void syscall_work(Task& t, double nsCost);
+    // User time streaming the page mapped at `vpn` through memory (a memset, a copy, a read of every word):
+    // `aloneNs` is what it takes one core alone (machine_costs(): userMemsetPageNs, copyPageNs); with other cores
+    // streaming it takes as long as the memory of the page's node and the core's bandwidth allow.
+    void stream(Kernel& k, Task& t, std::uint32_t vpn, double aloneNs);
     // What the machine's CPUs and memory cost (clock, memory bandwidth, atomics): for the program's own work.
     const CostModel& machine_costs(const Kernel& k);
     int nr_cpus(const Kernel& k);

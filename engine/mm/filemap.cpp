@@ -129,7 +129,7 @@ namespace {
             co_await free_hot_cold_page(k, t, p);
             co_return true;
         }
-        Sched::burn(t, k.cost.zeroPageNs * k.memCostJitter * t.rng.jitter(k.pageCostJitter)); // readpage: a hole
+        k.burnStream(t, p, k.cost.zeroPageNs * k.memCostJitter * t.rng.jitter(k.pageCostJitter)); // readpage: a hole
         Sched::burn(t, k.cost.lockedRmwNs); // SetPageUptodate
         unlock_page(k, t, m, p);
         co_return true;
@@ -159,7 +159,7 @@ namespace {
         // find_get_page(): xas_load and page_cache_get_speculative(); put_page() at the end
         Time cost = extra + c.xarrayWalk + 2 * c.lockedRmw;
         // copy_page_to_iter()
-        cost += ns(copyNs * t.rng.jitter(k.pageCostJitter));
+        cost += k.streamNs(t, p, copyNs * t.rng.jitter(k.pageCostJitter), cost);
         if (!(f & PG_referenced)) {
             // mark_page_accessed()'s first touch: SetPageReferenced
             cost += c.lockedRmw;
@@ -195,7 +195,7 @@ namespace {
             co_await wait_on_page_locked(k, t, m, p); // PageUptodate is clear until the reader unlocks it
         {
             FnScope copy(t, "copy_page_to_iter");
-            Sched::burn(t, c.copyPageNs * k.memCostJitter * t.rng.jitter(k.pageCostJitter));
+            k.burnStream(t, p, c.copyPageNs * k.memCostJitter * t.rng.jitter(k.pageCostJitter));
         }
         co_await mark_page_accessed(k, t, p);
         put_page(k, t, p);

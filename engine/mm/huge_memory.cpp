@@ -78,7 +78,7 @@ Co<bool> do_huge_pmd_anonymous_page(Mm& k, Task& t, MmStruct& mm)
     mm.heapHuge.push_back(static_cast<std::uint32_t>(mm.heap.size()));
     for (Pfn q = p; q < p + pageblock_nr_pages; ++q)
         mm.heap.push_back(q);
-    Sched::burn(t, static_cast<double>(pageblock_nr_pages) * k.cost.zeroPageNs * k.memCostJitter);
+    k.burnStream(t, p, static_cast<double>(pageblock_nr_pages) * k.cost.zeroPageNs * k.memCostJitter);
     co_return true;
 }
 

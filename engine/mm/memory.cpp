@@ -136,7 +136,7 @@ Co<> do_anonymous_page(Mm& k, Task& t, MmStruct& mm, std::uint32_t vpn)
     Pfn p = co_await alloc_page(k, t);
     if (p == kNoPage)
         co_return; // VM_FAULT_OOM: an OOM victim found the reserves empty; it exits at its return to user space
-    Sched::burn(t, k.cost.zeroPageNs); // clear_user_highpage
+    k.burnStream(t, p, k.cost.zeroPageNs); // clear_user_highpage
     SpinLock& ptl = mm.ptlFor(vpn);
     co_await spin_lock(k.s, t, ptl);
     if (!pte::none(mm.pte[vpn])) { // raced with another fault
@@ -298,7 +298,7 @@ Co<bool> pte_alloc_one(Mm& k, Task& t, MmStruct& mm)
     Pfn p = co_await alloc_page(k, t);
     if (p == kNoPage)
         co_return false;
-    Sched::burn(t, k.cost.zeroPageNs); // a page table starts empty
+    k.burnStream(t, p, k.cost.zeroPageNs); // a page table starts empty
     mm.pgtables.push_back(p);
     co_return true;
 }

@@ -55,7 +55,7 @@ namespace {
     void migrate_page_copy(Mm& k, Task& t, Pfn newpage, Pfn page)
     {
         FnScope fn(t, "migrate_page_copy");
-        Sched::burn(t, k.cost.copyPageNs * k.memCostJitter);
+        k.burnStream(t, newpage, k.cost.copyPageNs * k.memCostJitter);
         constexpr std::uint16_t kCopied = PG_referenced | PG_active | PG_unevictable | PG_dirty;
         k.pages.set(newpage, static_cast<std::uint16_t>(k.pages.flags(page) & kCopied));
         k.pages.clear(page, kCopied);

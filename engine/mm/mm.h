@@ -119,6 +119,18 @@ public:
     double memCostJitter = 1.0;
     double pageCostJitter = 0.0;
 
+    // A memory stream on page p's node (clearing, copying or reading it): `aloneNs` is what it takes one core alone
+    // (the cost model's zeroPageNs, copyPageNs, ...: bytes at CostModel::memCoreGBps); what it takes now, with the
+    // socket's and the core's bandwidth shared (hw/membw.h), at the task's time plus `ahead` not yet charged.
+    Time streamNs(const Task& t, Pfn p, double aloneNs, Time ahead = 0)
+    {
+        return s.memTransfer(t, page_to_nid(p), aloneNs * cost.memCoreGBps, ahead);
+    }
+    void burnStream(Task& t, Pfn p, double aloneNs, Acct acct = Acct::Sys)
+    {
+        Sched::burnTime(t, streamNs(t, p, aloneNs), acct);
+    }
+
     // Cache-line ownership of struct pages and LRU list heads (index: Pfn; the list heads follow the pages).
     // Writing a line that another CPU wrote last costs a line transfer, which is what stretches lru_lock hold times
     // when many CPUs share one LRU. Tracked from boot(); not on a bare kernel.

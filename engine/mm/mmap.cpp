@@ -15,7 +15,8 @@ namespace {
     // on its slow path), so that a 4 KiB fault costs no coroutine frame of its own: a fallback heap is 512 of them.
     void heap_anonymous_page(Mm& k, Task& t, MmStruct& mm, Pfn p)
     {
-        Sched::burn(t, k.cost.faultEntryNs + k.cost.zeroPageNs * k.memCostJitter + k.cost.pteOpNs);
+        Sched::burn(t, k.cost.faultEntryNs + k.cost.pteOpNs);
+        k.burnStream(t, p, k.cost.zeroPageNs * k.memCostJitter);
         mm.heap.push_back(p);
     }
 } // namespace

@@ -46,7 +46,7 @@ namespace {
     [[gnu::always_inline]] inline Time read_page_done(Mm& k, Task& t, AddressSpace& m, Pfn p, std::uint64_t index,
         std::uint64_t mark, double zeroNs, Time pending)
     {
-        Time cost = pending + ns(zeroNs * t.rng.jitter(k.pageCostJitter)) + 2 * m.costs.lockedRmw;
+        Time cost = pending + k.streamNs(t, p, zeroNs * t.rng.jitter(k.pageCostJitter), pending) + 2 * m.costs.lockedRmw;
         if (index == mark) [[unlikely]] { // SetPageReadahead
             if (m.readahead.size() < m.pages.size())
                 m.readahead.resize(m.pages.size(), 0);

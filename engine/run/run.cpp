@@ -234,6 +234,7 @@ RunResult executeRun(const RunSpec& spec, Interrupter* interrupter)
     workload->finish(ctx, r.metrics);
     addCommonMetrics(kernel, sched, r.metrics);
     r.cpus = cpuStats(sched, r.metrics);
+    addMemoryMetrics(sched, r.metrics);
     r.locks = summarise(kernel);
     if (spec.checkInvariants) {
         std::string err = kernel.checkInvariants();

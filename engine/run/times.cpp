@@ -46,4 +46,19 @@ std::vector<CpuStat> cpuStats(const Sched& s, Metrics& out)
     return cpus;
 }
 
+void addMemoryMetrics(const Sched& s, Metrics& out)
+{
+    const MemoryBandwidth& m = s.memory();
+    const double seconds = toSec(s.sim().now());
+    if (m.socketGBps() <= 0 || seconds <= 0)
+        return;
+    double moved = 0, busiest = 0;
+    for (int i = 0; i < m.sockets(); ++i) {
+        moved += m.movedBytes(i);
+        busiest = std::max(busiest, m.movedBytes(i));
+    }
+    out["mem_moved_gb"] = moved / 1e9;
+    out["mem_bw_busy"] = busiest / (m.socketGBps() * 1e9 * seconds);
+}
+
 } // namespace mms

@@ -20,4 +20,9 @@ void addTimeMetrics(const Sched& s, Metrics& out);
 // cpu_busy_max and cpu_busy_mean: the busiest CPU's and the mean CPU's (user + system) / (user + system + idle).
 std::vector<CpuStat> cpuStats(const Sched& s, Metrics& out);
 
+// The memory controllers from boot to now, on a machine whose sockets have a bandwidth figure: mem_moved_gb, the
+// GB (1e9 B) cleared, copied, memset and read through them, and mem_bw_busy, the busiest socket's share of what
+// its controllers could have moved in that time.
+void addMemoryMetrics(const Sched& s, Metrics& out);
+
 } // namespace mms

@@ -30,11 +30,13 @@ namespace {
 Sched::Sched(Simulator& sim, const MachineSpec& machine)
     : m_sim(sim)
     , m_machine(machine)
+    , m_mem(machine.sockets, machine.coreCount(), machine.threadsPerCore, machine.socketMemGBps, machine.cost.memCoreGBps)
 {
     m_cpus.resize(static_cast<std::size_t>(machine.cpus));
     for (int i = 0; i < machine.cpus; ++i) {
         m_cpus[static_cast<std::size_t>(i)].id = i;
         m_cpus[static_cast<std::size_t>(i)].socket = machine.socketOf(i);
+        m_cpus[static_cast<std::size_t>(i)].core = machine.coreOf(i);
     }
 }
 

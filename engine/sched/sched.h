@@ -4,6 +4,7 @@
 // gives it to the next runnable task.
 
 #include "hw/machine.h"
+#include "hw/membw.h"
 #include "sched/locking.h"
 #include "sched/task.h"
 #include "sim/co.h"
@@ -37,6 +38,7 @@ public:
 struct Cpu {
     int id = 0;
     int socket = 0;
+    int core = 0; // the physical core, numbered across the machine (MachineSpec::coreOf): SMT siblings share it
     Task* current = nullptr;
     MmStruct* activeMm = nullptr; // the user mm loaded here; kept while idle or in a kernel thread (lazy TLB)
     Fifo<Task*> runq;
@@ -131,6 +133,21 @@ public:
     // queueing behind the running task. Kernel::boot() turns it on for every run; a bare scheduler (the lock models'
     // tests) keeps tasks on their CPU.
     void setWakeIdleSibling(bool on) { m_wakeIdleSibling = on; }
+    // A transfer of `bytes` to or from the memory of `socket` by t's CPU (clearing, copying or reading pages), at
+    // the task's time plus `ahead` (CPU time the caller has yet to charge): its duration as the socket's and the
+    // core's bandwidth leave room for it (hw/membw.h), slower from another socket's memory, for the caller to
+    // charge.
+    Time memTransfer(const Task& t, int socket, double bytes, Time ahead = 0)
+    {
+        const Cpu& c = cpu(t.cpu);
+        const double slowdown = socket == c.socket ? 1.0 : m_machine.cost.remoteMemLatencyRatio;
+        return m_mem.transfer(socket, c.core, m_sim.now() + t.debt + ahead, bytes, slowdown);
+    }
+    void burnTransfer(Task& t, int socket, double bytes, Acct acct = Acct::Sys)
+    {
+        burnTime(t, memTransfer(t, socket, bytes), acct);
+    }
+    const MemoryBandwidth& memory() const { return m_mem; }
     // The kernel's lock implementations (sched/locking.h), which the sync/ primitives read.
     const Locking& locking() const { return m_locking; }
     void setLocking(const Locking& l) { m_locking = l; }
@@ -224,6 +241,7 @@ private:
     std::exception_ptr m_taskError;
     bool m_wakeIdleSibling = false;
     Locking m_locking;
+    MemoryBandwidth m_mem;
     int selectIdleSibling(int cpu) const;
 };
 

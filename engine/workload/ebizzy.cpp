@@ -54,7 +54,7 @@ namespace {
         const auto pages = static_cast<std::uint32_t>(bytes / kPageSize);
         for (std::uint32_t i = 0; i < pages; ++i) {
             co_await sys::touch(k, t, p.chunkStart + i, sys::Access::Write);
-            sys::compute(t, sys::machine_costs(k).userMemsetPageNs); // fill with random records
+            sys::stream(k, t, p.chunkStart + i, sys::machine_costs(k).userMemsetPageNs); // fill with random records
         }
         co_await sys::flush(k, t);
         p.end += sys::now(k);

@@ -105,8 +105,8 @@ Co<> GlibcArena::touch(Task& t, std::uint64_t off, std::uint64_t bytes, double u
         co_return;
     std::uint32_t first = vpnOf(off), last = vpnOf(off + bytes - 1);
     for (std::uint32_t vpn = first; vpn <= last; ++vpn) {
-        sys::compute(t, userNsPerPage);
         co_await sys::touch(m_k, t, vpn, sys::Access::Write);
+        sys::stream(m_k, t, vpn, userNsPerPage);
     }
 }
 

@@ -35,7 +35,8 @@ public:
     Co<std::uint64_t> malloc(Task& t, std::uint64_t bytes);
     // free() of the most recent chunk (LIFO). May call heap_trim().
     Co<> free(Task& t);
-    // The user writes [off, off + bytes): pages not mapped fault, mapped ones just get their young and dirty bits.
+    // The user writes [off, off + bytes): pages not mapped fault, mapped ones just get their young and dirty bits;
+    // each page is then a memory stream of userNsPerPage alone (sys::stream).
     Co<> touch(Task& t, std::uint64_t off, std::uint64_t bytes, double userNsPerPage);
 
     std::uint64_t heapSize() const { return m_size; }

@@ -19,7 +19,7 @@ namespace {
         for (int loop = 0; loop < loops; ++loop) {
             for (std::uint32_t i = 0; i < pages; ++i) {
                 co_await sys::touch(k, t, start + i, sys::Access::Write);
-                sys::compute(t, memsetPage);
+                sys::stream(k, t, start + i, memsetPage);
                 ++t.opsDone;
                 if ((i + 1) % kTouchBatch == 0)
                     co_await sys::preempt(k, t);

@@ -54,7 +54,7 @@ namespace {
             if (spec.end > 0 && sys::clock(k, t) >= spec.end)
                 break;
             co_await sys::touch(k, t, vpn, sys::Access::Read);
-            sys::compute(t, readPage);
+            sys::stream(k, t, vpn, readPage);
             ++t.opsDone;
             if ((vpn + 1) % kPagesPerResched == 0)
                 co_await sys::preempt(k, t);

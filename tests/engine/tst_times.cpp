@@ -199,8 +199,12 @@ private Q_SLOTS:
         const Scenario sc = loadScenario(id.toStdString());
         const ResultSet one = test::run(sc, scale, 1);
         const ResultSet two = test::run(sc, scale, 2);
-        for (const RunResult& r : one.results)
+        for (const RunResult& r : one.results) {
             checkCpuLines(r);
+            // Every preset has a bandwidth figure: the memory moved, and no socket past what it gives.
+            QVERIFY(r.metrics.at("mem_moved_gb") > 0);
+            QVERIFY(r.metrics.at("mem_bw_busy") > 0 && r.metrics.at("mem_bw_busy") <= 1.0 + 1e-6);
+        }
         QCOMPARE(test::withoutHost(one), test::withoutHost(two));
 
         const OJson j = resultsToJson(one);
