@@ -23,6 +23,10 @@ struct CpuSpec {
     // families", 2014). A core's stream is as many lines in flight as its fill buffers hold over the latency
     // (Little's law), so a stream from remote memory runs this much slower.
     double remoteMemLatencyRatio = 196.0 / 135.0;
+    // A cache line from the socket's own memory, idle (a written line no cache holds any more); 0: not modelled.
+    double memLatencyNs = 0;
+    // One socket's last-level cache, bytes (the datasheet's "cache"); 0: caches are not modelled, no line leaves.
+    double llcBytes = 0;
 };
 
 struct CostModel {
@@ -57,6 +61,8 @@ struct CostModel {
     double userMemsetPageNs = 410.0; // user-space memset of a cold 4 KiB page: the same store stream as zeroPageNs
     double memCoreGBps = 10.0; // one core's memory stream (CpuSpec::storeGBps): the rate of the transfers above
     double remoteMemLatencyRatio = 1.46; // CpuSpec::remoteMemLatencyRatio: a remote node's stream is this much slower
+    double memLatencyNs = 0; // CpuSpec::memLatencyNs: a line from local memory (remote: x remoteMemLatencyRatio)
+    double llcBytes = 0; // CpuSpec::llcBytes: 0 keeps every written line cached (a bare machine's tests)
     double contextSwitchNs = 3000.0; // switch + cache refill (GUESS of 2-5 us; docs/presets.md)
     double wakeupNs = 1000.0; // try_to_wake_up + IPI-less enqueue (GUESS)
     double timeSliceNs = 3.0e6; // CFS sched_min_granularity-like slice, 3 ms (a scheduler setting, not hardware)

@@ -25,10 +25,14 @@ namespace {
         // FSB 1066 x 8 B = 8.5 GB/s peak; one Core 2 core streams ~4 GB/s of stores: 4 KiB in ~1 us, i.e. 2460
         // cycles at 2.4 GHz, inside Rik van Riel's 2000-4000 cycles for clearing a page (linux-mm, 2005).
         c.storeGBps = 4.0;
+        // The memory controller is in the north bridge, one FSB trip beyond Nehalem-EP's integrated one (81 ns,
+        // AnandTech 3648): GUESS 90 ns. The last-level caches are the dies' two shared 4 MB L2s (Intel ARK: 8 MB).
+        c.memLatencyNs = 90;
+        c.llcBytes = 8.0 * (1 << 20);
         return c;
     }
 
-    CpuSpec haswellEp(const std::string& model, double ghz)
+    CpuSpec haswellEp(const std::string& model, double ghz, double llcMiB)
     {
         CpuSpec c;
         c.model = model;
@@ -37,6 +41,10 @@ namespace {
         c.lineSameSocketNs = 100 / ghz; // ~100 cycles (David et al., SOSP'13)
         c.lineCrossSocketNs = 300 / ghz; // ~300 cycles, one QPI hop (same)
         c.storeGBps = 10.0; // one Haswell-EP core, DDR4: ~10 GB/s single-thread STREAM-like stores
+        // Local DRAM, idle: GUESS 85 ns, between the measured Nehalem-EP (81 ns, AnandTech 3648) and Skylake-SP
+        // (89 ns local on two sockets, qdpma.com "Single Processor"), the generations either side.
+        c.memLatencyNs = 85;
+        c.llcBytes = llcMiB * (1 << 20); // Intel ARK: the part's L3
         return c;
     }
 
@@ -66,7 +74,7 @@ namespace {
             m.socketMemGBps = streamGBps(4, 1866); // Intel ARK: 4 channels of DDR4-1866, 59 GB/s
             m.memoryBytes = 3 * GiB; // the post: "3G ram"
             m.swap.push_back({ 8 * GiB, deviceSpecFor(DeviceKind::Ssd2015) }); // the post: "8G swap", device not stated
-            m.cost = costModelFor(haswellEp("Intel Xeon E5-2620 v3 (Haswell-EP)", 2.4)); // Intel ARK: 2.4 GHz
+            m.cost = costModelFor(haswellEp("Intel Xeon E5-2620 v3 (Haswell-EP)", 2.4, 15)); // Intel ARK: 2.4 GHz, 15 MB L3
             p.push_back(m);
         }
         {
@@ -110,6 +118,8 @@ namespace {
             c.lineSameSocketNs = 100 / c.clockGHz; // ~100 cycles over the mesh (David et al. order, SOSP'13)
             c.lineCrossSocketNs = 300 / c.clockGHz; // one socket: unused
             c.storeGBps = 11.0; // one Skylake-SP core: ~11 GB/s single-thread STREAM-like (mesh-limited)
+            c.memLatencyNs = 76; // Skylake-SP, one socket: 76 ns (qdpma.com "Single Processor")
+            c.llcBytes = 35.75 * (1 << 20); // Intel ARK: 35.75 MB L3
             m.cost = costModelFor(c);
             p.push_back(m);
         }
@@ -125,7 +135,7 @@ namespace {
             m.memoryBytes = 32 * GiB; // the post: 32 GB
             for (int i = 0; i < 2; ++i) // GUESS: the post gives 96 GB of swap, not the device count
                 m.swap.push_back({ 48 * GiB, deviceSpecFor(DeviceKind::PmemRam) });
-            m.cost = costModelFor(haswellEp("Intel Xeon E5-4669 v3 (Haswell-EP, 4-socket)", 2.1)); // Intel ARK: 2.1 GHz
+            m.cost = costModelFor(haswellEp("Intel Xeon E5-4669 v3 (Haswell-EP, 4-socket)", 2.1, 45)); // ARK: 2.1 GHz, 45 MB
             p.push_back(m);
         }
         {
@@ -150,6 +160,8 @@ namespace {
             c.lineCrossSocketNs = 300 / c.clockGHz; // ~300 cycles, one QPI hop (same)
             // DDR3 behind the E7 v2's memory buffers: one core streams ~8 GB/s (single-thread STREAM-like)
             c.storeGBps = 8.0;
+            c.memLatencyNs = 135; // Intel MLC on a 4-socket E7-4800 v2: 135 ns local (CpuSpec::remoteMemLatencyRatio)
+            c.llcBytes = 37.5 * (1 << 20); // Intel ARK: 37.5 MB L3
             m.cost = costModelFor(c);
             p.push_back(m);
         }
@@ -172,6 +184,8 @@ namespace {
             c.lineSameSocketNs = 100;
             c.lineCrossSocketNs = 200;
             c.storeGBps = 16.0; // one Zen 2 core: ~16 GB/s single-thread STREAM-like stores (DDR4-3200)
+            c.memLatencyNs = 110; // GUESS: Rome's DRAM through the I/O die, ~110 ns
+            c.llcBytes = 128.0 * (1 << 20); // AMD: 128 MB L3 a socket (16 MB a four-core CCX)
             m.cost = costModelFor(c);
             p.push_back(m);
         }
@@ -203,6 +217,8 @@ CostModel costModelFor(const CpuSpec& cpu)
     c.userMemsetPageNs = c.zeroPageNs;
     c.memCoreGBps = cpu.storeGBps;
     c.remoteMemLatencyRatio = cpu.remoteMemLatencyRatio;
+    c.memLatencyNs = cpu.memLatencyNs;
+    c.llcBytes = cpu.llcBytes;
     c.contextSwitchNs = cycles(7500); // switch + cache refill, 2-5 us at 2.5 GHz (GUESS; docs/presets.md)
     c.wakeupNs = cycles(2500); // GUESS
     c.pteOpNs = cycles(10); // GUESS

@@ -19,15 +19,16 @@ MemoryBandwidth::MemoryBandwidth(int sockets, int cores, int threadsPerCore, dou
         m_cores.resize(static_cast<std::size_t>(std::max(1, cores)));
 }
 
-MemoryBandwidth::Calendar& MemoryBandwidth::calendar(std::vector<std::unique_ptr<Calendar>>& of, int i)
+[[gnu::always_inline]] inline MemoryBandwidth::Calendar& MemoryBandwidth::calendar(
+    std::vector<std::unique_ptr<Calendar>>& of, int i)
 {
     auto& c = of[static_cast<std::size_t>(i)];
-    if (!c)
+    if (!c) [[unlikely]]
         c = std::make_unique<Calendar>();
     return *c;
 }
 
-MemoryBandwidth::Slot& MemoryBandwidth::Calendar::slot(std::int64_t b)
+[[gnu::always_inline]] inline MemoryBandwidth::Slot& MemoryBandwidth::Calendar::slot(std::int64_t b)
 {
     Slot& s = slots[slotOf(b)];
     if (s.bin < b) // a bin long past: the slot is this one's now
@@ -44,7 +45,8 @@ double MemoryBandwidth::Calendar::movedIn(std::int64_t b) const
     return s.bin == b ? s.moved : 0.0;
 }
 
-MemoryBandwidth::Share MemoryBandwidth::share(Calendar& c, std::int64_t b, double perBinInv)
+[[gnu::always_inline]] inline MemoryBandwidth::Share MemoryBandwidth::share(
+    Calendar& c, std::int64_t b, double perBinInv)
 {
     Slot& s = c.slot(b);
     const Slot& before = c.slots[Calendar::slotOf(b - 1)];

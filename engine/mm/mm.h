@@ -133,18 +133,34 @@ public:
 
     // Cache-line ownership of struct pages and LRU list heads (index: Pfn; the list heads follow the pages).
     // Writing a line that another CPU wrote last costs a line transfer, which is what stretches lru_lock hold times
-    // when many CPUs share one LRU. Tracked from boot(); not on a bare kernel.
+    // when many CPUs share one LRU; writing one that has left every cache since (the tail of a long LRU list, a
+    // page not touched since boot) reads it from its node's memory first. Tracked from boot(); not on a bare kernel.
     CacheLines lines;
     void enableLineTracking() { lines.track(pages.size() + PageArray::kListHeads); }
     void touchLine(Task& t, Pfn line)
     {
         if (!lines.tracking())
             return;
-        std::int16_t& o = lines.owner(line);
-        if (o != t.cpu) {
-            Sched::burn(t, s.lineTransferNs(o, t.cpu));
-            o = static_cast<std::int16_t>(t.cpu);
+        CacheLines::Line& l = lines.line(line);
+        const CacheLines::Stamp now = s.cacheClock(s.cpu(t.cpu).socket);
+        if (l.owner == t.cpu && !CacheLines::evicted(now, l.stamp)) [[likely]] {
+            l.stamp = now;
+            return;
         }
+        touchLineSlow(t, line, l, now);
+    }
+    void touchLineSlow(Task& t, Pfn line, CacheLines::Line& l, CacheLines::Stamp now)
+    {
+        if (l.owner < 0 || CacheLines::evicted(s.cacheClock(s.cpu(l.owner).socket), l.stamp)) {
+            // A struct page lives in its node's memory. A list head is written too often to leave a cache but at
+            // its first write, charged as local.
+            const int node = line < pages.size() ? page_to_nid(line) : cpu_to_node(t.cpu);
+            Sched::burn(t, s.lineMissNs(t.cpu, node));
+        } else {
+            Sched::burn(t, s.lineTransferNs(l.owner, t.cpu));
+        }
+        l.owner = static_cast<std::int16_t>(t.cpu);
+        l.stamp = now;
     }
     // The lines list_add() at the head of `l` writes: the head, its old first entry and the page.
     void touchLruAdd(Task& t, Pfn p, LruList l)

@@ -58,13 +58,6 @@ namespace {
         const Pfn* pv = pages.data();
         const std::size_t n = pages.size();
         const bool oneLruvec = k.lruvecs.size() == 1; // lruvecOf() is then `v` for every page
-        // touchLine() of a line this CPU wrote last is a compare: made here, the rest is left to touchLine().
-        const std::int16_t* owner = k.lines.tracking() ? k.lines.owners() : nullptr;
-        const int cpu = t.cpu;
-        auto touch = [&](Pfn line) {
-            if (owner[line] != cpu)
-                k.touchLine(t, line);
-        };
         std::uint64_t added = 0;
         for (; b < n; ++b) {
             Pfn p = pv[b];
@@ -81,11 +74,9 @@ namespace {
             f = static_cast<std::uint16_t>(f & ~PG_pagevec);
             LruList l = Mm::page_lru(f);
             Pfn head = k.lruHead(v, l);
-            if (owner) {
-                touch(head);
-                touch(k.pages.next(head));
-                touch(p);
-            }
+            k.touchLine(t, head); // touchLruAdd(), with the head already at hand
+            k.touchLine(t, k.pages.next(head));
+            k.touchLine(t, p);
             k.pages.setFlags(p, static_cast<std::uint16_t>(f | PG_lru)); // add_page_to_lru_list()
             k.pages.listAdd(head, p);
             ++v.nr[l];

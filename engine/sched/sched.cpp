@@ -38,6 +38,10 @@ Sched::Sched(Simulator& sim, const MachineSpec& machine)
         m_cpus[static_cast<std::size_t>(i)].socket = machine.socketOf(i);
         m_cpus[static_cast<std::size_t>(i)].core = machine.coreOf(i);
     }
+    m_cacheFilled.assign(static_cast<std::size_t>(std::max(1, machine.sockets)), 0.0);
+    m_cacheClock.assign(m_cacheFilled.size(), 0);
+    if (machine.cost.llcBytes > 0)
+        m_cacheUnitInv = CacheLines::kUnitsPerCache / machine.cost.llcBytes;
 }
 
 Sched::~Sched()

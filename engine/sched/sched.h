@@ -3,6 +3,7 @@
 // A task that spins (on a spinlock, or waiting for an IPI ack) keeps its CPU; one that sleeps (mutex, rwsem, I/O)
 // gives it to the next runnable task.
 
+#include "hw/cacheline.h"
 #include "hw/machine.h"
 #include "hw/membw.h"
 #include "sched/locking.h"
@@ -141,6 +142,7 @@ public:
     {
         const Cpu& c = cpu(t.cpu);
         const double slowdown = socket == c.socket ? 1.0 : m_machine.cost.remoteMemLatencyRatio;
+        noteCacheFill(c.socket, bytes);
         return m_mem.transfer(socket, c.core, m_sim.now() + t.debt + ahead, bytes, slowdown);
     }
     void burnTransfer(Task& t, int socket, double bytes, Acct acct = Acct::Sys)
@@ -148,6 +150,16 @@ public:
         burnTime(t, memTransfer(t, socket, bytes), acct);
     }
     const MemoryBandwidth& memory() const { return m_mem; }
+    // The clock of `socket`'s last-level cache (hw/cacheline.h): every byte its cores stream passes through it.
+    // Without a cache size in the cost model the clock stands still and no line is ever pushed out.
+    CacheLines::Stamp cacheClock(int socket) const { return m_cacheClock[static_cast<std::size_t>(socket)]; }
+    // A written line that has left every cache: a read-for-ownership from the memory of `node` (CostModel::memLatencyNs,
+    // longer from another socket's memory).
+    double lineMissNs(int cpu, int node) const
+    {
+        return node == this->cpu(cpu).socket ? cost().memLatencyNs
+                                             : cost().memLatencyNs * cost().remoteMemLatencyRatio;
+    }
     // The kernel's lock implementations (sched/locking.h), which the sync/ primitives read.
     const Locking& locking() const { return m_locking; }
     void setLocking(const Locking& l) { m_locking = l; }
@@ -242,6 +254,17 @@ private:
     bool m_wakeIdleSibling = false;
     Locking m_locking;
     MemoryBandwidth m_mem;
+    // Per socket: bytes streamed through its last-level cache, and that as the cache's clock.
+    std::vector<double> m_cacheFilled;
+    std::vector<CacheLines::Stamp> m_cacheClock;
+    double m_cacheUnitInv = 0; // CacheLines::kUnitsPerCache / the cache's bytes, 0 without a cache size
+    void noteCacheFill(int socket, double bytes)
+    {
+        double& f = m_cacheFilled[static_cast<std::size_t>(socket)];
+        f += bytes;
+        m_cacheClock[static_cast<std::size_t>(socket)] = static_cast<CacheLines::Stamp>(
+            static_cast<std::uint64_t>(f * m_cacheUnitInv));
+    }
     int selectIdleSibling(int cpu) const;
 };
 

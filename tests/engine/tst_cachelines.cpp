@@ -1,0 +1,115 @@
+// Struct page lines (hw/cacheline.h, Mm::touchLine): a line written again by its owner costs nothing; one another
+// CPU wrote costs a transfer; one nobody wrote since boot, or one a cache's worth of streamed bytes has pushed out,
+// costs a read from its node's memory, longer from another socket's.
+#include "hw/cacheline.h"
+#include "sched/sched.h"
+#include "testutil.h"
+
+#include <QtTest>
+
+#include <cmath>
+
+using namespace mms;
+
+namespace {
+
+constexpr double kPage = 4096;
+
+// What writing `line` costs task t now: the CPU time touchLine() charges, ns.
+double touchNs(Kernel& k, Task& t, Pfn line)
+{
+    const Time before = t.debt;
+    k.touchLine(t, line);
+    return toNs(t.debt - before);
+}
+
+} // namespace
+
+class TestCacheLines : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void ownedTransferredOrFromMemory()
+    {
+        test::Box b(64ull << 20);
+        b.k.enableLineTracking();
+        Task& t0 = b.s.spawn("t0", 0, false, nullptr, 1);
+        Task& t1 = b.s.spawn("t1", 1, false, nullptr, 2);
+        const CostModel& c = b.m.cost;
+        QVERIFY(c.memLatencyNs > 0 && c.llcBytes > 0);
+        // Never written: from memory. Then owned: free. Then another CPU's: one transfer.
+        QCOMPARE(touchNs(b.k, t0, 10), c.memLatencyNs);
+        QCOMPARE(touchNs(b.k, t0, 10), 0.0);
+        QVERIFY(std::fabs(touchNs(b.k, t1, 10) - b.s.lineTransferNs(0, 1)) < 0.001);
+        QCOMPARE(touchNs(b.k, t1, 10), 0.0);
+    }
+
+    void streamedPastACacheIsInMemoryAgain()
+    {
+        test::Box b(64ull << 20);
+        b.k.enableLineTracking();
+        Task& t = b.s.spawn("t", 0, false, nullptr, 1);
+        const CostModel& c = b.m.cost;
+        touchNs(b.k, t, 10);
+        touchNs(b.k, t, 11);
+        // Half a cache of streamed pages: both lines still cached. Another whole cache: line 10, not written
+        // meanwhile, has been pushed out; line 11, written halfway, has not.
+        const auto pages = static_cast<int>(c.llcBytes / kPage);
+        for (int i = 0; i < pages / 2; ++i)
+            b.s.memTransfer(t, 0, kPage);
+        QCOMPARE(touchNs(b.k, t, 11), 0.0);
+        for (int i = 0; i < pages; ++i) {
+            b.s.memTransfer(t, 0, kPage);
+            if (i == pages / 4)
+                QCOMPARE(touchNs(b.k, t, 11), 0.0);
+        }
+        QCOMPARE(touchNs(b.k, t, 10), c.memLatencyNs);
+        QCOMPARE(touchNs(b.k, t, 11), 0.0);
+    }
+
+    void anotherSocketsMemoryIsFarther()
+    {
+        MachineSpec m = test::genericMachine(4, 2);
+        m.memoryBytes = 64ull << 20;
+        Simulator sim;
+        Sched s(sim, m);
+        Kernel k(s, Toggles {});
+        k.enableLineTracking();
+        Task& t = s.spawn("t", 0, false, nullptr, 1); // socket 0
+        const Pfn last = static_cast<Pfn>(m.memoryPages() - 1);
+        QCOMPARE(k.page_to_nid(0), 0);
+        QCOMPARE(k.page_to_nid(last), 1);
+        QCOMPARE(touchNs(k, t, 0), m.cost.memLatencyNs);
+        QVERIFY(std::fabs(touchNs(k, t, last) - m.cost.memLatencyNs * m.cost.remoteMemLatencyRatio) < 0.001);
+    }
+
+    void withoutACacheSizeNothingLeaves()
+    {
+        // A cost model without a cache (a bare machine of the lock tests) keeps every line where it was written.
+        MachineSpec m = test::genericMachine(2);
+        m.memoryBytes = 64ull << 20;
+        m.cost.llcBytes = 0;
+        Simulator sim;
+        Sched s(sim, m);
+        Kernel k(s, Toggles {});
+        k.enableLineTracking();
+        Task& t = s.spawn("t", 0, false, nullptr, 1);
+        touchNs(k, t, 5);
+        for (int i = 0; i < 100'000; ++i)
+            s.memTransfer(t, 0, kPage);
+        QCOMPARE(touchNs(k, t, 5), 0.0);
+    }
+
+    void presetsNameTheirCaches()
+    {
+        for (const std::string& name : machinePresetNames()) {
+            const MachineSpec m = *machinePreset(name);
+            QVERIFY2(m.cost.llcBytes >= 4.0 * (1 << 20), name.c_str());
+            QVERIFY2(m.cost.memLatencyNs >= 50 && m.cost.memLatencyNs <= 200, name.c_str());
+            // A line from memory costs more than one from a neighbour's cache.
+            QVERIFY2(m.cost.memLatencyNs > m.cost.lineSameSocketNs, name.c_str());
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCacheLines)
+#include "tst_cachelines.moc"
