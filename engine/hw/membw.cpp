@@ -30,9 +30,14 @@ MemoryBandwidth::MemoryBandwidth(int sockets, int cores, int threadsPerCore, dou
 
 [[gnu::always_inline]] inline MemoryBandwidth::Slot& MemoryBandwidth::Calendar::slot(std::int64_t b)
 {
+    // A bin long past: the slot is this one's now. Without branches: consecutive transfers land in the same bin or
+    // the next about as often, which no branch predictor guesses.
     Slot& s = slots[slotOf(b)];
-    if (s.bin < b) // a bin long past: the slot is this one's now
-        s = Slot { b, 0, 0 };
+    const bool stale = s.bin < b;
+    const auto keep = static_cast<float>(!stale);
+    s.bin = stale ? b : s.bin;
+    s.demand *= keep;
+    s.moved *= keep;
     // A slot that holds a later bin than b means b lies more than the calendar's reach behind a transfer already
     // placed: b's traffic is not known any more and is counted in the later bin's slot (an approximation only past
     // kBins bins of skew between two tasks' times).
@@ -51,13 +56,13 @@ double MemoryBandwidth::Calendar::movedIn(std::int64_t b) const
     Slot& s = c.slot(b);
     const Slot& before = c.slots[Calendar::slotOf(b - 1)];
     const Slot& twoBefore = c.slots[Calendar::slotOf(b - 2)];
-    double asked = s.bin == b ? s.demand : 0.0;
-    if (before.bin == b - 1 && before.demand > asked)
-        asked = before.demand;
-    if (twoBefore.bin == b - 2 && twoBefore.demand > asked)
-        asked = twoBefore.demand;
+    // The largest demand of the three bins that hold what they say (a slot of another bin counts nothing), as
+    // selects rather than branches (see slot()).
+    const double asked = std::max({ static_cast<double>(s.demand) * static_cast<double>(s.bin == b),
+        static_cast<double>(before.demand) * static_cast<double>(before.bin == b - 1),
+        static_cast<double>(twoBefore.demand) * static_cast<double>(twoBefore.bin == b - 2) });
     const double over = asked * perBinInv; // 0 when unlimited
-    return { &s, over > 1.0 ? over : 1.0 };
+    return { &s, std::max(over, 1.0) };
 }
 
 MemoryBandwidth::Time MemoryBandwidth::transfer(int socket, int core, Time at, double bytes, double slowdown)
