@@ -3,7 +3,8 @@
 // shrink_page_list() adds anonymous pages to swap, unmaps them (try_to_unmap_anon, mm/rmap_anon.cpp: PTE -> swap
 // entry, TLB flush with IPIs to CPUs running the owner), writes dirty ones out and frees clean ones. A page
 // MADV_FREE'd and not redirtied is discarded without I/O (TTU_LZFREE). The file LRU follows 5.6 (shrink_file_lruvec
-// and what it calls).
+// and what it calls). Both put what they isolated back through move_pages_to_lru(), whose work a page is the same
+// in every era.
 #include "mm/vmscan.h"
 
 #include "mm/mm.h"
@@ -174,24 +175,34 @@ Co<std::uint64_t> shrink_page_list(Mm& k, Task& t, std::vector<Pfn>& list)
     co_return toFree.size();
 }
 
-Co<> putback_lru_pages(Mm& k, Task& t, PgData& d, std::vector<Pfn>& list, std::uint64_t isolated)
+std::uint64_t move_pages_to_lru(Mm& k, Task& t, std::vector<Pfn>& list)
 {
-    std::vector<Pfn> orphans;
-    co_await spin_lock(k.s, t, d.lruvec.lru_lock);
+    std::size_t toFree = 0;
+    std::uint64_t moved = 0;
     for (Pfn p : list) {
         k.pages.clear(p, PG_isolated);
-        if (k.orphan(p)) {
-            orphans.push_back(p);
+        if (k.orphan(p)) { // put_page_testzero() dropped the last reference: list_add(&page->lru, &pages_to_free)
+            list[toFree++] = p;
             continue;
         }
         LruList l = Mm::page_lru(k.pages.flags(p));
         k.touchLruAdd(t, p, l);
         k.add_page_to_lru_list(p, l);
-        Sched::burn(t, 2 * k.cost.lockedRmwNs + k.cost.listOpNs);
+        Sched::burn(t, 2 * k.cost.lockedRmwNs + k.cost.listOpNs); // SetPageLRU, put_page_testzero, list_add
+        ++moved;
     }
-    d.zone.nrIsolatedAnon -= std::min(isolated, d.zone.nrIsolatedAnon);
-    spin_unlock(k.s, t, d.lruvec.lru_lock);
-    for (Pfn p : orphans)
+    list.resize(toFree);
+    return moved;
+}
+
+Co<> putbackIsolated(Mm& k, Task& t, PgData& d, Lruvec& v, std::vector<Pfn>& list, std::uint64_t isolated, bool file)
+{
+    co_await spin_lock(k.s, t, v.lru_lock);
+    move_pages_to_lru(k, t, list);
+    std::uint64_t& nrIsolated = file ? d.zone.nrIsolatedFile : d.zone.nrIsolatedAnon;
+    nrIsolated -= std::min(isolated, nrIsolated);
+    spin_unlock(k.s, t, v.lru_lock);
+    for (Pfn p : list)
         co_await free_hot_cold_page(k, t, p);
     list.clear();
 }
@@ -213,7 +224,7 @@ namespace {
             k.pages.clear(p, PG_active | PG_referenced);
             k.vm.inc(Vm::PgDeactivate);
         }
-        co_await putback_lru_pages(k, t, d, list, isolated);
+        co_await putbackIsolated(k, t, d, d.lruvec, list, isolated, false);
     }
 
     // shrink_inactive_list() (4.0) for the anonymous list. A direct reclaimer first waits while too_many_isolated():
@@ -238,7 +249,7 @@ namespace {
         const std::uint64_t isolated = list.size();
         k.vm.inc(kswapd ? Vm::PgScanKswapd : Vm::PgScanDirect, list.size());
         std::uint64_t freed = co_await shrink_page_list(k, t, list);
-        co_await putback_lru_pages(k, t, d, list, isolated);
+        co_await putbackIsolated(k, t, d, d.lruvec, list, isolated, false);
         if (!kswapd)
             co_await k.wait_iff_congested(t, d.zone, ms(100));
         co_return freed;
@@ -255,32 +266,18 @@ namespace {
         return static_cast<double>(v.nr[LRU_INACTIVE_FILE]) * ratio < static_cast<double>(v.nr[LRU_ACTIVE_FILE]);
     }
 
-    // move_pages_to_lru(): under lru_lock, each page to the head of the list its flags say.
-    Co<> move_file_pages_to_lru(Mm& k, Task& t, std::vector<Pfn>& list)
-    {
-        LruLock lk(k, t);
-        for (Pfn p : list) {
-            co_await lk.relock(p);
-            k.pages.clear(p, PG_isolated);
-            LruList l = Mm::page_lru(k.pages.flags(p));
-            k.touchLruAdd(t, p, l);
-            k.add_page_to_lru_list(p, l);
-            Sched::burn(t, k.cost.lockedRmwNs + k.cost.listOpNs); // SetPageLRU + list_move + lru size
-        }
-        lk.unlock();
-        list.clear();
-    }
-
     // shrink_active_list() on the file list: an unmapped page-cache page has no PTE to be young in, so
     // page_referenced() finds nothing; a mapped one has its young bits tested and cleared by an rmap walk. Either
     // way it is deactivated (only mapped VM_EXEC pages stay active, and no workload here maps text).
-    Co<> shrink_active_file_list(Mm& k, Task& t, Lruvec& v, int nr)
+    Co<> shrink_active_file_list(Mm& k, Task& t, PgData& d, Lruvec& v, int nr)
     {
         FnScope fn(t, "shrink_active_list");
         co_await lru_add_drain(k, t);
         co_await spin_lock(k.s, t, v.lru_lock);
         std::vector<Pfn> list = isolate_lru_pages(k, t, v, LRU_ACTIVE_FILE, nr);
+        d.zone.nrIsolatedFile += list.size();
         spin_unlock(k.s, t, v.lru_lock);
+        const std::uint64_t isolated = list.size();
         for (Pfn p : list) {
             if (page_mapped(k, p) && !k.pages.test(p, PG_locked) && !k.isPinned(p)) {
                 k.pages.set(p, PG_locked); // trylock_page for the walk (page_referenced(page, 0, ...))
@@ -291,7 +288,7 @@ namespace {
             k.pages.clear(p, PG_active);
             k.vm.inc(Vm::PgDeactivate);
         }
-        co_await move_file_pages_to_lru(k, t, list);
+        co_await putbackIsolated(k, t, d, v, list, isolated, true);
     }
 
     enum class PageRef : std::uint8_t { Activate, Keep, Reclaim };
@@ -368,31 +365,33 @@ namespace {
         co_return toFree.size();
     }
 
-    Co<std::uint64_t> shrink_inactive_file_list(Mm& k, Task& t, Lruvec& v, int nr, bool kswapd)
+    Co<std::uint64_t> shrink_inactive_file_list(Mm& k, Task& t, PgData& d, Lruvec& v, int nr, bool kswapd)
     {
         FnScope fn(t, "shrink_inactive_list");
         co_await lru_add_drain(k, t);
         co_await spin_lock(k.s, t, v.lru_lock);
         std::vector<Pfn> list = isolate_lru_pages(k, t, v, LRU_INACTIVE_FILE, nr);
+        d.zone.nrIsolatedFile += list.size();
         spin_unlock(k.s, t, v.lru_lock);
+        const std::uint64_t isolated = list.size();
         k.vm.inc(kswapd ? Vm::PgScanKswapd : Vm::PgScanDirect, list.size());
         std::uint64_t freed = co_await shrink_file_page_list(k, t, list);
-        co_await move_file_pages_to_lru(k, t, list);
+        co_await putbackIsolated(k, t, d, v, list, isolated, true);
         co_return freed;
     }
 
     // shrink_lruvec() for the file lists. get_scan_count() in 5.6 scans only file pages while the inactive file
     // list is big enough (SCAN_FILE), which is always the case for the page-cache workloads here.
-    Co<std::uint64_t> shrink_file_lruvec(Mm& k, Task& t, Lruvec& v, bool kswapd)
+    Co<std::uint64_t> shrink_file_lruvec(Mm& k, Task& t, PgData& d, Lruvec& v, bool kswapd)
     {
         if (inactive_file_is_low(v) || v.nr[LRU_INACTIVE_FILE] == 0)
-            co_await shrink_active_file_list(k, t, v, SWAP_CLUSTER_MAX);
+            co_await shrink_active_file_list(k, t, d, v, SWAP_CLUSTER_MAX);
         // A batch can free nothing when every page in it is mapped and young (kept for another trip round the
         // list): the kernel then raises the scan priority and scans on (do_try_to_free_pages, balance_pgdat), so
         // scan further batches, at most the list's length, before reporting failure.
         std::uint64_t got = 0;
         for (std::uint64_t scanned = 0; got == 0 && scanned < v.nr[LRU_INACTIVE_FILE]; scanned += SWAP_CLUSTER_MAX) {
-            got = co_await shrink_inactive_file_list(k, t, v, SWAP_CLUSTER_MAX, kswapd);
+            got = co_await shrink_inactive_file_list(k, t, d, v, SWAP_CLUSTER_MAX, kswapd);
             if (got == 0 && v.nr[LRU_INACTIVE_FILE] == 0)
                 break;
         }
@@ -411,7 +410,7 @@ namespace {
             Lruvec& v = *d.lruvecs[(first + i) % n];
             if (v.nr[LRU_INACTIVE_FILE] + v.nr[LRU_ACTIVE_FILE] == 0)
                 continue;
-            got += co_await shrink_file_lruvec(k, t, v, kswapd);
+            got += co_await shrink_file_lruvec(k, t, d, v, kswapd);
             if (!kswapd && got >= SWAP_CLUSTER_MAX)
                 break;
         }

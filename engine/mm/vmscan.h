@@ -11,6 +11,7 @@
 namespace mms {
 
 class Mm;
+struct Lruvec;
 struct PgData;
 struct Task;
 
@@ -29,9 +30,17 @@ bool too_many_isolated(const PgData& d, bool file);
 // of pages freed; `list` keeps the pages to put back. A page that lost every reference while isolated
 // (Mm::orphan()) is freed here; one someone holds a reference to (pinned) or has locked is kept.
 Co<std::uint64_t> shrink_page_list(Mm& k, Task& t, std::vector<Pfn>& list);
-// putback_inactive_pages() / move_active_pages_to_lru(): under lru_lock, per page SetPageLRU and list_add at the
-// head of its list (the head, its old first entry and the page written), and put_page_testzero(): an orphan is
-// freed instead. The `isolated` pages the batch took leave NR_ISOLATED_ANON here, those freed in between included.
-Co<> putback_lru_pages(Mm& k, Task& t, PgData& d, std::vector<Pfn>& list, std::uint64_t isolated);
+// move_pages_to_lru() (a222f3415868, 5.1, which made one function of 4.0's putback_inactive_pages() and
+// move_active_pages_to_lru(): the same work a page in every era) on pages reclaim isolated from the lruvec whose
+// lru_lock the caller holds: per page SetPageLRU and list_add at the head of the list its flags say (the head, its
+// old first entry and the page written) and put_page_testzero(). A page that lost every reference while isolated
+// (Mm::orphan()) stays in `list`, for the caller to free once the lock is dropped (pages_to_free); the others leave
+// it. Returns the number moved.
+std::uint64_t move_pages_to_lru(Mm& k, Task& t, std::vector<Pfn>& list);
+// The tail of shrink_inactive_list() and shrink_active_list(), anonymous or file: spin_lock_irq(&lruvec->lru_lock),
+// move_pages_to_lru(), NR_ISOLATED_ANON/FILE less the `isolated` pages the batch took (those freed in between
+// included), spin_unlock_irq(), and free_unref_page_list() of the pages left to free. The lock is taken for an
+// empty list too: the counter is updated under it.
+Co<> putbackIsolated(Mm& k, Task& t, PgData& d, Lruvec& v, std::vector<Pfn>& list, std::uint64_t isolated, bool file);
 
 } // namespace mms

@@ -87,7 +87,7 @@ Co<> submitAndWaitIffCongested(Kernel& k, Task& t, int writes, Time timeout, Tim
 
 // The race of free_swap_and_cache() with reclaim: `holder` keeps lru_lock for 100 us; `zapper` (from 1 us) frees the
 // last swap reference of a page reclaim has isolated, takes the page out of the swap cache and queues for lru_lock
-// in its last put; `reclaimer` (from 50 us) runs shrink_page_list() and putback_lru_pages() on the isolated page.
+// in its last put; `reclaimer` (from 50 us) runs shrink_page_list() and putbackIsolated() on the isolated page.
 Co<> holdLruLock(Kernel& k, Task& t, double ns)
 {
     co_await spin_lock(k.s, t, k.node(0).lruvec.lru_lock);
@@ -116,7 +116,7 @@ Co<> reclaimIsolated(Kernel& k, Task& t, Pfn p, ReclaimSeen& seen)
     std::vector<Pfn> list { p };
     seen.freed = co_await shrink_page_list(k, t, list);
     seen.kept = list.size();
-    co_await putback_lru_pages(k, t, k.node(0), list, 1);
+    co_await putbackIsolated(k, t, k.node(0), k.node(0).lruvec, list, 1, false);
 }
 } // namespace
 
