@@ -102,24 +102,31 @@ namespace {
         {
             MachineSpec m;
             m.preset = "xeon-32cpu-2020";
-            m.description = "Cascade Lake-SP Xeon of 2020 at 2.5 GHz (Platinum 8269CY class), 32 CPUs, 256 GiB "
-                            "DDR4 in one NUMA node (one lru_lock), 64 GiB swap on a data-centre NVMe (the bench of "
-                            "seed 002's post: 32c-256g, NUMA off; its swap is not stated)";
-            m.sockets = 1; // the post: "NUMA disabled", one node
+            m.description = "two Cascade Lake-SP Xeons of 2020 at 2.5 GHz, 8 cores / 16 threads each: 32 CPUs, "
+                            "256 GiB DDR4 interleaved over both sockets into one NUMA node (one lru_lock), 64 GiB swap "
+                            "on a data-centre NVMe (the bench of seed 002's post: 32c-256g, NUMA disabled; its swap "
+                            "is not stated)";
+            // The post: "32c-256g with NUMA disabled". Only a board with more than one socket has NUMA to disable:
+            // GUESS two sockets, their memory interleaved by the firmware into one node (docs/presets.md).
+            m.sockets = 2;
+            m.numa = false;
             m.cpus = 32; // the post: "32c-256g" (docs/presets.md)
-            m.threadsPerCore = 2; // GUESS: a cloud "32c" is 32 hardware threads on 16 cores
-            m.socketMemGBps = streamGBps(6, 2933); // Intel ARK: 6 channels of DDR4-2933, 140.8 GB/s
+            m.threadsPerCore = 2; // GUESS: 32 hardware threads on 16 cores, 8 a socket
+            m.socketMemGBps = streamGBps(6, 2933); // Intel ARK: 6 channels of DDR4-2933 a socket, 140.8 GB/s
             m.memoryBytes = 256 * GiB; // the post: "32c-256g"
             m.swap.push_back({ 64 * GiB, deviceSpecFor(DeviceKind::Nvme2020) }); // not stated by the post
             CpuSpec c;
-            c.model = "Intel Xeon Platinum 8269CY (Cascade Lake-SP)";
-            c.clockGHz = 2.5; // Intel ARK: 2.5 GHz base
+            c.model = "Intel Xeon Scalable, Cascade Lake-SP, 8 cores";
+            c.clockGHz = 2.5; // Intel ARK: the 8269CY's 2.5 GHz base, the part the post's company ran then
             c.lockedRmwCycles = 18; // uops.info, Skylake-X/Cascade Lake: LOCK ADD/CMPXCHG m64 ~18 cycles
             c.lineSameSocketNs = 100 / c.clockGHz; // ~100 cycles over the mesh (David et al. order, SOSP'13)
-            c.lineCrossSocketNs = 300 / c.clockGHz; // one socket: unused
+            c.lineCrossSocketNs = 300 / c.clockGHz; // ~300 cycles, one UPI hop (same order)
             c.storeGBps = 11.0; // one Skylake-SP core: ~11 GB/s single-thread STREAM-like (mesh-limited)
-            c.memLatencyNs = 76; // Skylake-SP, one socket: 76 ns (qdpma.com "Single Processor")
-            c.llcBytes = 35.75 * (1 << 20); // Intel ARK: 35.75 MB L3
+            // Xeon SP on two sockets: 89 ns local, 139 ns remote (qdpma.com "The Case for Single Processor"; 76 ns
+            // on one socket).
+            c.memLatencyNs = 89;
+            c.remoteMemLatencyRatio = 139.0 / 89.0;
+            c.llcBytes = 8 * 1.375 * (1 << 20); // Intel: 1.375 MB of L3 a core on Skylake-SP/Cascade Lake-SP
             m.cost = costModelFor(c);
             p.push_back(m);
         }

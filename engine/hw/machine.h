@@ -26,13 +26,31 @@ struct MachineSpec {
     int cpus = 1;
     int threadsPerCore = 1; // SMT siblings per core: they share the core's units and its memory bandwidth
     // One socket's memory bandwidth, GB/s (1e9 B/s): its channels' peak (channels x transfers/s x 8 B, from the
-    // datasheet) at the fraction STREAM reaches; 0 is unlimited. Each socket's memory is its NUMA node.
+    // datasheet) at the fraction STREAM reaches; 0 is unlimited.
     double socketMemGBps = 0;
+    // Each socket's memory is its NUMA node (true), or the firmware interleaves the memory of every socket into one
+    // node (false: the BIOS's "node interleaving", what a kernel reports as NUMA disabled on a multi-socket board):
+    // consecutive cache lines alternate between the sockets' memory controllers, so every page's lines are spread
+    // evenly over all of them. The memory is then one pool of every socket's bandwidth, and a line comes from the
+    // reader's own socket for 1 in `sockets` lines and from another for the rest.
+    bool numa = true;
     std::uint64_t memoryBytes = 0;
     std::vector<SwapSpec> swap;
     CostModel cost;
 
     int socketOf(int cpu) const { return cpu * sockets / cpus; }
+    // The NUMA nodes: one per socket, or one for the whole interleaved memory. A CPU's node is its socket's.
+    int nodes() const { return numa ? sockets : 1; }
+    int nodeOf(int cpu) const { return numa ? socketOf(cpu) : 0; }
+    // How much slower than local memory the memory of `node` streams to, and answers, a CPU of `socket`:
+    // CostModel::remoteMemLatencyRatio for another socket's node; interleaved, the mean over the lines of a page
+    // (1 for the reader's own socket's share, the ratio for the others').
+    double memSlowdown(int socket, int node) const
+    {
+        if (!numa)
+            return (1.0 + (sockets - 1) * cost.remoteMemLatencyRatio) / sockets;
+        return node == socket ? 1.0 : cost.remoteMemLatencyRatio;
+    }
     // The physical core of a CPU, numbered across the machine. Within a socket Linux enumerates the first thread of
     // every core, then the second ones: CPUs i and i + cores-per-socket of a socket are siblings.
     int coresPerSocket() const { return std::max(1, cpus / sockets / std::max(1, threadsPerCore)); }

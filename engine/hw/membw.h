@@ -24,7 +24,8 @@ namespace mms {
 class MemoryBandwidth {
 public:
     using Time = std::int64_t; // picoseconds, as the simulator counts them
-    // `cores` physical cores over `sockets` sockets (transfer()'s socket and core are within them); GB/s are 1e9
+    // `cores` physical cores over `sockets` memories (transfer()'s socket and core are within them): a socket's, or
+    // one pool of every socket's controllers where the memory is interleaved (MachineSpec::numa); GB/s are 1e9
     // bytes per second. A socket rate of 0 is
     // unlimited; a core rate of 0 makes every transfer free (the caller's cost model times it).
     // With one thread a core, a core runs one stream at a time and keeps no calendar of its own.

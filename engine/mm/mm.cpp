@@ -63,7 +63,7 @@ void Mm::initNodes(std::uint64_t reservedPages)
 {
     const MachineSpec& m = s.machine();
     const auto nr = static_cast<Pfn>(pages.size());
-    const int nrNodes = std::clamp(m.sockets, 1, static_cast<int>(PageArray::kMaxNodes));
+    const int nrNodes = std::clamp(m.nodes(), 1, static_cast<int>(PageArray::kMaxNodes));
     const Pfn perNode = nr / static_cast<Pfn>(nrNodes);
     m_framesPerNode = nrNodes == 1 ? 0 : perNode;
     // Per node the root memcg's lruvec and lru.lruvecs - 1 memcgs', as many as the list heads allow.

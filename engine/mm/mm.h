@@ -46,7 +46,7 @@ public:
     const CostModel& cost;
     Toggles tg;
     PageArray pages;
-    // The nodes (pglist_data), one per socket, each with its zone and LRU lists over a contiguous range of frames
+    // The nodes (pglist_data), one per socket (one in all with interleaved memory: MachineSpec::numa), each with its zone and LRU lists over a contiguous range of frames
     // (node 0 first; the reserved frames at the bottom belong to it).
     std::vector<std::unique_ptr<PgData>> nodes;
     int nrNodes() const { return static_cast<int>(nodes.size()); }
@@ -59,8 +59,9 @@ public:
     }
     PgData& page_pgdat(Pfn p) { return node(page_to_nid(p)); }
     Zone& page_zone(Pfn p) { return page_pgdat(p).zone; }
-    // cpu_to_node(): the node of a CPU's socket; numa_node_id() of a task is that of the CPU it runs on now.
-    int cpu_to_node(int cpu) const { return s.cpu(cpu).socket; }
+    // cpu_to_node(): the node of a CPU's socket (node 0 for every CPU when the memory is interleaved); numa_node_id()
+    // of a task is that of the CPU it runs on now.
+    int cpu_to_node(int cpu) const { return s.machine().nodeOf(cpu); }
     PgData& numa_node(const Task& t) { return node(cpu_to_node(t.cpu)); }
     // Sums over the nodes' zones: NR_FREE_PAGES (per-CPU lists not counted) and the high watermarks
     // (totalreserve_pages, near enough).

@@ -1,7 +1,7 @@
 #pragma once
 // A node and its zone (include/linux/mmzone.h: pglist_data, struct zone): the buddy allocator's free areas, its
 // watermarks and each CPU's list of free pages, the lruvec (the LRU lists and their lru_lock), kswapd; and each CPU's
-// pagevecs. Sizes in pages. A machine has one node per socket, each with one zone (ZONE_NORMAL: the DMA zones of
+// pagevecs. Sizes in pages. A machine has one node per socket (or one for interleaved memory), each with one zone (ZONE_NORMAL: the DMA zones of
 // the first node, 16 MiB and 4 GiB, are left out) holding a contiguous range of page frames.
 
 #include "mm/page.h"

@@ -16,7 +16,7 @@ std::string describeValue(const OJson& v)
 
 bool isMachineKey(const std::string& key)
 {
-    static const std::set<std::string> keys = { "preset", "sockets", "cpus", "memory", "swap" };
+    static const std::set<std::string> keys = { "preset", "sockets", "numa", "cpus", "memory", "swap" };
     return keys.count(key) > 0;
 }
 
@@ -42,7 +42,7 @@ bool applyField(OJson& doc, const std::string& name, const OJson& value)
         std::string key = name.substr(8);
         if (!isMachineKey(key))
             return false;
-        if (key == "preset") // another machine: its sockets, cpus, memory and swap, filled in by normalise()
+        if (key == "preset") // another machine: its sockets, numa, cpus, memory and swap, filled in by normalise()
             doc["machine"] = OJson::object();
         doc["machine"][key] = value;
         return true;

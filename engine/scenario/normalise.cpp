@@ -123,7 +123,7 @@ namespace {
         }
     }
 
-    // machine: a preset, and the sockets, cpus, memory and swap it gives unless the scenario says otherwise.
+    // machine: a preset, and the sockets, numa, cpus, memory and swap it gives unless the scenario says otherwise.
     void normaliseMachine(OJson& d, const std::string& o)
     {
         if (!d.contains("machine") || !d["machine"].is_object())
@@ -131,7 +131,7 @@ namespace {
         OJson& m = d["machine"];
         for (auto& [k, v] : m.items())
             if (!isMachineKey(k))
-                fail(o, "machine." + k, "one of preset, sockets, cpus, memory, swap (unknown field)");
+                fail(o, "machine." + k, "one of preset, sockets, numa, cpus, memory, swap (unknown field)");
         std::string presetNames;
         for (auto& n : machinePresetNames())
             presetNames += (presetNames.empty() ? "" : "|") + n;
@@ -144,6 +144,12 @@ namespace {
             m["cpus"] = preset.cpus;
         long long cpus = intOf(m["cpus"], o, "machine.cpus", 1, 4096);
         intOf(m["sockets"], o, "machine.sockets", 1, std::min<long long>(64, cpus));
+        if (!m.contains("numa"))
+            m["numa"] = preset.numa;
+        if (m["numa"].is_string() && (m["numa"] == "true" || m["numa"] == "false")) // --set machine.numa=false
+            m["numa"] = m["numa"] == "true";
+        if (!m["numa"].is_boolean())
+            fail(o, "machine.numa", "true (a node per socket) or false (interleaved: one node)", &m["numa"]);
         if (!m.contains("memory"))
             m["memory"] = formatSize(preset.memoryBytes);
         std::uint64_t mem = sizeOf(m["memory"], o, "machine.memory");

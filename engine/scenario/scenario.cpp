@@ -115,7 +115,7 @@ void Scenario::set(const std::string& path, const std::string& value)
             if (!applyField(doc, path, v))
                 throw ScenarioError(origin + ": expected a scenario field (machine.cpus, workload.size, kernel, reps, seed), a toggle (e.g. i_mmap.lock) or a sweep axis of this scenario");
             machineField = path.rfind("machine.", 0) == 0 || path == "swap.devices";
-            // Another preset brings its own sockets, cpus, memory and swap; what --set gave the machine before
+            // Another preset brings its own sockets, numa, cpus, memory and swap; what --set gave the machine before
             // still holds on the new one.
             if (path == "machine.preset") {
                 doc = Scenario::fromJson(doc, origin).m_doc;
@@ -192,6 +192,7 @@ RunSetup Scenario::resolve(const std::string& variant, const OJson& point, doubl
     r.machine = *machinePreset(m["preset"]);
     r.machine.cpus = m["cpus"];
     r.machine.sockets = m["sockets"];
+    r.machine.numa = m["numa"];
     auto scaled = [scale](std::uint64_t bytes) {
         auto pages = static_cast<std::uint64_t>(std::llround(static_cast<double>(bytes / kPageSize) * scale));
         return std::max<std::uint64_t>(pages, 1) * kPageSize;

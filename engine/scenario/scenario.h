@@ -49,7 +49,7 @@ public:
 
     // --set PATH=VALUE: a scenario field (machine.cpus, kernel), a toggle (held for every variant) or a sweep axis
     // (narrowed to that one value). VALUE is JSON if it parses as JSON, else a string. machine.preset=NAME puts
-    // the scenario on that machine (its sockets, cpus, memory and swap); machine fields set before or after it
+    // the scenario on that machine (its sockets, numa, cpus, memory and swap); machine fields set before or after it
     // hold on the new machine.
     void set(const std::string& path, const std::string& value);
     // Several --set at once, in any order: a value the scenario refuses only because of another field not yet set

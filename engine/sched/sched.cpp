@@ -30,7 +30,9 @@ namespace {
 Sched::Sched(Simulator& sim, const MachineSpec& machine)
     : m_sim(sim)
     , m_machine(machine)
-    , m_mem(machine.sockets, machine.coreCount(), machine.threadsPerCore, machine.socketMemGBps, machine.cost.memCoreGBps)
+    // Interleaved memory is one pool of every socket's controllers: each transfer spreads evenly over them all.
+    , m_mem(machine.nodes(), machine.coreCount(), machine.threadsPerCore,
+          machine.socketMemGBps * machine.sockets / machine.nodes(), machine.cost.memCoreGBps)
 {
     m_cpus.resize(static_cast<std::size_t>(machine.cpus));
     for (int i = 0; i < machine.cpus; ++i) {

@@ -12,6 +12,7 @@
 #include "sim/simulator.h"
 
 #include "sim/fifo.h"
+#include <algorithm>
 #include <exception>
 #include <memory>
 #include <vector>
@@ -134,20 +135,19 @@ public:
     // queueing behind the running task. Kernel::boot() turns it on for every run; a bare scheduler (the lock models'
     // tests) keeps tasks on their CPU.
     void setWakeIdleSibling(bool on) { m_wakeIdleSibling = on; }
-    // A transfer of `bytes` to or from the memory of `socket` by t's CPU (clearing, copying or reading pages), at
-    // the task's time plus `ahead` (CPU time the caller has yet to charge): its duration as the socket's and the
-    // core's bandwidth leave room for it (hw/membw.h), slower from another socket's memory, for the caller to
-    // charge.
-    Time memTransfer(const Task& t, int socket, double bytes, Time ahead = 0)
+    // A transfer of `bytes` to or from the memory of `node` by t's CPU (clearing, copying or reading pages), at
+    // the task's time plus `ahead` (CPU time the caller has yet to charge): its duration as the node's and the
+    // core's bandwidth leave room for it (hw/membw.h), slower from another socket's memory
+    // (MachineSpec::memSlowdown), for the caller to charge.
+    Time memTransfer(const Task& t, int node, double bytes, Time ahead = 0)
     {
         const Cpu& c = cpu(t.cpu);
-        const double slowdown = socket == c.socket ? 1.0 : m_machine.cost.remoteMemLatencyRatio;
         noteCacheFill(c.socket, bytes);
-        return m_mem.transfer(socket, c.core, m_sim.now() + t.debt + ahead, bytes, slowdown);
+        return m_mem.transfer(node, c.core, m_sim.now() + t.debt + ahead, bytes, m_machine.memSlowdown(c.socket, node));
     }
-    void burnTransfer(Task& t, int socket, double bytes, Acct acct = Acct::Sys)
+    void burnTransfer(Task& t, int node, double bytes, Acct acct = Acct::Sys)
     {
-        burnTime(t, memTransfer(t, socket, bytes), acct);
+        burnTime(t, memTransfer(t, node, bytes), acct);
     }
     const MemoryBandwidth& memory() const { return m_mem; }
     // The clock of `socket`'s last-level cache (hw/cacheline.h): every byte its cores stream passes through it.
@@ -157,8 +157,7 @@ public:
     // longer from another socket's memory).
     double lineMissNs(int cpu, int node) const
     {
-        return node == this->cpu(cpu).socket ? cost().memLatencyNs
-                                             : cost().memLatencyNs * cost().remoteMemLatencyRatio;
+        return cost().memLatencyNs * m_machine.memSlowdown(this->cpu(cpu).socket, node);
     }
     // The kernel's lock implementations (sched/locking.h), which the sync/ primitives read.
     const Locking& locking() const { return m_locking; }

@@ -165,14 +165,36 @@ private Q_SLOTS:
         QVERIFY(qAbs(static_cast<double>(remote) / static_cast<double>(local) - m.cost.remoteMemLatencyRatio) < 1e-3);
     }
 
+    void interleavedMemoryIsOnePoolAtTheMeanLatency()
+    {
+        // Two sockets, memory interleaved (MachineSpec::numa false): a stream alone runs at the core's rate over
+        // the mean of a local and a remote line, from either socket; streams on both sockets' cores share one pool
+        // of both sockets' bandwidth.
+        MachineSpec m = test::genericMachine(12, 2);
+        m.numa = false;
+        const double r = m.cost.remoteMemLatencyRatio;
+        Simulator sim;
+        Sched s(sim, m);
+        Task& a = s.spawn("a", 0, false, nullptr, 1);
+        Task& b = s.spawn("b", 11, false, nullptr, 2);
+        const Time alone = Time(kPage / m.cost.memCoreGBps * 1e3 + 0.5);
+        QVERIFY(qAbs(static_cast<double>(s.memTransfer(a, 0, kPage)) / static_cast<double>(alone) - (1 + r) / 2) < 1e-3);
+        QVERIFY(qAbs(static_cast<double>(s.memTransfer(b, 0, kPage)) / static_cast<double>(alone) - (1 + r) / 2) < 1e-3);
+        // One pool, both sockets' traffic in it, giving what both sockets' controllers give.
+        QCOMPARE(s.memory().sockets(), 1);
+        QCOMPARE(s.memory().movedBytes(0), 2 * kPage);
+        QVERIFY(qAbs(s.memory().socketGBps() - 2 * m.socketMemGBps) < 1e-6);
+    }
+
     void presetsNameTheirFigures()
     {
         for (const auto& name : machinePresetNames()) {
             const MachineSpec m = *machinePreset(name);
             QVERIFY2(m.socketMemGBps > 0, name.c_str());
-            // One core cannot take more than its socket; the socket's cores together can.
+            // One core cannot take more than its socket; the socket's cores together take most of it (a part of
+            // few cores on many channels, xeon-32cpu-2020's 8 on six, does not fill them alone).
             QVERIFY2(m.cost.memCoreGBps < m.socketMemGBps, name.c_str());
-            QVERIFY2(m.coresPerSocket() * m.cost.memCoreGBps >= m.socketMemGBps, name.c_str());
+            QVERIFY2(m.coresPerSocket() * m.cost.memCoreGBps >= 0.8 * m.socketMemGBps, name.c_str());
             QCOMPARE(m.coreCount() * m.threadsPerCore, m.cpus);
         }
     }

@@ -15,16 +15,17 @@ namespace {
 
 // A two-socket machine of 12 CPUs (0-5 on node 0, 6-11 on node 1).
 struct TwoNodes {
-    TwoNodes()
-        : m(spec())
+    explicit TwoNodes(bool numa = true)
+        : m(spec(numa))
         , s(sim, m)
         , k(s, Toggles {})
     {
     }
-    static MachineSpec spec()
+    static MachineSpec spec(bool numa)
     {
         MachineSpec m = test::Box::spec(64ull << 20);
         m.sockets = 2;
+        m.numa = numa;
         return m;
     }
     Simulator sim;
@@ -91,6 +92,27 @@ private Q_SLOTS:
         QCOMPARE(lockClass("node1 zone->lru_lock"), std::string_view("zone->lru_lock"));
         QCOMPARE(lockClass("zone->lock"), std::string_view("zone->lock"));
         QCOMPARE(lockClass("node zone->lock"), std::string_view("node zone->lock"));
+    }
+
+    void interleavedMemoryIsOneNodeForEverySocket()
+    {
+        // Two sockets whose memory the firmware interleaves: the kernel sees one node (one zone, one lru_lock
+        // without a node prefix, one kswapd) for the CPUs of both, while lines between the sockets still cross.
+        TwoNodes b(false);
+        Kernel& k = b.k;
+        QCOMPARE(k.nrNodes(), 1);
+        QCOMPARE(k.cpu_to_node(0), 0);
+        QCOMPARE(k.cpu_to_node(11), 0);
+        QCOMPARE(k.page_to_nid(static_cast<Pfn>(k.pages.size() - 1)), 0);
+        QCOMPARE(k.node(0).lruvec.lru_lock.stat().name, std::string("zone->lru_lock"));
+        k.startKswapd();
+        QCOMPARE(k.node(0).kswapd->name, std::string("kswapd0"));
+        QVERIFY(b.s.lineTransferNs(0, 11) > b.s.lineTransferNs(0, 1));
+        // A line that has left the caches comes 1 in 2 from the reader's socket, 1 in 2 from the other.
+        const double r = b.m.cost.remoteMemLatencyRatio;
+        QVERIFY(r > 1.0);
+        QCOMPARE(b.s.lineMissNs(0, 0), b.m.cost.memLatencyNs * (1 + r) / 2);
+        QCOMPARE(b.s.lineMissNs(11, 0), b.s.lineMissNs(0, 0));
     }
 
     void allocatesLocallyUntilTheLowWatermarkThenFallsBack_data()
@@ -181,6 +203,7 @@ private Q_SLOTS:
     {
         Scenario two = loadScenario("lru-file-readtwice");
         two.set("machine.sockets", "2");
+        two.set("machine.numa", "true");
         const ResultSet one = test::run(two, 0.02, 1);
         QCOMPARE(test::withoutHost(one), test::withoutHost(test::run(two, 0.02, 2)));
         // Both nodes' lru_locks were taken.

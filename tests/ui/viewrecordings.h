@@ -26,7 +26,7 @@ inline std::shared_ptr<const Recording> migrationRecording()
 inline std::shared_ptr<const Recording> twoNodeRecording()
 {
     return recordedRun("lru-file-readtwice", "mainline", 0.01, RecordingOptions {}.memoryBudget,
-        { { "machine.sockets", "2" } })
+        { { "machine.sockets", "2" }, { "machine.numa", "true" } })
         .recording;
 }
 
