@@ -27,6 +27,10 @@ struct CpuSpec {
     double memLatencyNs = 0;
     // One socket's last-level cache, bytes (the datasheet's "cache"); 0: caches are not modelled, no line leaves.
     double llcBytes = 0;
+    // Two SMT threads of one core, both computing, get this many times one thread's work done: Intel's "up to 30 %"
+    // for Hyper-Threading on server benchmarks (Marr et al., "Hyper-Threading Technology Architecture and
+    // Microarchitecture", Intel Technology Journal 6(1), 2002). Used only on presets with threads per core.
+    double smtThroughput = 1.3;
 };
 
 struct CostModel {
@@ -63,6 +67,9 @@ struct CostModel {
     double remoteMemLatencyRatio = 1.46; // CpuSpec::remoteMemLatencyRatio: a remote node's stream is this much slower
     double memLatencyNs = 0; // CpuSpec::memLatencyNs: a line from local memory (remote: x remoteMemLatencyRatio)
     double llcBytes = 0; // CpuSpec::llcBytes: 0 keeps every written line cached (a bare machine's tests)
+    // CpuSpec::smtThroughput: a thread's compute while its SMT sibling computes too takes 2 / this as long (each of
+    // the two gets half of the core's 1.3 times); a sibling that idles or spins (PAUSE) leaves it the core.
+    double smtThroughput = 1.3;
     double contextSwitchNs = 3000.0; // switch + cache refill (GUESS of 2-5 us; docs/presets.md)
     double wakeupNs = 1000.0; // try_to_wake_up + IPI-less enqueue (GUESS)
     double timeSliceNs = 3.0e6; // CFS sched_min_granularity-like slice, 3 ms (a scheduler setting, not hardware)

@@ -226,6 +226,7 @@ CostModel costModelFor(const CpuSpec& cpu)
     c.remoteMemLatencyRatio = cpu.remoteMemLatencyRatio;
     c.memLatencyNs = cpu.memLatencyNs;
     c.llcBytes = cpu.llcBytes;
+    c.smtThroughput = cpu.smtThroughput;
     c.contextSwitchNs = cycles(7500); // switch + cache refill, 2-5 us at 2.5 GHz (GUESS; docs/presets.md)
     c.wakeupNs = cycles(2500); // GUESS
     c.pteOpNs = cycles(10); // GUESS

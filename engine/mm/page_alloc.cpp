@@ -373,7 +373,7 @@ Co<> drain_all_pages(Mm& k, Task& t)
         co_await drain_local_pages(k, t);
         if (cpus.empty())
             co_return;
-        Sched::burn(t, k.cost.ipiRoundNs(cpus.size()));
+        Sched::burnWall(t, ns(k.cost.ipiRoundNs(cpus.size()))); // spins for the acks: a PAUSE loop
     }
     for (int c : cpus) {
         const std::size_t n = nr_pcp_pages(k, c); // what is left when its turn comes

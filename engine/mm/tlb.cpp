@@ -17,9 +17,10 @@ namespace {
         for (int c : targets)
             k.s.interrupt(c, k.cost.ipiHandleNs);
         k.vm.inc(Vm::TlbRemoteIpi, targets.size());
-        // The initiator waits for every ack: it spins, so the CPU stays busy (sys time).
+        // The initiator waits for every ack: it spins, so the CPU stays busy (sys time), in a PAUSE loop that a
+        // computing SMT sibling does not slow.
         double waitNs = k.cost.ipiRoundNs(targets.size());
-        Sched::burn(t, waitNs);
+        Sched::burnWall(t, ns(waitNs));
         Time begin = k.s.sim().now() + t.debt - ns(waitNs);
         k.tlbAckWait.noteAcquire(t.cpu, -1, ns(waitNs), true);
         k.tlbAckWait.noteHold(ns(waitNs));

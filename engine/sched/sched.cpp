@@ -1,6 +1,7 @@
 #include "sched/sched.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace mms {
 
@@ -40,6 +41,15 @@ Sched::Sched(Simulator& sim, const MachineSpec& machine)
         m_cpus[static_cast<std::size_t>(i)].socket = machine.socketOf(i);
         m_cpus[static_cast<std::size_t>(i)].core = machine.coreOf(i);
     }
+    // Each CPU's SMT sibling (MachineSpec::coreOf: CPUs i and i + cores a socket share a core); with more than two
+    // threads a core, the next one round the core.
+    if (machine.threadsPerCore > 1)
+        for (Cpu& c : m_cpus)
+            for (int step = 1; step < machine.cpus && c.sibling < 0; ++step) {
+                const Cpu& other = m_cpus[static_cast<std::size_t>((c.id + step) % machine.cpus)];
+                if (other.core == c.core)
+                    c.sibling = other.id;
+            }
     m_cacheFilled.assign(static_cast<std::size_t>(std::max(1, machine.sockets)), 0.0);
     m_cacheClock.assign(m_cacheFilled.size(), 0);
     if (machine.cost.llcBytes > 0)
@@ -58,6 +68,9 @@ Task& Sched::spawn(std::string name, int cpu, bool kthread, MmStruct* mm, std::u
     t->id = static_cast<std::uint32_t>(m_tasks.size());
     t->name = std::move(name);
     t->cpu = cpu % cpuCount();
+    t->siblingCurrent = siblingCurrentOf(t->cpu);
+    t->smtNum = 2000;
+    t->smtDen = std::max<std::int64_t>(1, std::llround(1000 * m_machine.cost.smtThroughput));
     t->kthread = kthread;
     t->mm = mm;
     t->rng = Rng(seed);
@@ -198,6 +211,13 @@ void Sched::set_task_cpu(Task& t, int to)
     t.userSettled += here.user;
     t.sysSettled += here.sys;
     t.cpu = to;
+    t.siblingCurrent = siblingCurrentOf(to);
+}
+
+Task* const* Sched::siblingCurrentOf(int c) const
+{
+    const int sibling = cpu(c).sibling;
+    return sibling < 0 ? nullptr : &cpu(sibling).current;
 }
 
 int Sched::forkBalanceCpu(int parentCpu) const

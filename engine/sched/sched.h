@@ -41,6 +41,7 @@ struct Cpu {
     int id = 0;
     int socket = 0;
     int core = 0; // the physical core, numbered across the machine (MachineSpec::coreOf): SMT siblings share it
+    int sibling = -1; // the CPU of the core's other thread, -1 on a core of one thread
     Task* current = nullptr;
     MmStruct* activeMm = nullptr; // the user mm loaded here; kept while idle or in a kernel thread (lazy TLB)
     Fifo<Task*> runq;
@@ -89,17 +90,38 @@ public:
     // with the fewest tasks running or queued, the parent's own on a tie, else the lowest-numbered.
     int forkBalanceCpu(int parentCpu) const;
 
-    // Charge CPU time to the running task (no suspension; see Task::debt).
-    static void burn(Task& t, double nsCost, Acct acct = Acct::Sys)
+    // Charge compute to the running task (no suspension; see Task::debt): `nsCost` is what it takes the core alone,
+    // longer while the task's SMT sibling computes too (Task::siblingCurrent).
+    static void burn(Task& t, double nsCost, Acct acct = Acct::Sys) { burnCompute(t, ns(nsCost), acct); }
+    static void burnCompute(Task& t, Time d, Acct acct = Acct::Sys)
     {
-        Time d = ns(nsCost);
+        if (smtBusy(t)) {
+            const std::int64_t scaled = d * t.smtNum + t.smtCarry;
+            d = scaled / t.smtDen;
+            t.smtCarry = scaled % t.smtDen;
+        }
+        burnWall(t, d, acct);
+    }
+    // A charge in picoseconds that may carry memory streams memTransfer() has timed: those are not stretched
+    // (Task::streamCredit), the rest is compute.
+    static void burnTime(Task& t, Time d, Acct acct = Acct::Sys)
+    {
+        const Time stream = std::min(d, t.streamCredit);
+        t.streamCredit -= stream;
+        burnWall(t, stream, acct);
+        burnCompute(t, d - stream, acct);
+    }
+    // Charge time the task's CPU is busy whatever its sibling does: the wait for an IPI round's acknowledgements.
+    static void burnWall(Task& t, Time d, Acct acct = Acct::Sys)
+    {
         t.debt += d;
         (acct == Acct::User ? t.userTime : t.sysTime) += d;
     }
-    static void burnTime(Task& t, Time d, Acct acct = Acct::Sys)
+    // The task's SMT sibling is computing: a task runs there and is not spinning.
+    static bool smtBusy(const Task& t)
     {
-        t.debt += d;
-        (acct == Acct::User ? t.userTime : t.sysTime) += d;
+        const Task* sibling = t.siblingCurrent ? *t.siblingCurrent : nullptr;
+        return sibling && !sibling->spinning;
     }
 
     // Awaitable: push the task's pending CPU time onto the global clock.
@@ -143,7 +165,9 @@ public:
     {
         const Cpu& c = cpu(t.cpu);
         noteCacheFill(c.socket, bytes);
-        return m_mem.transfer(node, c.core, m_sim.now() + t.debt + ahead, bytes, m_machine.memSlowdown(c.socket, node));
+        const Time d = m_mem.transfer(node, c.core, m_sim.now() + t.debt + ahead, bytes, m_machine.memSlowdown(c.socket, node));
+        t.streamCredit += d;
+        return d;
     }
     void burnTransfer(Task& t, int node, double bytes, Acct acct = Acct::Sys)
     {
@@ -265,6 +289,8 @@ private:
             static_cast<std::uint64_t>(f * m_cacheUnitInv));
     }
     int selectIdleSibling(int cpu) const;
+    // Task::siblingCurrent of a task on `cpu`: the SMT sibling CPU's current, null with one thread a core.
+    Task* const* siblingCurrentOf(int cpu) const;
 };
 
 } // namespace mms

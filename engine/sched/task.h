@@ -39,6 +39,20 @@ struct Task {
     // (a lock, an I/O, a wake-up) first flushes it, so shared state is always touched at the right time.
     Time debt = 0;
 
+    // SMT: the task running on the sibling thread of this task's core (&Cpu::current of that CPU; null on a core
+    // of one thread), and how much longer compute takes while that sibling computes: smtNum / smtDen (2 over
+    // CostModel::smtThroughput, in thousandths), the picoseconds' remainders carried in smtCarry so that one charge
+    // and the same charge in parts stretch to the same total. `spinning`: the task waits in a spin loop (a
+    // spinlock's queue, a mutex's owner): its PAUSEs leave the core's units to its sibling. Kept by the scheduler and
+    // the lock models; read by Sched::burnCompute.
+    Task* const* siblingCurrent = nullptr;
+    std::int64_t smtNum = 1, smtDen = 1, smtCarry = 0;
+    bool spinning = false;
+    // Memory-stream time Sched::memTransfer() has timed for this task and Sched::burnTime() not yet charged: the
+    // core's bandwidth, shared with the sibling already, so a computing sibling does not stretch it again.
+    // (Mutable: the stream is timed through a const task, before the charge.)
+    mutable Time streamCredit = 0;
+
     // /usr/bin/time accounting
     Time userTime = 0;
     Time sysTime = 0;

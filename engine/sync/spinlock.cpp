@@ -86,6 +86,7 @@ Time SpinLock::Acquire::attempt()
             l.grantFree(s, t, now);
             return now;
         }
+        t.spinning = true;
         if (s.locking().spinlock != SpinlockImpl::Queued) {
             // Whoever spins at the release takes part in the hand-off: decide it then.
             l.m_waiters.push_back(Waiter { &t, resumeHandle, now });
@@ -96,6 +97,7 @@ Time SpinLock::Acquire::attempt()
         l.grant(s, t, at, at - now, true);
         return at;
     }
+    t.spinning = true;
     l.m_waiters.push_back(Waiter { &t, resumeHandle, now });
     return -1;
 }

@@ -22,8 +22,10 @@ public:
         std::coroutine_handle<> resumeHandle;
         bool await_ready();
         bool await_suspend(std::coroutine_handle<> h);
-        void await_resume() { }
-        Time attempt(); // at the moment of trying: the grant time, or -1 when queued behind a holder
+        void await_resume() { t.spinning = false; }
+        // At the moment of trying: the grant time, or -1 when queued behind a holder. A task that has to wait spins
+        // (Task::spinning) until it resumes.
+        Time attempt();
     };
     // co_await lock.lock(s, t)   -- spin_lock()
     Acquire lock(Sched& s, Task& t) { return Acquire { s, t, *this, {} }; }
@@ -63,7 +65,7 @@ public:
             sim.takeInline(at); // the resumption
         }
         ++m_stat.acquisitions; // grantFree(): no bounce, the line is here
-        Sched::burnTime(t, rmw, Acct::Sys);
+        Sched::burnCompute(t, rmw, Acct::Sys);
         m_held = true;
         m_acquiredAt = at;
         return true;

@@ -31,12 +31,14 @@ inline double metric(const ResultSet& rs, const std::string& variant, const std:
 }
 
 // The generic preset's processor in `cpus` CPUs over `sockets` sockets, for the lock and scheduler models' bare
-// Sched (no kernel).
-inline MachineSpec genericMachine(int cpus, int sockets = 1)
+// Sched (no kernel). One thread a core unless asked: the lock and scheduler suites time closed forms that a
+// computing SMT sibling would stretch (tst_smt times that).
+inline MachineSpec genericMachine(int cpus, int sockets = 1, int threadsPerCore = 1)
 {
     MachineSpec m = *machinePreset("generic-12cpu-2015");
     m.cpus = cpus;
     m.sockets = sockets;
+    m.threadsPerCore = threadsPerCore;
     return m;
 }
 

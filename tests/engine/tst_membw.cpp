@@ -131,7 +131,7 @@ private Q_SLOTS:
         // The 12-thread Haswell-EP of seed 000: one task per CPU clears pages; the first six CPUs are the six
         // cores, CPUs 6-11 their SMT siblings.
         QFETCH(int, tasks);
-        const MachineSpec m = test::genericMachine(12, 1);
+        const MachineSpec m = test::genericMachine(12, 1, 2);
         QCOMPARE(m.coreCount(), 6);
         QCOMPARE(m.coreOf(0), m.coreOf(6));
         QVERIFY(m.socketMemGBps > 0 && m.cost.memCoreGBps > 0);
@@ -155,7 +155,7 @@ private Q_SLOTS:
     {
         // One stream of a CPU of socket 0 on two sockets: from its own node at the core's rate, from the other's
         // CostModel::remoteMemLatencyRatio times slower (Little's law over the longer latency).
-        const MachineSpec m = test::genericMachine(12, 2);
+        const MachineSpec m = test::genericMachine(12, 2, 2);
         QVERIFY(m.cost.remoteMemLatencyRatio > 1.0);
         Simulator sim;
         Sched s(sim, m);
@@ -170,7 +170,7 @@ private Q_SLOTS:
         // Two sockets, memory interleaved (MachineSpec::numa false): a stream alone runs at the core's rate over
         // the mean of a local and a remote line, from either socket; streams on both sockets' cores share one pool
         // of both sockets' bandwidth.
-        MachineSpec m = test::genericMachine(12, 2);
+        MachineSpec m = test::genericMachine(12, 2, 2);
         m.numa = false;
         const double r = m.cost.remoteMemLatencyRatio;
         Simulator sim;
