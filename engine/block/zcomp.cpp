@@ -42,7 +42,7 @@ namespace {
     double sameDecompressCycles(ZcompAlgo a) { return a == ZcompAlgo::Lz4 ? 1000 : 4096; }
 } // namespace
 
-std::uint32_t zcomp_compressed_size(ZcompAlgo a, PageContent c)
+std::uint32_t compressedSize(ZcompAlgo a, PageContent c)
 {
     switch (c) {
     case PageContent::Zero:
@@ -53,7 +53,7 @@ std::uint32_t zcomp_compressed_size(ZcompAlgo a, PageContent c)
     return static_cast<std::uint32_t>(kPageSize);
 }
 
-double zcomp_compress_ns(const CostModel& c, ZcompAlgo a, PageContent content)
+double compressNs(const CostModel& c, ZcompAlgo a, PageContent content)
 {
     // Incompressible data: the compressors skip ahead faster through data without matches, so Silesia's rate is an
     // upper bound (GUESS: the same cycles).
@@ -62,10 +62,10 @@ double zcomp_compress_ns(const CostModel& c, ZcompAlgo a, PageContent content)
     return cycles / c.clockGHz;
 }
 
-double zcomp_decompress_ns(const CostModel& c, ZcompAlgo a, PageContent content)
+double decompressNs(const CostModel& c, ZcompAlgo a, PageContent content)
 {
     if (content == PageContent::Random)
-        return 0; // stored raw: copy_page (zcomp_decompress_bytes)
+        return 0; // stored raw: copy_page (decompressBytes)
     const double cycles = content == PageContent::Data ? cyclesAt(algo(a).decompressMBps) : sameDecompressCycles(a);
     return cycles / c.clockGHz;
 }
@@ -73,8 +73,8 @@ double zcomp_decompress_ns(const CostModel& c, ZcompAlgo a, PageContent content)
 // The Silesia rates include the reads and writes of the data; the GUESS cycles of a same-filled page do not: it
 // is read (compress) or written (decompress) at the core's stream rate on top. A raw page is copied by zram, not
 // decompressed (zram_bvec_read).
-double zcomp_compress_bytes(PageContent content) { return content == PageContent::Same || content == PageContent::Zero ? kPage : 0; }
-double zcomp_decompress_bytes(PageContent content)
+double compressBytes(PageContent content) { return content == PageContent::Same || content == PageContent::Zero ? kPage : 0; }
+double decompressBytes(PageContent content)
 {
     return content == PageContent::Data || content == PageContent::Random ? 0 : kPage;
 }

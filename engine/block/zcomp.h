@@ -25,13 +25,13 @@ namespace mms {
 
 // The bytes zcomp_compress() leaves for a page of content `c` (never called for a zero page, nor for a same-filled
 // one where those are stored as a flag). Above max_zpage_size zram stores the page as it is (PAGE_SIZE).
-std::uint32_t zcomp_compressed_size(ZcompAlgo a, PageContent c);
+std::uint32_t compressedSize(ZcompAlgo a, PageContent c);
 // CPU time of zcomp_compress() / zcomp_decompress() of one page on this machine, ns; memory traffic beyond the
-// compressor's own (a page read or written at the core's stream rate) is in zcomp_*_bytes().
-double zcomp_compress_ns(const CostModel& c, ZcompAlgo a, PageContent content);
-double zcomp_decompress_ns(const CostModel& c, ZcompAlgo a, PageContent content);
-double zcomp_compress_bytes(PageContent content);
-double zcomp_decompress_bytes(PageContent content);
+// compressor's own (a page read or written at the core's stream rate) is in compressBytes() and decompressBytes().
+double compressNs(const CostModel& c, ZcompAlgo a, PageContent content);
+double decompressNs(const CostModel& c, ZcompAlgo a, PageContent content);
+double compressBytes(PageContent content);
+double decompressBytes(PageContent content);
 
 // A device's compression streams (struct zcomp).
 class Zcomp {

@@ -87,9 +87,9 @@ Co<int> ZramDevice::zram_bvec_write(Task& t, std::uint32_t index, PageContent co
         m_comp.zcomp_stream_put(t);
         co_return 0;
     }
-    Sched::burn(t, zcomp_compress_ns(c, m_cfg.comp, content));
-    m_s.burnTransfer(t, m_s.cpu(t.cpu).socket, zcomp_compress_bytes(content));
-    std::uint32_t clen = zcomp_compressed_size(m_cfg.comp, content);
+    Sched::burn(t, compressNs(c, m_cfg.comp, content));
+    m_s.burnTransfer(t, m_s.cpu(t.cpu).socket, compressBytes(content));
+    std::uint32_t clen = compressedSize(m_cfg.comp, content);
     if (clen > kMaxZpageSize)
         clen = static_cast<std::uint32_t>(kPageSize);
     const std::uint32_t handle = co_await m_pool->zs_malloc(t, clen);
@@ -103,7 +103,7 @@ Co<int> ZramDevice::zram_bvec_write(Task& t, std::uint32_t index, PageContent co
     Sched::burn(t, c.lockedRmwNs);
     m_stats.maxUsedPages = std::max(m_stats.maxUsedPages, m_pool->zs_get_total_pages());
     // zs_map_object(ZS_MM_WO), memcpy (copy_page for a raw page), zcomp_strm_release(), zs_unmap_object().
-    m_pool->zs_map_copy(t, handle, clen);
+    m_pool->zs_map_object(t, handle, clen);
     m_comp.zcomp_stream_put(t);
     entryLock(m_s, t);
     co_await zram_free_page(t, index);
@@ -132,13 +132,13 @@ Co<PageContent> ZramDevice::zram_bvec_read(Task& t, std::uint32_t index)
         co_return (e.flags & kZramSame) ? e.content : PageContent::Zero;
     }
     // zs_map_object(ZS_MM_RO); copy_page() of a raw page, else zcomp_decompress(); zs_unmap_object().
-    m_pool->zs_map_copy(t, e.handle, e.size); // reads the object
+    m_pool->zs_map_object(t, e.handle, e.size); // reads the object
     const PageContent content = e.content;
     if (e.size == kPageSize) {
         m_s.burnTransfer(t, socket, static_cast<double>(kPageSize)); // copy_page()'s writes
     } else {
-        Sched::burn(t, zcomp_decompress_ns(m_s.cost(), m_cfg.comp, content));
-        m_s.burnTransfer(t, socket, zcomp_decompress_bytes(content));
+        Sched::burn(t, decompressNs(m_s.cost(), m_cfg.comp, content));
+        m_s.burnTransfer(t, socket, decompressBytes(content));
     }
     co_return content;
 }

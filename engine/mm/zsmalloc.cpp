@@ -164,7 +164,7 @@ Co<> ZsPoolAllocator::zs_free(Task& t, std::uint32_t handle)
         co_await free_zspage(t, id); // outside the lock (4.0 zs_free)
 }
 
-void ZsPoolAllocator::zs_map_copy(Task& t, std::uint32_t handle, std::uint32_t bytes)
+void ZsPoolAllocator::zs_map_object(Task& t, std::uint32_t handle, std::uint32_t bytes)
 {
     // An object that crosses a page boundary is copied through the per-CPU buffer (__zs_map_object() on a read,
     // __zs_unmap_object() after a write): its bytes move twice.

@@ -46,7 +46,7 @@ public:
 
     Co<std::uint32_t> zs_malloc(Task& t, std::uint32_t size) override;
     Co<> zs_free(Task& t, std::uint32_t handle) override;
-    void zs_map_copy(Task& t, std::uint32_t handle, std::uint32_t bytes) override;
+    void zs_map_object(Task& t, std::uint32_t handle, std::uint32_t bytes) override;
     std::uint64_t zs_get_total_pages() const override { return m_pagesAllocated; }
     void lockStats(LockStats& out) const override;
 
