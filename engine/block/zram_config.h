@@ -10,7 +10,8 @@ namespace mms {
 // zram.streams: how swap-outs share compression streams (drivers/block/zram/zcomp.c).
 enum class ZcompStreams : std::uint8_t {
     // One stream under a mutex (zcomp_strm_single_find(): mutex_lock(&zs->strm_lock)), the default of 3.15-4.6
-    // (max_comp_streams = 1); 3.14's zram has one compress buffer under a mutex as well.
+    // (max_comp_streams = 1). 3.14's zram, before zcomp, is taken to serialise its one compress buffer the same way
+    // (not checked against the 3.14 source).
     Single,
     // max_comp_streams streams (beca3ec71fe5 "zram: add multi stream functionality", 3.15): a writer takes an idle
     // one; with none idle it sleeps in wait_event(zs->strm_wait) until zcomp_strm_multi_release() wakes it.
@@ -21,7 +22,8 @@ enum class ZcompStreams : std::uint8_t {
 };
 
 // zram.comp: the compressor (comp_algorithm). lzo is the default until ce82f19fd580 "zram: default to lzo-rle
-// instead of lzo" (5.1); lz4 is selectable from 6e76668e415a "zram: add lz4 algorithm backend" (3.15).
+// instead of lzo" (5.1: the release of the lzo-rle series, not checked against a tag); lz4 is selectable from
+// "zram: add lz4 algorithm backend" (3.15 shortlog; its commit id not verified).
 enum class ZcompAlgo : std::uint8_t { Lzo, LzoRle, Lz4 };
 
 // zsmalloc.lock: what guards a size class's zspages. `class`: each size class's spinlock (class->lock), up to 6.1;

@@ -32,7 +32,8 @@ namespace {
         line = t.cpu;
     }
     // bit_spin_lock(ZRAM_ACCESS) + bit_spin_unlock() of the slot's entry: the swap layer never uses one slot from
-    // two tasks at once, so the per-entry lock is never contended (d2d5e762c899, 3.17; a table rwlock before).
+    // two tasks at once, so the per-entry lock is never contended (ZRAM_ACCESS replaced the table's rwlock in 3.17,
+    // d2d5e762c899: the id is not verified against the tree).
     void entryLock(Sched& s, Task& t) { Sched::burn(t, 2 * s.cost().lockedRmwNs); }
 } // namespace
 
