@@ -11,6 +11,9 @@ const std::vector<DeviceKindInfo>& deviceKinds()
         { DeviceKind::Hdd2007, "hdd-2007", true },
         { DeviceKind::PmemRam, "pmem-ram", false },
         { DeviceKind::Nvme2020, "nvme-2020", false },
+        // create_device() (drivers/block/zram/zram_drv.c, 4.0): "zram devices sort of resembles non-rotational
+        // disks", queue_flag_set_unlocked(QUEUE_FLAG_NONROT); zram_devops has .rw_page = zram_rw_page.
+        { DeviceKind::Zram, "zram", false, true },
     };
     return kinds;
 }
@@ -63,6 +66,11 @@ DeviceSpec deviceSpecFor(DeviceKind kind)
         // (~330k IOPS), below the datasheet's ~640k random-read IOPS at depth and above its random-write figure.
         // 1024 requests: the NVMe driver's io_queue_depth (drivers/nvme/host/pci.c).
         return { kind, 77'000, 18'000, 2'000, 1'000, 1024 };
+    case DeviceKind::Zram:
+        // No timing of its own: zram_rw_page() runs in the caller, and what it costs is CPU work and memory traffic of
+        // the machine (block/zcomp.cpp, docs/presets.md "zram"). The request queue is never used (depth 1 so that
+        // nothing divides by zero); zram_make_request() is bio-based and has no nr_requests.
+        return { kind, 0, 0, 0, 0, 1 };
     }
     assert(false && "a DeviceKind without a preset");
     return { kind };

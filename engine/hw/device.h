@@ -16,6 +16,7 @@ enum class DeviceKind : std::uint8_t {
     Hdd2007, // a 7200 rpm desktop disk of 2006-2007
     PmemRam, // RAM-simulated persistent memory (the pmem driver over memmap= RAM)
     Nvme2020, // a data-centre NVMe SSD of 2018-2020
+    Zram, // a compressed RAM disk (drivers/block/zram): no queue and no transfer; the CPU compresses into memory
 };
 
 struct DeviceKindInfo {
@@ -26,6 +27,10 @@ struct DeviceKindInfo {
     // pmem drivers always); swapon() marks a swap device on a non-rotational queue SWP_SOLIDSTATE
     // (mm/swapfile.c), which gives it per-CPU clusters from 3.14 (ebc2a1a69111).
     bool rotational;
+    // The device has an rw_page operation that completes in the caller (bdev_write_page()/bdev_read_page(), 3.16+):
+    // swap_writepage() and swap_readpage() do the work synchronously in the reclaiming or faulting task, as system
+    // time, and never queue a request (block/zram_drv.h). False: requests go to the queue (block/blkdev.h).
+    bool synchronous = false;
 };
 
 // Every kind, in the order of the enum (the order devicePresetNames() lists them in).
@@ -43,6 +48,7 @@ struct DeviceSpec {
 
     const char* name() const { return deviceKindInfo(kind).name; }
     bool rotational() const { return deviceKindInfo(kind).rotational; }
+    bool synchronous() const { return deviceKindInfo(kind).synchronous; }
 };
 
 // The preset device of a kind, and of a kind named in a scenario (nullopt for a name that is no kind).

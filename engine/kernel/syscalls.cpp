@@ -203,6 +203,8 @@ namespace {
         co_await handle_mm_fault(k, t, mm, vpn, access == Access::Write);
         if (access == Access::Read && pte::present(mm.pte[vpn]))
             mm.pte[vpn] |= pte::kYoung; // the load that faulted completes
+        if (access == Access::Write && pte::present(mm.pte[vpn]))
+            k.pages.setContent(pte::pfn(mm.pte[vpn]), PageContent::Data); // the store that faulted completes
         co_await ret_to_user(k, t);
     }
 } // namespace
@@ -220,9 +222,16 @@ MaybeCo touch(Kernel& k, Task& t, std::uint32_t vpn, Access access)
     } else {
         mm.pte[vpn] = e | pte::kYoung | pte::kDirty;
         k.pages.clear(pte::pfn(e), PG_lazyfree);
+        k.pages.setContent(pte::pfn(e), PageContent::Data);
     }
     k.noteUserProgress();
     return {};
+}
+
+void fill(Kernel& k, Task& t, std::uint32_t vpn, PageContent content)
+{
+    if (t.mm && vpn < t.mm->pte.size() && pte::present(t.mm->pte[vpn]))
+        k.pages.setContent(pte::pfn(t.mm->pte[vpn]), content);
 }
 
 Co<> brk(Kernel& k, Task& t, std::uint32_t pages)

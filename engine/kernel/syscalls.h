@@ -16,6 +16,7 @@
 #include "mm/toggles.h" // Advice, GlibcTrim: the user-space choices a variant makes
 #include "sched/sched.h" // Task: the calling thread (its PRNG stream, its /usr/bin/time accounting)
 #include "sim/co.h"
+#include "sim/pagecontent.h"
 #include "sync/lockstat.h" // LockStat: one row of /proc/lock_stat
 
 #include <functional>
@@ -72,7 +73,13 @@ namespace sys {
     // A load from or store to page `vpn`. A page not mapped faults (handle_mm_fault); a mapped one gets its PTE's
     // accessed bit, and with a store its dirty bit, from the CPU (a lazily freed page is then in use again).
     enum class Access : std::uint8_t { Read, Write };
+    // A store leaves program data in the page (PageContent::Data) unless the program says otherwise with fill().
     MaybeCo touch(Kernel& k, Task& t, std::uint32_t vpn, Access access);
+    // What the program's stores to page `vpn` (mapped: just touched for writing) left there, when it is not
+    // program data: memset(p, 0, n) leaves PageContent::Zero, memset(p, c, n) PageContent::Same. Bookkeeping of the
+    // bytes themselves, no simulated time: the kernel reads them only where it reads a page's bytes (zram's
+    // zero-page check and compressor).
+    void fill(Kernel& k, Task& t, std::uint32_t vpn, PageContent content);
 
     // brk(): the process's heap becomes `pages` long. Growing it maps nothing (the pages fault on first touch);
     // shrinking it (glibc's trim of the heap top) zaps the pages above the new break: a huge page there is split

@@ -5,6 +5,7 @@
 #include "mm/filemap.h"
 #include "mm/mm.h"
 #include "mm/page_alloc.h"
+#include "mm/page_io.h"
 #include "mm/rmap.h"
 #include "mm/swap.h"
 #include "mm/swapfile.h"
@@ -50,6 +51,7 @@ namespace {
             spin_unlock(k.s, t, si.treeLock);
             k.pages.setFlags(p, PG_swapcache | PG_swapbacked | PG_anon | PG_locked);
             k.pages.setPriv(p, pte::swpEntry(static_cast<unsigned>(si.type), o));
+            k.pages.setContent(p, si.slot[o].content); // what the device holds (a queued read fills it later)
             k.pages.setOwner(p, 0);
             batch.push_back(p);
             if (o == off)
@@ -58,10 +60,15 @@ namespace {
         }
         if (batch.empty())
             co_return si.slot[off].cache;
-        co_await si.dev->waitForSlot(t);
-        Sched::burn(t, k.cost.bioSubmitNs);
         k.vm.inc(Vm::PswpIn, batch.size());
         k.vm.inc(Vm::SwapRa, batch.size() - (target != kNoPage ? 1 : 0));
+        if (swap_synchronous(si)) { // zram: each page decompressed here, in the faulting task
+            for (Pfn p : batch)
+                co_await swap_readpage(k, t, p);
+            co_return target != kNoPage ? target : si.slot[off].cache;
+        }
+        co_await si.dev->waitForSlot(t);
+        Sched::burn(t, k.cost.bioSubmitNs);
         std::uint64_t handle = si.dev->submit(false, batch);
         for (Pfn p : batch)
             k.pageReadIo[p] = { si.type, handle };
@@ -137,6 +144,7 @@ Co<> do_anonymous_page(Mm& k, Task& t, MmStruct& mm, std::uint32_t vpn)
     if (p == kNoPage)
         co_return; // VM_FAULT_OOM: an OOM victim found the reserves empty; it exits at its return to user space
     k.burnStream(t, p, k.cost.zeroPageNs); // clear_user_highpage
+    k.pages.setContent(p, PageContent::Zero);
     SpinLock& ptl = mm.ptlFor(vpn);
     co_await spin_lock(k.s, t, ptl);
     if (!pte::none(mm.pte[vpn])) { // raced with another fault

@@ -3,6 +3,7 @@
 #include "mm/page_alloc.h"
 #include "mm/rmap.h"
 #include "mm/vmscan.h"
+#include "mm/zsmalloc.h"
 
 #include <algorithm>
 #include <cmath>
@@ -30,6 +31,11 @@ Mm::Mm(Sched& sched, const Toggles& toggles, std::uint64_t reservedPages)
         si->slot.assign(slots, SwapSlot {});
         si->dev = std::make_unique<BlockDevice>(s, m.swap[i].device, static_cast<int>(i));
         si->dev->setCompletion([this](BlockDevice& d, IoRequest& r) { endIo(d, r); });
+        if (m.swap[i].device.synchronous()) { // zramN, numbered among the zram devices
+            const int n = static_cast<int>(std::count_if(swap.begin(), swap.end(), [](const auto& o) { return o->zram != nullptr; }));
+            auto pool = std::make_unique<ZsPoolAllocator>(*this, tg.zram, "zram" + std::to_string(n));
+            si->zram = std::make_unique<ZramDevice>(s, tg.zram, n, slots, std::move(pool));
+        }
         // SWP_SOLIDSTATE: every device kind here but the rotating disk.
         if (tg.swapPercpuCluster && tg.slotsCache == SlotsCache::Off && !m.swap[i].device.rotational())
             si->percpuCluster.assign(static_cast<std::size_t>(s.cpuCount()), 0);
@@ -314,6 +320,8 @@ void Mm::lockStats(LockStats& v) const
         v.push_back(&si->treeLock.stat());
         for (auto& l : si->clusterLocks)
             v.push_back(&l.stat());
+        if (si->zram)
+            si->zram->lockStats(v);
     }
     for (auto& c : swapSlots) {
         v.push_back(&c.allocLock.stat());

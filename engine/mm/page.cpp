@@ -79,6 +79,7 @@ void PageArray::resize(std::uint32_t nrPages)
     m_flags.assign(n, 0);
     m_owner.assign(n, 0);
     m_index.assign(n, 0);
+    m_content.assign((n + 3) / 4, 0); // PageContent::Zero
     m_private = {};
     m_mapcountHigh = {};
     m_link.assign(n + kListHeads, kNextBits | kPrevBits); // unlinked, mapcount 0

@@ -1,12 +1,14 @@
 #pragma once
 // struct page, struct-of-arrays: every simulated page frame is 16 bytes: flags (2), owner (2), index (4), and one
-// 64-bit word with both LRU links (28 bits each, like the PTE's pfn: 1 TiB of RAM) and the low byte of the mapcount.
+// 64-bit word with both LRU links (28 bits each, like the PTE's pfn: 1 TiB of RAM) and the low byte of the mapcount;
+// plus two bits of what the page holds (sim/pagecontent.h), four frames a byte.
 // page_private (the swap entry of a swap-cache page) and a mapcount of 255 or more (a shared library's text page
 // that hundreds of processes map) live in side tables, so they cost memory only for the pages that have one. Page frame numbers (Pfn) index these arrays; the last few indices beyond the real frames are the
 // list heads of the LRU lists (intrusive, like struct list_head).
 
 #include "hw/pfn.h"
 #include "sim/flatmap.h"
+#include "sim/pagecontent.h"
 #include "sim/pagestate.h"
 
 #include <cassert>
@@ -105,12 +107,25 @@ public:
         m_link[p] = (m_link[p] & ~(kByte << kMapcountShift)) | (low << kMapcountShift);
     }
 
+    // The class of the page's bytes (not struct page: the data itself, which only zram's compressor reads).
+    PageContent content(Pfn p) const
+    {
+        return static_cast<PageContent>((m_content[p >> 2] >> ((p & 3u) * 2)) & 3u);
+    }
+    void setContent(Pfn p, PageContent c)
+    {
+        const unsigned shift = (p & 3u) * 2;
+        std::uint8_t& b = m_content[p >> 2];
+        b = static_cast<std::uint8_t>((b & ~(3u << shift)) | (static_cast<unsigned>(c) << shift));
+    }
+
     PageState state(Pfn p) const;
     // Host memory held by the arrays and the page_private table, in bytes.
     std::size_t memoryBytes() const
     {
         return m_flags.capacity() * sizeof(std::uint16_t) + m_owner.capacity() * sizeof(std::uint16_t)
-            + m_index.capacity() * sizeof(std::uint32_t) + m_link.capacity() * sizeof(std::uint64_t) + m_private.memoryBytes()
+            + m_index.capacity() * sizeof(std::uint32_t) + m_link.capacity() * sizeof(std::uint64_t) + m_content.capacity()
+            + m_private.memoryBytes()
             + m_mapcountHigh.memoryBytes();
     }
 
@@ -189,6 +204,7 @@ private:
     void setPrev(Pfn p, Pfn v) { m_link[p] = (m_link[p] & ~kPrevBits) | (pack(v) << kPrevShift); }
 
     std::vector<std::uint64_t> m_link;
+    std::vector<std::uint8_t> m_content; // PageContent, 2 bits a frame
     FlatMap<std::uint32_t> m_private;
     FlatMap<std::uint32_t> m_mapcountHigh; // the mapcounts of 255 and more
 };

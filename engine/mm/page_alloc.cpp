@@ -182,6 +182,22 @@ namespace {
     }
 } // namespace
 
+Co<Pfn> alloc_page_memalloc(Mm& k, Task& t)
+{
+    FnScope fn(t, "__alloc_pages_nodemask");
+    const int local = k.cpu_to_node(t.cpu);
+    for (int i = 0; i < k.nrNodes(); ++i) {
+        Zone& z = zonelist_node(k, local, i).zone;
+        std::vector<Pfn>& pcp = z.pcp[static_cast<std::size_t>(t.cpu)];
+        if (pcp.empty() && z.nrFree() > 0)
+            co_await rmqueue_bulk(k, t, z, pcp);
+        if (!pcp.empty())
+            co_return take_pcp_page(k, t, pcp);
+    }
+    ++k.nrAllocFail;
+    co_return kNoPage;
+}
+
 // alloc_page()'s slow path (its fast path is inline in page_alloc.h; both take the page with take_pcp_page()).
 Co<Pfn> alloc_page_slowpath(Mm& k, Task& t, unsigned gfp)
 {

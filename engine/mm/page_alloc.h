@@ -91,6 +91,12 @@ inline void wake_all_kswapds(Mm& k, const Task& t)
     return take_pcp_page(k, t, d->zone.pcp[static_cast<std::size_t>(t.cpu)]);
 }
 MaybeCo free_hot_cold_page(Mm& k, Task& t, Pfn p); // a coroutine only when the per-CPU list drains
+// An order-0 page for memory that reclaim itself needs (zsmalloc's zspages under a zram swap-out): the reclaimer
+// runs with PF_MEMALLOC (kswapd always, a direct reclaimer in __perform_reclaim), so its allocations take
+// ALLOC_NO_WATERMARKS and never enter reclaim again ("Avoid recursion of direct reclaim", 4.0
+// __alloc_pages_slowpath: PF_MEMALLOC goes to nopage). The first zone of the zonelist with a free page, the reserves
+// below min included; kNoPage when every zone is empty.
+Co<Pfn> alloc_page_memalloc(Mm& k, Task& t);
 // alloc_pages(order) / __free_pages(order) for order > 0 (kernel stacks, slabs): zone->lock, the slow path with
 // direct compaction (compaction.cpp) and reclaim. `unmovable`: a kernel allocation, not on any LRU. Up to
 // PAGE_ALLOC_COSTLY_ORDER it loops like an order-0 allocation (the OOM killer included); above it, or with

@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <stdexcept>
 
 namespace mms {
 
@@ -51,7 +52,9 @@ namespace {
             std::size_t i = v >> 32;
             auto vpn = static_cast<std::uint32_t>(v);
             MmStruct& mm = *mms[i];
-            ++k.swap[pte::swpType(entry)]->slot[pte::swpOffset(entry)].swapMap;
+            SwapSlot& slot = k.swap[pte::swpType(entry)]->slot[pte::swpOffset(entry)];
+            ++slot.swapMap;
+            slot.content = PageContent::Data; // the fill's stores
             mm.pte[vpn] = pte::mkSwap(entry);
             --mm.rss;
             ++mm.swapents;
@@ -110,6 +113,12 @@ namespace {
 void prefault_swapping(
     Mm& k, const std::vector<Task*>& tasks, const std::vector<std::vector<std::uint32_t>>& order, std::uint64_t seed)
 {
+    // A zram device would hold what the fill swapped out in RAM, in a pool this shortcut does not build (its pages
+    // would come out of the very budget below): the fast-forward is for queued devices only.
+    for (const auto& si : k.swap)
+        if (si->zram)
+            throw std::invalid_argument("the fast-forward of a swapping fill does not model a zram swap device; use "
+                                        "a queued device (ssd-2015, hdd-2007, pmem-ram, nvme-2020)");
     // Resident limit: reclaim keeps the free pages above the high watermark (plus the per-cpu lists' slack).
     std::uint64_t free = k.nrFreePages();
     std::uint64_t budget = std::max<std::uint64_t>(

@@ -4,6 +4,7 @@
 
 #include "mm/mm.h"
 #include "mm/page_alloc.h"
+#include "mm/page_io.h"
 #include "mm/swap_slots.h"
 
 #include <algorithm>
@@ -23,21 +24,24 @@ namespace {
     }
 
     // swap_entry_free() (4.0), under si->lock: a slot left with no reference is free again (inuse_pages--,
-    // nr_swap_pages++).
-    void maybeReleaseSlot(Mm& k, Task& t, SwapInfo& si, std::uint32_t off)
+    // nr_swap_pages++). True when it was: the caller then calls swap_slot_free_notify() before it unlocks.
+    bool maybeReleaseSlot(Mm& k, Task& t, SwapInfo& si, std::uint32_t off)
     {
-        if (!si.slotUsed(off)) {
-            --si.inuse;
-            nr_swap_pages_add(k, t);
-        }
+        if (si.slotUsed(off))
+            return false;
+        --si.inuse;
+        nr_swap_pages_add(k, t);
+        return true;
     }
 
     // With the slots cache (4.11), a slot whose last reference went is not freed but kept (SWAP_HAS_CACHE) for
-    // free_swap_slot(). Returns true when the caller must hand it over, after dropping its lock.
-    bool releaseSlot(Mm& k, Task& t, SwapInfo& si, std::uint32_t off)
+    // free_swap_slot(). Returns true when the caller must hand it over, after dropping its lock. `freed`: the slot
+    // was freed here (no slots cache), and its device must hear of it (swap_slot_free_notify()).
+    bool releaseSlot(Mm& k, Task& t, SwapInfo& si, std::uint32_t off, bool& freed)
     {
+        freed = false;
         if (k.tg.slotsCache == SlotsCache::Off) {
-            maybeReleaseSlot(k, t, si, off);
+            freed = maybeReleaseSlot(k, t, si, off);
             return false;
         }
         if (si.slotUsed(off))
@@ -202,7 +206,10 @@ Co<> swapcache_free(Mm& k, Task& t, std::uint32_t entry)
     co_await spin_lock(k.s, t, l);
     Sched::burn(t, k.cost.swapFreeNs);
     si.slot[off].cache = kNoPage;
-    bool toSlots = releaseSlot(k, t, si, off);
+    bool freed = false;
+    bool toSlots = releaseSlot(k, t, si, off, freed);
+    if (freed)
+        co_await swap_slot_free_notify(t, si, off);
     spin_unlock(k.s, t, l);
     if (toSlots)
         co_await free_swap_slot(k, t, entry);
@@ -245,7 +252,10 @@ Co<> swap_free(Mm& k, Task& t, std::uint32_t entry)
     Sched::burn(t, k.cost.swapFreeNs);
     assert(si.slot[off].swapMap > 0);
     --si.slot[off].swapMap;
-    bool toSlots = releaseSlot(k, t, si, off);
+    bool freed = false;
+    bool toSlots = releaseSlot(k, t, si, off, freed);
+    if (freed)
+        co_await swap_slot_free_notify(t, si, off);
     spin_unlock(k.s, t, l);
     if (toSlots)
         co_await free_swap_slot(k, t, entry);
@@ -275,7 +285,10 @@ Co<> free_swap_and_cache(Mm& k, Task& t, std::uint32_t entry)
     assert(si.slot[off].swapMap > 0);
     --si.slot[off].swapMap;
     Pfn page = si.slot[off].swapMap == 0 ? si.slot[off].cache : kNoPage;
-    bool toSlots = releaseSlot(k, t, si, off);
+    bool freed = false;
+    bool toSlots = releaseSlot(k, t, si, off, freed);
+    if (freed)
+        co_await swap_slot_free_notify(t, si, off);
     // find_get_page(): the page the swap cache holds for this entry (one whose deletion from the cache has begun is
     // no longer found), with a reference (get_page) that keeps anyone else from freeing it until page_cache_release()
     // below; trylock_page(): a page under read I/O is locked and stays in the cache, its reference dropped at once.

@@ -4,6 +4,7 @@
 // (include/linux/swap_slots.h).
 
 #include "block/blkdev.h"
+#include "block/zram_drv.h"
 #include "mm/page.h"
 #include "sync/spinlock.h"
 
@@ -36,6 +37,7 @@ struct SwapSlot {
     Pfn cache = kNoPage; // swap cache: the page, kNoPage if none
     std::uint8_t swapMap = 0; // references from PTEs (SWAP_HAS_CACHE kept in `cache`)
     std::uint8_t slotCached = kSlotFree; // with swap.slots_cache: held by a slots cache (always kSlotFree without)
+    PageContent content = PageContent::Zero; // what the page written to the slot held (its bytes, on the device)
 };
 
 struct SwapInfo {
@@ -46,6 +48,9 @@ struct SwapInfo {
     std::uint32_t inuse = 0; // slots with a PTE reference or a cached page
     std::uint32_t clusterNext = 1; // next offset to try (slot 0 is the header)
     std::unique_ptr<BlockDevice> dev;
+    // A synchronous device (zram): its driver, which swap_writepage()/swap_readpage() call in the task instead of
+    // queueing on `dev` (mm/page_io.h); nullptr for a queued one.
+    std::unique_ptr<ZramDevice> zram;
     // With swap.slots_cache only (empty otherwise): the clusters' ci->lock.
     std::vector<SpinLock> clusterLocks;
     // si->percpu_cluster (swap.percpu_cluster, non-rotational device, no slots cache; empty otherwise): by CPU, the

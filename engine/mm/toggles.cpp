@@ -40,30 +40,63 @@ namespace {
             return "true or false";
         };
     }
+    // Parses an integer in [lo, hi] (a JSON number, or a string from --set) into `out`; else what was expected.
+    std::string integerInto(int& out, const nlohmann::json& v, int lo, int hi)
+    {
+        const std::string expected = "an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]";
+        long long x = 0;
+        if (v.is_number_integer())
+            x = v.get<long long>();
+        else if (v.is_string()) {
+            try {
+                std::size_t used = 0;
+                x = std::stoll(v.get<std::string>(), &used);
+                if (used != v.get<std::string>().size())
+                    return expected;
+            } catch (...) {
+                return expected;
+            }
+        } else
+            return expected;
+        if (x < lo || x > hi)
+            return expected;
+        out = static_cast<int>(x);
+        return {};
+    }
     Setter integer(int Toggles::*field, int lo, int hi)
     {
-        return [field, lo, hi](Toggles& t, const nlohmann::json& v) -> std::string {
-            long long x = 0;
-            if (v.is_number_integer())
-                x = v.get<long long>();
-            else if (v.is_string()) {
-                try {
-                    std::size_t used = 0;
-                    x = std::stoll(v.get<std::string>(), &used);
-                    if (used != v.get<std::string>().size())
-                        return "an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]";
-                } catch (...) {
-                    return "an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]";
+        return [field, lo, hi](Toggles& t, const nlohmann::json& v) -> std::string { return integerInto(t.*field, v, lo, hi); };
+    }
+    // A field of the zram toggles (Toggles::zram), as choice() and integer() do for a Toggles field.
+    template <typename E>
+    Setter zramChoice(E ZramConfig::*field, std::vector<std::pair<const char*, E>> options)
+    {
+        return [field, options](Toggles& t, const nlohmann::json& v) -> std::string {
+            std::string expected;
+            for (auto& [name, e] : options) {
+                if (v.is_string() && v.get<std::string>() == name) {
+                    t.zram.*field = e;
+                    return {};
                 }
-            } else
-                return "an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]";
-            if (x < lo || x > hi)
-                return "an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]";
-            t.*field = static_cast<int>(x);
-            return {};
+                expected += (expected.empty() ? "" : "|") + std::string(name);
+            }
+            return "one of " + expected;
         };
     }
-
+    Setter zramInteger(int ZramConfig::*field, int lo, int hi)
+    {
+        return [field, lo, hi](Toggles& t, const nlohmann::json& v) -> std::string { return integerInto(t.zram.*field, v, lo, hi); };
+    }
+    Setter zramBoolean(bool ZramConfig::*field)
+    {
+        return [field](Toggles& t, const nlohmann::json& v) -> std::string {
+            if (v.is_boolean() || (v.is_string() && (v == "true" || v == "false"))) {
+                t.zram.*field = v.is_boolean() ? v.get<bool>() : v == "true";
+                return {};
+            }
+            return "true or false";
+        };
+    }
     const std::map<std::string, Setter>& setters()
     {
         static const std::map<std::string, Setter> m = {
@@ -114,6 +147,13 @@ namespace {
             { "overcommit",
                 choice(&Toggles::overcommit,
                     { { "guess-free", Overcommit::GuessFree }, { "guess-total", Overcommit::GuessTotal }, { "always", Overcommit::Always } }) },
+            { "zram.streams",
+                zramChoice(&ZramConfig::streams,
+                    { { "single", ZcompStreams::Single }, { "multi", ZcompStreams::Multi }, { "percpu", ZcompStreams::PerCpu } }) },
+            { "zram.max_comp_streams", zramInteger(&ZramConfig::maxCompStreams, 1, 1024) },
+            { "zram.comp", zramChoice(&ZramConfig::comp, { { "lzo", ZcompAlgo::Lzo }, { "lzo-rle", ZcompAlgo::LzoRle }, { "lz4", ZcompAlgo::Lz4 } }) },
+            { "zram.same_filled", zramBoolean(&ZramConfig::sameFilled) },
+            { "zsmalloc.lock", zramChoice(&ZramConfig::zsLock, { { "class", ZsLock::Class }, { "pool", ZsLock::Pool } }) },
         };
         return m;
     }
@@ -196,6 +236,17 @@ Toggles Toggles::forKernel(const KernelVersion& v)
     t.pcpDrain = before(2, 6, 36) ? PcpDrain::None : before(4, 11) ? PcpDrain::Ipi : PcpDrain::Workqueue;
     // 8c7829b04c52 "mm: fix false-positive OVERCOMMIT_GUESS failures" (5.2).
     t.overcommit = before(5, 2) ? Overcommit::GuessFree : Overcommit::GuessTotal;
+    // zram (block/zram_config.h). Compression streams: one under a mutex (max_comp_streams defaults to 1 from
+    // beca3ec71fe5 and fe8eb122c82b "zram: add set_max_streams knob", 3.15; 3.14 has one buffer under a mutex), per
+    // CPU from da9556a2367c "zram: user per-cpu compression streams" (4.7). The compressor: lzo, lzo-rle from
+    // ce82f19fd580 (5.1). Same-filled pages as a flag: 8e19d540d107 "zram: extend zero pages to same element pages"
+    // (posted January 2017 and in the -mm tree for the next merge window: 4.11; the release is not verified against
+    // a tag). zsmalloc's class locks became one pool->lock with c0547d0b6a4b (6.2).
+    t.zram.streams = before(4, 7) ? ZcompStreams::Single : ZcompStreams::PerCpu;
+    t.zram.maxCompStreams = 1;
+    t.zram.comp = before(5, 1) ? ZcompAlgo::Lzo : ZcompAlgo::LzoRle;
+    t.zram.sameFilled = !before(4, 11);
+    t.zram.zsLock = before(6, 2) ? ZsLock::Class : ZsLock::Pool;
     return t;
 }
 
@@ -247,6 +298,11 @@ nlohmann::json Toggles::toJson() const
         { "oom.reclaim_retries", reclaimRetries },
         { "page_alloc.drain", pick(pcpDrain, { "none", "ipi", "workqueue" }) },
         { "overcommit", pick(overcommit, { "guess-free", "guess-total", "always" }) },
+        { "zram.streams", pick(zram.streams, { "single", "multi", "percpu" }) },
+        { "zram.max_comp_streams", zram.maxCompStreams },
+        { "zram.comp", pick(zram.comp, { "lzo", "lzo-rle", "lz4" }) },
+        { "zram.same_filled", zram.sameFilled },
+        { "zsmalloc.lock", pick(zram.zsLock, { "class", "pool" }) },
     };
 }
 

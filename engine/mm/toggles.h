@@ -2,6 +2,7 @@
 // The named toggles a variant sets (README.md, "Scenarios"): the posts' patches and what came later. A scenario's
 // kernel version sets every toggle's default (Toggles::forKernel); a variant's toggles and --set override them.
 
+#include "block/zram_config.h"
 #include "sched/locking.h"
 
 #include <nlohmann/json_fwd.hpp>
@@ -98,6 +99,10 @@ struct Toggles {
     // a mapping larger than RAM + swap. `always` is vm.overcommit_memory=1: every mapping is granted, and memory
     // runs out at fault time instead (the OOM killer).
     Overcommit overcommit = Overcommit::GuessFree;
+    // zram (a swap device of kind "zram", block/zram_config.h): zram.streams single|multi|percpu,
+    // zram.max_comp_streams (the streams of `multi`), zram.comp lzo|lzo-rle|lz4, zram.same_filled, zsmalloc.lock
+    // class|pool.
+    ZramConfig zram;
 
     // The defaults of a kernel version: each era rule (toggles.cpp) with the commit or release it comes from.
     static Toggles forKernel(const KernelVersion& v);

@@ -9,6 +9,7 @@
 
 #include "mm/mm.h"
 #include "mm/page_alloc.h"
+#include "mm/page_io.h"
 #include "mm/rmap.h"
 #include "mm/swap.h"
 #include "mm/swapfile.h"
@@ -118,10 +119,19 @@ namespace {
         }
         if (k.pages.test(p, PG_dirty)) { // pageout()
             k.pages.clear(p, PG_dirty);
-            k.pages.set(p, PG_writeback | PG_reclaim);
-            ++k.page_zone(p).nrWriteback;
-            k.vm.inc(Vm::PswpOut);
-            co_return Verdict::Write;
+            if (k.pages.test(p, PG_swapcache) && swap_synchronous(*k.swap[pte::swpType(k.pages.priv(p))])) {
+                // rw_page: written (or failed) before pageout() returns. Written, the page is clean and off
+                // writeback, and shrink_page_list() frees it now ("A synchronous write - probably a ramdisk").
+                if (!co_await swap_writepage(k, t, p))
+                    co_return Verdict::Keep;
+            } else {
+                k.pages.set(p, PG_writeback | PG_reclaim);
+                ++k.page_zone(p).nrWriteback;
+                k.vm.inc(Vm::PswpOut);
+                if (const std::uint32_t e = k.pages.priv(p); k.pages.test(p, PG_swapcache)) // the bytes the device gets
+                    k.swap[pte::swpType(e)]->slot[pte::swpOffset(e)].content = k.pages.content(p);
+                co_return Verdict::Write;
+            }
         }
         // Clean and unmapped: __remove_mapping() drops it from the swap cache, unless someone else holds a
         // reference (page_ref_freeze fails): an mmu_gather about to free it, or a fault about to map it.

@@ -46,6 +46,28 @@ RunMemory estimateRunMemory(const RunSetup& setup, const RecordingOptions& recor
 
 namespace {
     // Metrics every run reports, from the kernel's counters and the tasks' /usr/bin/time accounting.
+    // zram swap devices (only where there is one, so that other runs' results keep their keys), summed over them:
+    // the pool's peak in bytes of RAM (mem_used_max), the most pages stored at once, writes that found no memory.
+    void addZramMetrics(const Kernel& k, Metrics& out)
+    {
+        bool any = false;
+        double poolPeak = 0, storedPeak = 0, failed = 0;
+        for (const auto& si : k.swap) {
+            if (!si->zram)
+                continue;
+            any = true;
+            const ZramStats& z = si->zram->stats();
+            poolPeak += static_cast<double>(z.maxUsedPages * kPageSize);
+            storedPeak += static_cast<double>(z.maxPagesStored);
+            failed += static_cast<double>(z.failedWrites);
+        }
+        if (!any)
+            return;
+        out["zram_pool_bytes"] = poolPeak;
+        out["zram_stored_pages"] = storedPeak;
+        out["zram_failed_writes"] = failed;
+    }
+
     void addCommonMetrics(const Kernel& k, const Sched& s, Metrics& out)
     {
         addTimeMetrics(s, out);
@@ -56,6 +78,7 @@ namespace {
             ipis += s.cpu(c).ipisReceived;
         out["ipis"] = static_cast<double>(ipis);
         out["sim_time_s"] = toSec(s.sim().now());
+        addZramMetrics(k, out);
         // Only where memory ran out (page_alloc.cpp's ways out), so that other runs' results keep their keys.
         if (k.nrAllocFail)
             out["alloc_fail"] = static_cast<double>(k.nrAllocFail);

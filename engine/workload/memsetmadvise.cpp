@@ -10,7 +10,7 @@ namespace mms {
 namespace {
     constexpr int kTouchBatch = 64; // pages memset between cond_resched() checks of the user loop
 
-    Co<> process(Kernel& k, Task& t, std::uint32_t pages, int loops, Advice advice)
+    Co<> process(Kernel& k, Task& t, std::uint32_t pages, int loops, Advice advice, PageContent filled)
     {
         const double memsetPage = sys::machine_costs(k).userMemsetPageNs;
         std::uint32_t start = sys::mmap(k, t, pages);
@@ -20,6 +20,7 @@ namespace {
             for (std::uint32_t i = 0; i < pages; ++i) {
                 co_await sys::touch(k, t, start + i, sys::Access::Write);
                 sys::stream(k, t, start + i, memsetPage);
+                sys::fill(k, t, start + i, filled);
                 ++t.opsDone;
                 if ((i + 1) % kTouchBatch == 0)
                     co_await sys::preempt(k, t);
@@ -40,8 +41,9 @@ namespace {
             m_plannedOps = static_cast<std::uint64_t>(n) * pages * static_cast<std::uint64_t>(loops);
             Kernel& k = ctx.k;
             const Advice advice = ctx.user.advice;
+            const PageContent filled = ctx.params.at("fill_byte").get<int>() == 0 ? PageContent::Zero : PageContent::Same;
             auto seed = [base = ctx.seed](int i) { return Rng::mix(base, static_cast<std::uint64_t>(i)); };
-            auto body = [&k, pages, loops, advice](Task& t) { return process(k, t, pages, loops, advice); };
+            auto body = [&k, pages, loops, advice, filled](Task& t) { return process(k, t, pages, loops, advice, filled); };
             if (!ctx.params.at("fork_children").get<bool>()) { // all at the same instant, one per CPU in turn
                 for (int i = 0; i < n; ++i) {
                     Task& t = sys::spawn_process(k, "memset-" + std::to_string(i), i % sys::nr_cpus(k), seed(i));
@@ -108,6 +110,10 @@ WorkloadKind memsetMadviseKind()
             { "processes", ParamKind::Int, 12, false, "number of processes", 1, 4096 },
             { "size", ParamKind::Size, "512MiB", true, "mmap size per process", 4096, 1e13 },
             { "loops", ParamKind::Int, 5, false, "memset+madvise iterations", 1, 1000 },
+            // The post does not give memset's byte. GUESS 1: a test of MADV_FREE writes a non-zero value, so that a
+            // page freed under it (read back as zeros) would show. It matters only to zram, where a zero page is
+            // stored as a flag and any other byte is compressed.
+            { "fill_byte", ParamKind::Int, 1, false, "the byte memset writes (0: zero pages)", 0, 255 },
             { "fork_children", ParamKind::Bool, true, false,
                 "a parent forks the processes one after another (false: all start at the same instant)" },
             { "fork_gap_us", ParamKind::Double, 0.0, true,

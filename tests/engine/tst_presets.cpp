@@ -82,6 +82,7 @@ private Q_SLOTS:
         QTest::addRow("hdd-2007") << "hdd-2007" << true;
         QTest::addRow("pmem-ram") << "pmem-ram" << false;
         QTest::addRow("nvme-2020") << "nvme-2020" << false;
+        QTest::addRow("zram") << "zram" << false;
     }
     void deviceKinds()
     {
@@ -98,7 +99,7 @@ private Q_SLOTS:
     // The names in the order a scenario error lists them; a name that is no kind has no preset.
     void deviceNames()
     {
-        QCOMPARE(devicePresetNames(), (std::vector<std::string> { "ssd-2015", "hdd-2007", "pmem-ram", "nvme-2020" }));
+        QCOMPARE(devicePresetNames(), (std::vector<std::string> { "ssd-2015", "hdd-2007", "pmem-ram", "nvme-2020", "zram" }));
         QVERIFY(!devicePreset("floppy"));
     }
 

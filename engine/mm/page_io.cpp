@@ -1,0 +1,49 @@
+// mm/page_io.c (4.0): __swap_writepage() and swap_readpage() through bdev_write_page()/bdev_read_page()
+// (fs/block_dev.c) to a driver's rw_page.
+#include "mm/page_io.h"
+
+#include "mm/mm.h"
+
+namespace mms {
+
+Co<bool> swap_writepage(Mm& k, Task& t, Pfn p)
+{
+    FnScope fn(t, "__swap_writepage");
+    const std::uint32_t entry = k.pages.priv(p);
+    SwapInfo& si = *k.swap[pte::swpType(entry)];
+    const std::uint32_t off = pte::swpOffset(entry);
+    const PageContent content = k.pages.content(p);
+    si.slot[off].content = content;
+    k.vm.inc(Vm::PswpOut); // count_vm_event(PSWPOUT), on the rw_page path and on the bio fallback alike
+    // bdev_write_page(): set_page_writeback(), rw_page; on success page_endio() ends the writeback at once.
+    int err = co_await si.zram->zram_bvec_write(t, off, content);
+    if (err == 0)
+        co_return true;
+    // The rw_page failed: __swap_writepage() submits the page as a bio, zram_make_request() runs the same write
+    // again, fails, and bio_io_error() -> end_swap_bio_write(): "Write-error on swap-device", the page redirtied.
+    Sched::burn(t, k.cost.bioSubmitNs);
+    err = co_await si.zram->zram_bvec_write(t, off, content);
+    if (err == 0)
+        co_return true;
+    k.pages.set(p, PG_dirty);
+    k.pages.clear(p, PG_reclaim);
+    co_return false;
+}
+
+Co<> swap_readpage(Mm& k, Task& t, Pfn p)
+{
+    FnScope fn(t, "swap_readpage");
+    const std::uint32_t entry = k.pages.priv(p);
+    SwapInfo& si = *k.swap[pte::swpType(entry)];
+    const PageContent content = co_await si.zram->zram_bvec_read(t, pte::swpOffset(entry));
+    k.pages.setContent(p, content);
+    k.pages.clear(p, PG_locked); // page_endio(): SetPageUptodate, unlock_page
+}
+
+Co<> swap_slot_free_notify(Task& t, SwapInfo& si, std::uint32_t off)
+{
+    if (si.zram)
+        co_await si.zram->zram_slot_free_notify(t, off);
+}
+
+} // namespace mms
