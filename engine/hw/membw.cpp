@@ -19,15 +19,6 @@ MemoryBandwidth::MemoryBandwidth(int sockets, int cores, int threadsPerCore, dou
         m_cores.resize(static_cast<std::size_t>(std::max(1, cores)));
 }
 
-[[gnu::always_inline]] inline MemoryBandwidth::Calendar& MemoryBandwidth::calendar(
-    std::vector<std::unique_ptr<Calendar>>& of, int i)
-{
-    auto& c = of[static_cast<std::size_t>(i)];
-    if (!c) [[unlikely]]
-        c = std::make_unique<Calendar>();
-    return *c;
-}
-
 [[gnu::always_inline]] inline MemoryBandwidth::Slot& MemoryBandwidth::Calendar::slot(std::int64_t b)
 {
     // A bin long past: the slot is this one's now. Without branches: consecutive transfers land in the same bin or
@@ -65,20 +56,10 @@ double MemoryBandwidth::Calendar::movedIn(std::int64_t b) const
     return { &s, std::max(over, 1.0) };
 }
 
-MemoryBandwidth::Time MemoryBandwidth::transfer(int socket, int core, Time at, double bytes, double slowdown)
+MemoryBandwidth::Time MemoryBandwidth::transferShared(
+    Calendar& sc, Calendar* cc, Time at, Time t, double left, int bins, double fullRate, double fullInv)
 {
-    if (bytes <= 0 || m_corePerBin <= 0)
-        return 0;
-    Calendar& sc = calendar(m_sockets, socket);
-    Calendar* cc = m_cores.empty() ? nullptr : &calendar(m_cores, core);
-    // Rates in bytes per ps and their inverses (ps per byte): a stream alone on its core and socket, the common
-    // case, costs no division.
-    const double fullRate = slowdown > 1.0 ? m_coreRate / slowdown : m_coreRate;
-    const double fullInv = slowdown > 1.0 ? m_coreInv * slowdown : m_coreInv;
-    m_moved[static_cast<std::size_t>(socket)] += bytes;
-    Time t = std::max<Time>(at, 0);
-    double left = bytes;
-    for (int guard = 0; guard < 1 << 22; ++guard) {
+    for (; bins < kMaxBins; ++bins) {
         const std::int64_t b = t / kBin;
         const Time span = (b + 1) * kBin - t; // from t to the bin's end
         // The core's rate, shared with its SMT siblings, then the socket's, shared with the other cores.
@@ -101,16 +82,19 @@ MemoryBandwidth::Time MemoryBandwidth::transfer(int socket, int core, Time at, d
         const bool ends = left <= canMove;
         const double busy = ends ? left * inv : static_cast<double>(span); // ps of this bin the transfer runs
         const double moved = ends ? left : canMove;
-        if (coreSlot)
+        if (coreSlot) {
             coreSlot->demand += static_cast<float>(fullRate * busy);
+            cc->noteDemand(*coreSlot, m_corePerBinInv);
+        }
         sock.slot->demand += static_cast<float>(coreRate * busy);
         sock.slot->moved += static_cast<float>(moved);
+        sc.noteDemand(*sock.slot, m_socketPerBinInv);
         if (ends)
             return t + static_cast<Time>(busy + 0.5) - at;
         left -= moved;
         t += span;
     }
-    return t - at; // 2^22 bins: a transfer of more than four seconds alone
+    return t - at; // kMaxBins bins: a transfer of more than four seconds alone
 }
 
 double MemoryBandwidth::socketBytesAt(int socket, Time at) const

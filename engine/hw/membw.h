@@ -15,7 +15,9 @@
 // would move half as much again as the bus gives). Placement follows event order (hence deterministic), each
 // stream at its own task's time, which may lie ahead of the clock.
 
+#include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <vector>
 
@@ -33,6 +35,8 @@ public:
 
     // The time a transfer of `bytes` to or from the memory of `socket`, by `core`, starting at `at`, takes; a core
     // alone streams `slowdown` times slower than its rate (memory farther away: CostModel::remoteMemLatencyRatio).
+    // Inline for the bins where neither the core nor the socket can be over (see Calendar::hot): a stream alone, the
+    // common case, runs at its full rate there; the first bin that may be shared goes to transferShared().
     Time transfer(int socket, int core, Time at, double bytes, double slowdown = 1.0);
 
     // The bytes moved through `socket`'s controllers since boot, and what one socket gives (GB/s, 0: unlimited).
@@ -53,9 +57,21 @@ private:
     };
     struct Calendar {
         std::vector<Slot> slots = std::vector<Slot>(kBins);
+        // The latest bin whose slot has held more demand than the calendar gives in a bin (demand * perBinInv > 1)
+        // after a transfer wrote it. A slot's demand only grows until the slot is emptied for a later bin, so where
+        // hot < b - 2 none of the three bins share() reads for b asks for more than is given, and share() would say
+        // `over` = 1 exactly: transfer() skips it.
+        std::int64_t hot = std::numeric_limits<std::int64_t>::min();
         static std::size_t slotOf(std::int64_t b) { return static_cast<std::size_t>(b) & (kBins - 1); }
         Slot& slot(std::int64_t b); // the slot of bin b, emptied if it held an older bin
         double movedIn(std::int64_t b) const;
+        bool coldAt(std::int64_t b) const { return hot < b - 2; }
+        // After a transfer added to s's demand: remember s's bin if it now asks for more than is given.
+        void noteDemand(const Slot& s, double perBinInv)
+        {
+            if (static_cast<double>(s.demand) * perBinInv > 1.0) [[unlikely]]
+                hot = std::max(hot, s.bin);
+        }
     };
     // Bin b's slot of a calendar (emptied if it held an older bin) and how many times over the calendar is asked for
     // there, at least 1 (`perBinInv` is 1 / what it gives in a bin, 0 for unlimited).
@@ -64,6 +80,11 @@ private:
         double over;
     };
     static Share share(Calendar& c, std::int64_t b, double perBinInv);
+    // The rest of a transfer from time t, `left` bytes to go, `bins` bins already placed: bin by bin with the core and
+    // the socket shared.
+    Time transferShared(
+        Calendar& sc, Calendar* cc, Time at, Time t, double left, int bins, double fullRate, double fullInv);
+    static constexpr int kMaxBins = 1 << 22; // a transfer of more than four seconds alone stops there
     double m_socketPerBin; // bytes per bin
     double m_corePerBin;
     double m_socketPerBinInv; // 1 / m_socketPerBin, 0 for unlimited
@@ -71,10 +92,71 @@ private:
     double m_coreRate; // bytes per ps: one core's stream alone
     double m_coreInv; // 1 / m_coreRate
     // Made at a socket's or a core's first transfer: a machine of thousands of CPUs pays only for those that stream.
-    Calendar& calendar(std::vector<std::unique_ptr<Calendar>>& of, int i);
+    static Calendar& calendar(std::vector<std::unique_ptr<Calendar>>& of, int i)
+    {
+        auto& c = of[static_cast<std::size_t>(i)];
+        if (!c) [[unlikely]]
+            c = std::make_unique<Calendar>();
+        return *c;
+    }
     std::vector<std::unique_ptr<Calendar>> m_sockets;
     std::vector<std::unique_ptr<Calendar>> m_cores; // empty with one thread a core
     std::vector<double> m_moved; // bytes since boot, per socket
 };
+
+[[gnu::always_inline]] inline MemoryBandwidth::Time MemoryBandwidth::transfer(
+    int socket, int core, Time at, double bytes, double slowdown)
+{
+    if (bytes <= 0 || m_corePerBin <= 0)
+        return 0;
+    Calendar& sc = calendar(m_sockets, socket);
+    Calendar* cc = m_cores.empty() ? nullptr : &calendar(m_cores, core);
+    // Rates in bytes per ps and their inverses (ps per byte): a stream alone on its core and socket, the common
+    // case, costs no division.
+    const double fullRate = slowdown > 1.0 ? m_coreRate / slowdown : m_coreRate;
+    const double fullInv = slowdown > 1.0 ? m_coreInv * slowdown : m_coreInv;
+    m_moved[static_cast<std::size_t>(socket)] += bytes;
+    Time t = std::max<Time>(at, 0);
+    double left = bytes;
+    // Bin by bin while neither calendar can be over: share() would find `over` = 1 for both, so the stream runs at
+    // its full rate, as transferShared() would run it, step for step; each slot is emptied if it held an older bin
+    // (Calendar::slot()) and written once.
+    for (int bins = 0; bins < kMaxBins; ++bins) {
+        const std::int64_t b = t / kBin;
+        if (!sc.coldAt(b) || (cc && !cc->coldAt(b))) [[unlikely]]
+            return transferShared(sc, cc, at, t, left, bins, fullRate, fullInv);
+        const Time span = (b + 1) * kBin - t; // from t to the bin's end
+        Slot& s = sc.slots[Calendar::slotOf(b)];
+        const bool sKeep = s.bin >= b;
+        const std::int64_t sBin = sKeep ? s.bin : b;
+        const float sDemand = sKeep ? s.demand : 0.0f;
+        const float sMoved = sKeep ? s.moved : 0.0f;
+        double canMove = fullRate * static_cast<double>(span);
+        // Never more than the controllers have left in the bin.
+        if (m_socketPerBin > 0 && sBin == b)
+            canMove = std::min(canMove, std::max(0.0, m_socketPerBin - static_cast<double>(sMoved)));
+        const bool ends = left <= canMove;
+        const double busy = ends ? left * fullInv : static_cast<double>(span); // ps of this bin the transfer runs
+        const double moved = ends ? left : canMove;
+        const auto demand = static_cast<float>(fullRate * busy);
+        if (cc) {
+            Slot& c = cc->slots[Calendar::slotOf(b)];
+            const bool cKeep = c.bin >= b;
+            c.bin = cKeep ? c.bin : b;
+            c.demand = (cKeep ? c.demand : 0.0f) + demand;
+            c.moved = cKeep ? c.moved : 0.0f;
+            cc->noteDemand(c, m_corePerBinInv);
+        }
+        s.bin = sBin;
+        s.demand = sDemand + demand;
+        s.moved = sMoved + static_cast<float>(moved);
+        sc.noteDemand(s, m_socketPerBinInv);
+        if (ends)
+            return t + static_cast<Time>(busy + 0.5) - at;
+        left -= moved;
+        t += span;
+    }
+    return t - at;
+}
 
 } // namespace mms

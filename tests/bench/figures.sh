@@ -6,13 +6,15 @@
 #            process's user CPU time (start-up and scenario loading included)
 #   reproduce  full-scale `reproduce --threads 2`, RUNS times (default 1; minutes each): wall, user and sys seconds,
 #            and the maximum resident set where /usr/bin/time exists
+#   stream   the per-page read path with memory bandwidth: `run dd-sparse-read --threads 1` at full scale (40 runs,
+#            26 M pages each), RUNS times (default 3; a minute or two each): the process's user CPU time
 #
-# usage: tests/bench/figures.sh events|reproduce CLI [RUNS]
+# usage: tests/bench/figures.sh events|reproduce|stream CLI [RUNS]
 # Each prints min / median / max over the runs. Wall time depends on what else the host runs: measure on an idle
 # host and say when it was not.
 set -euo pipefail
-what=${1:?usage: figures.sh events|reproduce CLI [RUNS]}
-cli=${2:?usage: figures.sh events|reproduce CLI [RUNS]}
+what=${1:?usage: figures.sh events|reproduce|stream CLI [RUNS]}
+cli=${2:?usage: figures.sh events|reproduce|stream CLI [RUNS]}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 TIMEFORMAT='%R %U %S'
@@ -52,8 +54,18 @@ reproduce)
         echo "max RSS GB (min / median / max): $(awk '{ print $4 * 1024 / 1e9 }' "$tmp/runs" | stats)"
     fi
     ;;
+stream)
+    runs=${3:-3}
+    for ((i = 0; i < runs; i++)); do
+        { time "$cli" run dd-sparse-read --scale 1 --threads 1 --format json --out "$tmp/run.json"; } 2> "$tmp/time"
+        read -r wall user sys < <(tail -1 "$tmp/time")
+        echo "$user" >> "$tmp/runs"
+        echo "run: $user s user, $wall s wall"
+    done
+    echo "user s (min / median / max): $(stats < "$tmp/runs")"
+    ;;
 *)
-    echo "figures.sh: $what: expected events or reproduce" >&2
+    echo "figures.sh: $what: expected events, reproduce or stream" >&2
     exit 2
     ;;
 esac

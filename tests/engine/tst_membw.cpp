@@ -109,6 +109,20 @@ private Q_SLOTS:
         QVERIFY(qAbs(gbps(4 * kPage * pages, twoSockets) - 40.0) < 0.4);
     }
 
+    void aloneAgainOnceTheSharedBinsArePast()
+    {
+        // Two cores against a socket that gives one core's rate: each gets half while both stream. A stream that
+        // starts as they end still reads their bins and waits; one three bins later is alone at the core's rate.
+        MemoryBandwidth bw(1, 2, 2, 10.0, 10.0);
+        const Time end = streamAll(bw, { { 0, 0 }, { 0, 1 } }, 100);
+        QVERIFY(qAbs(gbps(2 * kPage * 100, end) - 10.0) < 0.2);
+        const std::int64_t lastBin = end / MemoryBandwidth::kBin;
+        MemoryBandwidth shared(1, 2, 2, 10.0, 10.0);
+        streamAll(shared, { { 0, 0 }, { 0, 1 } }, 100);
+        QVERIFY(shared.transfer(0, 0, (lastBin + 1) * MemoryBandwidth::kBin, kPage) > Time(409'600));
+        QCOMPARE(bw.transfer(0, 0, (lastBin + 3) * MemoryBandwidth::kBin, kPage), Time(409'600));
+    }
+
     void lateAskForAnEarlierTimeFindsItsRoom()
     {
         // A stream placed first ahead (within the calendar's reach) leaves the bins before it free for a stream
