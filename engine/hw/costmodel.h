@@ -5,6 +5,7 @@
 // counts at the preset's clock, so that they follow the hardware. Cost numbers never belong to a scenario.
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 namespace mms {
@@ -55,6 +56,20 @@ struct CostModel {
     {
         return ipiSendNs + static_cast<double>(targets - 1) * ipiPerExtraTargetNs;
     }
+
+    // --- a KVM guest (hw/guest.h: guestCostModel); all 0 on bare metal ---
+    double vmExitNs = 0; // one VM exit and re-entry, the host's handler included
+    int ipiSendExits = 0; // exits the sender takes per IPI target (the trapped ICR write)
+    int ipiTakeExits = 0; // exits a target takes per IPI (the kick out of guest mode, the trapped EOI)
+    // The VM exits of IPIs to `targets` CPUs, sender's and targets' (all folded into the IPI figures above).
+    std::uint64_t ipiVmExits(std::size_t targets) const
+    {
+        return targets * static_cast<std::uint64_t>(ipiSendExits + ipiTakeExits);
+    }
+    double eptFaultWalkNs = 0; // per page fault: the two-dimensional page walks under EPT beyond a native walk
+    // A target vCPU the host has descheduled (MachineSpec::guestPreempt) takes the IPI when the host runs it again:
+    // after up to this long, drawn uniformly (the host's CFS slice, hw/guest.cpp).
+    double vcpuPreemptMaxNs = 0;
 
     // --- faults, pages, scheduling ---
     double faultEntryNs = 200.0; // exception entry/exit (GUESS of 0.1-0.3 us; docs/presets.md)

@@ -4,6 +4,7 @@
 
 #include "hw/costmodel.h"
 #include "hw/device.h"
+#include "hw/guest.h"
 #include "hw/pfn.h"
 
 #include <algorithm>
@@ -34,6 +35,12 @@ struct MachineSpec {
     // evenly over all of them. The memory is then one pool of every socket's bandwidth, and a line comes from the
     // reader's own socket for 1 in `sockets` lines and from another for the rest.
     bool numa = true;
+    // Bare metal, or a KVM guest whose vCPUs are the CPUs above: `cost` is then guestCostModel() of the preset's.
+    Guest guest = Guest::None;
+    // In a guest, the chance that the host has descheduled an IPI's target vCPU when the IPI is sent (host load:
+    // other vCPUs, the host's own threads); the initiator then spins until the host runs it again
+    // (CostModel::vcpuPreemptMaxNs). 0: every vCPU always runs.
+    double guestPreempt = 0;
     std::uint64_t memoryBytes = 0;
     std::vector<SwapSpec> swap;
     CostModel cost;

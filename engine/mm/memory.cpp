@@ -269,7 +269,7 @@ Co<> do_read_fault(Mm& k, Task& t, MmStruct& mm, Vma v, std::uint32_t vpn)
 Co<> handle_mm_fault(Mm& k, Task& t, MmStruct& mm, std::uint32_t vpn, bool write)
 {
     FnScope fn(t, "__do_page_fault");
-    Sched::burn(t, k.cost.faultEntryNs);
+    Sched::burn(t, k.cost.faultEntryNs + k.cost.eptFaultWalkNs); // in a guest, the faulting and retried walks' EPT part
     k.vm.inc(Vm::PgFault);
     // down_read()'s first step, the flush, awaited in this frame: the rwsem is then a plain call unless it has to
     // wait.

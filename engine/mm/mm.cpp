@@ -186,7 +186,23 @@ void Mm::boot(std::uint64_t seed)
     enableLineTracking();
     Rng rng(Rng::mix(seed, 0xb007u));
     memCostJitter = rng.jitter(cost.memRunSpread);
+    guestRng = Rng(Rng::mix(seed, 0x9e57u));
     pageCostJitter = cost.memPageSpread;
+}
+
+double Mm::ipiRoundNs(std::size_t targets)
+{
+    vmExits += cost.ipiVmExits(targets);
+    double waitNs = cost.ipiRoundNs(targets);
+    const double preempt = s.machine().guestPreempt;
+    if (preempt > 0) {
+        double late = 0;
+        for (std::size_t i = 0; i < targets; ++i)
+            if (guestRng.uniform() < preempt)
+                late = std::max(late, guestRng.uniform() * cost.vcpuPreemptMaxNs);
+        waitNs += late;
+    }
+    return waitNs;
 }
 
 void Mm::startKswapd()

@@ -389,12 +389,16 @@ Co<> drain_all_pages(Mm& k, Task& t)
         co_await drain_local_pages(k, t);
         if (cpus.empty())
             co_return;
-        Sched::burnWall(t, ns(k.cost.ipiRoundNs(cpus.size()))); // spins for the acks: a PAUSE loop
+        Sched::burnWall(t, ns(k.ipiRoundNs(cpus.size()))); // spins for the acks: a PAUSE loop
     }
     for (int c : cpus) {
         const std::size_t n = nr_pcp_pages(k, c); // what is left when its turn comes
         if (wq) // the kworker's switch in and out, and the reschedule IPI that wakes a remote one
             Sched::burn(t, 2 * k.cost.contextSwitchNs);
+        if (c != t.cpu && wq && k.cost.ipiSendExits > 0) { // in a guest, the reschedule IPI's trapped ICR write
+            Sched::burn(t, k.cost.ipiSendExits * k.cost.vmExitNs);
+            k.vmExits += k.cost.ipiVmExits(1);
+        }
         if (c != t.cpu)
             k.s.interrupt(c, k.cost.ipiHandleNs + (wq ? 0.0 : static_cast<double>(n) * k.cost.listOpNs));
         if (n > 0)

@@ -363,7 +363,7 @@ Co<> try_to_unmap_flush(Mm& k, Task& t, TlbflushUnmapBatch& batch)
     for (int c : targets)
         k.s.interrupt(c, k.cost.ipiHandleNs);
     k.vm.inc(Vm::TlbRemoteIpi, targets.size());
-    Sched::burnWall(t, ns(k.cost.ipiRoundNs(targets.size()))); // spins for the acks: a PAUSE loop
+    Sched::burnWall(t, ns(k.ipiRoundNs(targets.size()))); // spins for the acks: a PAUSE loop
     co_await k.s.flush(t);
 }
 

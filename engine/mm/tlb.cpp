@@ -19,7 +19,7 @@ namespace {
         k.vm.inc(Vm::TlbRemoteIpi, targets.size());
         // The initiator waits for every ack: it spins, so the CPU stays busy (sys time), in a PAUSE loop that a
         // computing SMT sibling does not slow.
-        double waitNs = k.cost.ipiRoundNs(targets.size());
+        double waitNs = k.ipiRoundNs(targets.size());
         Sched::burnWall(t, ns(waitNs));
         Time begin = k.s.sim().now() + t.debt - ns(waitNs);
         k.tlbAckWait.noteAcquire(t.cpu, -1, ns(waitNs), true);

@@ -77,6 +77,8 @@ namespace {
         for (int c = 0; c < s.cpuCount(); ++c)
             ipis += s.cpu(c).ipisReceived;
         out["ipis"] = static_cast<double>(ipis);
+        if (s.machine().guest != Guest::None) // only in a guest, so that bare-metal results keep their keys
+            out["vm_exits"] = static_cast<double>(k.vmExits);
         out["sim_time_s"] = toSec(s.sim().now());
         addZramMetrics(k, out);
         // Only where memory ran out (page_alloc.cpp's ways out), so that other runs' results keep their keys.

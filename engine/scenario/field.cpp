@@ -16,7 +16,8 @@ std::string describeValue(const OJson& v)
 
 bool isMachineKey(const std::string& key)
 {
-    static const std::set<std::string> keys = { "preset", "sockets", "numa", "cpus", "memory", "swap" };
+    static const std::set<std::string> keys = { "preset", "sockets", "numa", "cpus", "memory", "swap", "guest",
+        "guest_preempt" };
     return keys.count(key) > 0;
 }
 

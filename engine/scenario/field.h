@@ -8,7 +8,8 @@
 
 namespace mms {
 
-// One of the fields of a scenario's "machine" object: preset, sockets, numa, cpus, memory, swap.
+// One of the fields of a scenario's "machine" object: preset, sockets, numa, cpus, memory, swap, guest,
+// guest_preempt.
 bool isMachineKey(const std::string& key);
 
 // A value as an error message quotes it: compact JSON, cut to 60 characters.

@@ -123,6 +123,40 @@ namespace {
         }
     }
 
+    // machine.guest: bare metal (none, the default) or a KVM guest (hw/guest.h); machine.guest_preempt: in a guest, the
+    // chance that the host has descheduled an IPI's target vCPU. Written only where they differ from bare metal, so
+    // that a bare machine's scenario reads as it did before there were guests.
+    void normaliseGuest(OJson& m, const std::string& o)
+    {
+        if (m.contains("guest")) {
+            std::string names;
+            for (auto& n : guestNames())
+                names += (names.empty() ? "" : "|") + n;
+            if (!m["guest"].is_string() || !guestFromName(m["guest"]))
+                fail(o, "machine.guest", "one of " + names, &m["guest"]);
+            if (m["guest"] == guestName(Guest::None))
+                m.erase("guest");
+        }
+        if (m.contains("guest_preempt")) {
+            OJson& p = m["guest_preempt"];
+            if (p.is_string()) { // --set machine.guest_preempt=0.01
+                try {
+                    std::size_t end = 0;
+                    double v = std::stod(p.get<std::string>(), &end);
+                    if (end == p.get<std::string>().size())
+                        p = v;
+                } catch (const std::exception&) {
+                }
+            }
+            if (!p.is_number() || p.get<double>() < 0 || p.get<double>() > 1)
+                fail(o, "machine.guest_preempt", "a chance in [0, 1]", &p);
+            if (p.get<double>() == 0)
+                m.erase("guest_preempt");
+            else if (!m.contains("guest"))
+                fail(o, "machine.guest_preempt", "0 on bare metal (set machine.guest to kvm first)", &p);
+        }
+    }
+
     // machine: a preset, and the sockets, numa, cpus, memory and swap it gives unless the scenario says otherwise.
     void normaliseMachine(OJson& d, const std::string& o)
     {
@@ -131,7 +165,7 @@ namespace {
         OJson& m = d["machine"];
         for (auto& [k, v] : m.items())
             if (!isMachineKey(k))
-                fail(o, "machine." + k, "one of preset, sockets, numa, cpus, memory, swap (unknown field)");
+                fail(o, "machine." + k, "one of preset, sockets, numa, cpus, memory, swap, guest, guest_preempt (unknown field)");
         std::string presetNames;
         for (auto& n : machinePresetNames())
             presetNames += (presetNames.empty() ? "" : "|") + n;
@@ -158,6 +192,7 @@ namespace {
             fail(o, "machine.memory", "a size between 16MiB and 1TiB", &m["memory"]);
         m["memory"] = formatSize(mem);
         normaliseSwap(m, preset, o);
+        normaliseGuest(m, o);
     }
 
     // A workload parameter's value within the parameter's range; a size written back as formatSize() writes it.

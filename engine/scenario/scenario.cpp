@@ -193,6 +193,11 @@ RunSetup Scenario::resolve(const std::string& variant, const OJson& point, doubl
     r.machine.cpus = m["cpus"];
     r.machine.sockets = m["sockets"];
     r.machine.numa = m["numa"];
+    if (m.contains("guest")) { // absent on bare metal (normalise.cpp)
+        r.machine.guest = *guestFromName(m["guest"]);
+        r.machine.cost = guestCostModel(r.machine.cost, r.machine.guest);
+        r.machine.guestPreempt = m.value("guest_preempt", 0.0);
+    }
     auto scaled = [scale](std::uint64_t bytes) {
         auto pages = static_cast<std::uint64_t>(std::llround(static_cast<double>(bytes / kPageSize) * scale));
         return std::max<std::uint64_t>(pages, 1) * kPageSize;

@@ -1,0 +1,196 @@
+// A KVM guest (machine.guest: kvm, hw/guest.h): the VM exits of an IPI folded into the IPI figures, a remote TLB
+// flush that costs the initiator and each target exactly those exits more than on bare metal, the vm_exits metric
+// in a guest's results only, the host's preemption of vCPUs, and byte-identical results at 1 and 2 runner threads.
+#include "mm/tlb.h"
+#include "scenario/runsetup.h"
+#include "scenario/scenario.h"
+#include "testutil.h"
+
+#include <QtTest>
+
+using namespace mms;
+using namespace mms::test;
+
+namespace {
+
+// `cpus` CPUs of the generic preset, one thread a core (no SMT sibling stretches a closed form), bare or a guest.
+MachineSpec machine(int cpus, Guest g)
+{
+    MachineSpec m = genericMachine(cpus);
+    m.memoryBytes = 64ull << 20;
+    m.guest = g;
+    m.cost = guestCostModel(m.cost, g);
+    return m;
+}
+
+// One flush_tlb_mm_range() from CPU 0 while the mm runs on every other CPU: the initiator's and each target's
+// system time, and the VM exits counted.
+struct Flush {
+    Time initiatorSys = 0;
+    std::vector<Time> targetSys;
+    std::uint64_t vmExits = 0;
+    std::uint64_t ipis = 0;
+};
+
+Flush flushOnce(int cpus, Guest g)
+{
+    Simulator sim;
+    MachineSpec m = machine(cpus, g);
+    Sched s(sim, m);
+    Kernel k(s, Toggles {});
+    MmStruct& mm = k.mm_alloc();
+    std::vector<Task*> targets;
+    for (int c = 1; c < cpus; ++c) { // they compute for 1 ms, long past the flush
+        Task& t = s.spawn("user" + std::to_string(c), c, false, &mm, static_cast<std::uint64_t>(c) + 1);
+        targets.push_back(&t);
+        s.start(t, [](Sched& s, Task& t) -> Co<> {
+            Sched::burnWall(t, ns(1e6));
+            co_await s.flush(t);
+        }(s, t));
+    }
+    Task& initiator = s.spawn("flusher", 0, false, &mm, 1);
+    s.start(initiator, [](Kernel& k, Task& t, MmStruct& mm) -> Co<> {
+        Sched::burnWall(t, ns(1000)); // until the others run
+        co_await k.s.flush(t);
+        co_await flush_tlb_mm_range(k, t, mm);
+    }(k, initiator, mm));
+    if (!sim.run())
+        throw std::runtime_error("the simulation did not finish");
+    Flush f;
+    f.initiatorSys = initiator.sysTime;
+    for (Task* t : targets)
+        f.targetSys.push_back(t->sysTime);
+    f.vmExits = k.vmExits;
+    f.ipis = k.vm.get(Vm::TlbRemoteIpi);
+    return f;
+}
+
+} // namespace
+
+class TestGuest : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void ipiFiguresAddTheExits()
+    {
+        const CostModel bare = machinePreset("generic-12cpu-2015")->cost;
+        const CostModel kvm = guestCostModel(bare, Guest::Kvm);
+        QCOMPARE(bare.vmExitNs, 0.0);
+        QCOMPARE(bare.ipiVmExits(11), std::uint64_t { 0 });
+        QCOMPARE(kvm.vmExitNs, 2500 / bare.clockGHz); // 2500 cycles at the preset's clock
+        QCOMPARE(kvm.ipiSendExits, 1);
+        QCOMPARE(kvm.ipiTakeExits, 2);
+        // A round to n targets: the sender's exit per target in sequence, the targets' two in parallel.
+        for (std::size_t n = 1; n <= 11; ++n) {
+            QCOMPARE(kvm.ipiRoundNs(n) - bare.ipiRoundNs(n), static_cast<double>(n + 2) * kvm.vmExitNs);
+            QCOMPARE(kvm.ipiVmExits(n), 3 * n);
+        }
+        QCOMPARE(kvm.ipiHandleNs - bare.ipiHandleNs, 2 * kvm.vmExitNs);
+        QCOMPARE(kvm.eptFaultWalkNs, 400 / bare.clockGHz);
+        QCOMPARE(bare.eptFaultWalkNs, 0.0);
+        // Bare metal is the preset's model unchanged.
+        const CostModel none = guestCostModel(bare, Guest::None);
+        QCOMPARE(none.ipiSendNs, bare.ipiSendNs);
+        QCOMPARE(none.ipiHandleNs, bare.ipiHandleNs);
+        QCOMPARE(none.faultEntryNs, bare.faultEntryNs);
+        QCOMPARE(none.vmExitNs, 0.0);
+    }
+
+    void remoteFlushCostsTheExits_data()
+    {
+        QTest::addColumn<int>("cpus");
+        for (int cpus : { 2, 4, 12 })
+            QTest::addRow("%d CPUs", cpus) << cpus;
+    }
+
+    void remoteFlushCostsTheExits()
+    {
+        QFETCH(int, cpus);
+        const auto targets = static_cast<std::size_t>(cpus - 1);
+        const Flush bare = flushOnce(cpus, Guest::None);
+        const Flush kvm = flushOnce(cpus, Guest::Kvm);
+        const CostModel bareCost = machine(cpus, Guest::None).cost;
+        const CostModel kvmCost = machine(cpus, Guest::Kvm).cost;
+        QCOMPARE(bare.ipis, std::uint64_t { targets });
+        QCOMPARE(kvm.ipis, std::uint64_t { targets });
+        QCOMPARE(bare.vmExits, std::uint64_t { 0 });
+        QCOMPARE(kvm.vmExits, 3 * targets);
+        // The initiator spins (n + 2) exits longer: its n ICR writes, then the last target's kick and EOI.
+        const Time extra = kvm.initiatorSys - bare.initiatorSys;
+        QCOMPARE(extra, ns(kvmCost.ipiRoundNs(targets)) - ns(bareCost.ipiRoundNs(targets)));
+        QVERIFY(std::abs(extra - ns(static_cast<double>(targets + 2) * kvmCost.vmExitNs)) <= 1);
+        // Each target takes its kick and its trapped EOI.
+        for (std::size_t i = 0; i < targets; ++i)
+            QCOMPARE(kvm.targetSys[i] - bare.targetSys[i], ns(kvmCost.ipiHandleNs) - ns(bareCost.ipiHandleNs));
+    }
+
+    void scenarioField()
+    {
+        Scenario sc = loadScenario("madv-free-swapin");
+        QVERIFY(!sc.json()["machine"].contains("guest"));
+        sc.set("machine.guest", "kvm");
+        QCOMPARE(sc.json()["machine"]["guest"].get<std::string>(), std::string("kvm"));
+        RunSetup r = sc.resolve(sc.variantNames().front(), OJson::object(), 0.02);
+        QCOMPARE(r.machine.guest, Guest::Kvm);
+        QCOMPARE(r.machine.cost.vmExitNs, 2500 / r.machine.cost.clockGHz);
+        QCOMPARE(r.machine.guestPreempt, 0.0);
+        sc.set("machine.guest_preempt", "0.25");
+        QCOMPARE(sc.resolve(sc.variantNames().front(), OJson::object(), 0.02).machine.guestPreempt, 0.25);
+        // none is bare metal, written as no field at all; a guest's preemption needs a guest.
+        Scenario bare = loadScenario("madv-free-swapin");
+        bare.set("machine.guest", "none");
+        QCOMPARE(bare.json().dump(), loadScenario("madv-free-swapin").json().dump());
+        QVERIFY_THROWS_EXCEPTION(ScenarioError, bare.set("machine.guest_preempt", "0.1"));
+        QVERIFY_THROWS_EXCEPTION(ScenarioError, bare.set("machine.guest", "xen"));
+        QVERIFY_THROWS_EXCEPTION(ScenarioError, sc.set("machine.guest_preempt", "2"));
+    }
+
+    void guestRunCountsExits()
+    {
+        Scenario bare = loadScenario("madv-free-swapin");
+        Scenario kvm = bare;
+        kvm.set("machine.guest", "kvm");
+        const ResultSet b = run(bare, 0.02, 2);
+        const ResultSet g = run(kvm, 0.02, 2);
+        QCOMPARE(b.results.size(), g.results.size());
+        for (std::size_t i = 0; i < g.results.size(); ++i) {
+            const auto& bm = b.results[i].metrics;
+            const auto& gm = g.results[i].metrics;
+            QVERIFY(!bm.contains("vm_exits"));
+            QVERIFY(gm.contains("vm_exits"));
+            // Same program, same flushes: three exits per TLB IPI (plus those of per-CPU list drains).
+            QVERIFY(gm.at("vm_exits") >= 3 * gm.at("vm.tlb_remote_ipi"));
+            if (g.results[i].variant == "dontneed") // every touch after a DONTNEED faults, however the run goes
+                QCOMPARE(gm.at("vm.pgfault"), bm.at("vm.pgfault"));
+            QVERIFY2(gm.at("sys_s") > bm.at("sys_s"),
+                qPrintable(QString("%1 vs %2").arg(gm.at("sys_s")).arg(bm.at("sys_s"))));
+        }
+    }
+
+    void preemptedVcpusDelayTheFlush()
+    {
+        Scenario kvm = loadScenario("madv-free-swapin");
+        kvm.set("machine.guest", "kvm");
+        Scenario preempted = kvm;
+        preempted.set("machine.guest_preempt", "0.05");
+        const ResultSet a = run(kvm, 0.02, 2);
+        const ResultSet p = run(preempted, 0.02, 2);
+        double sysA = 0, sysP = 0;
+        for (std::size_t i = 0; i < a.results.size(); ++i) {
+            sysA += a.results[i].metrics.at("sys_s");
+            sysP += p.results[i].metrics.at("sys_s");
+            QVERIFY(p.results[i].metrics.at("vm_exits") > 0);
+        }
+        QVERIFY2(sysP > sysA, qPrintable(QString("%1 vs %2").arg(sysP).arg(sysA)));
+    }
+
+    void deterministicAcrossRunnerThreads()
+    {
+        Scenario sc = loadScenario("madv-free-swapin");
+        sc.set("machine.guest", "kvm");
+        sc.set("machine.guest_preempt", "0.05");
+        QCOMPARE(withoutHost(run(sc, 0.02, 1)), withoutHost(run(sc, 0.02, 2)));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestGuest)
+#include "tst_guest.moc"
