@@ -31,7 +31,7 @@ struct CpuSpec {
     // Two SMT threads of one core, both computing, get this many times one thread's work done: Intel's "up to 30 %"
     // for Hyper-Threading on server benchmarks (Marr et al., "Hyper-Threading Technology Architecture and
     // Microarchitecture", Intel Technology Journal 6(1), 2002). Used only on presets with threads per core.
-    double smtThroughput = 1.3;
+    double smtThroughput = 1.3; // Marr et al., ITJ 6(1), 2002: "up to 30 %"
 };
 
 struct CostModel {
@@ -84,7 +84,7 @@ struct CostModel {
     double llcBytes = 0; // CpuSpec::llcBytes: 0 keeps every written line cached (a bare machine's tests)
     // CpuSpec::smtThroughput: a thread's compute while its SMT sibling computes too takes 2 / this as long (each of
     // the two gets half of the core's 1.3 times); a sibling that idles or spins (PAUSE) leaves it the core.
-    double smtThroughput = 1.3;
+    double smtThroughput = 1.3; // CpuSpec::smtThroughput's source
     double contextSwitchNs = 3000.0; // switch + cache refill (GUESS of 2-5 us; docs/presets.md)
     double wakeupNs = 1000.0; // try_to_wake_up + IPI-less enqueue (GUESS)
     double timeSliceNs = 3.0e6; // CFS sched_min_granularity-like slice, 3 ms (a scheduler setting, not hardware)

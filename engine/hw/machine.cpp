@@ -124,8 +124,8 @@ namespace {
             c.storeGBps = 11.0; // one Skylake-SP core: ~11 GB/s single-thread STREAM-like (mesh-limited)
             // Xeon SP on two sockets: 89 ns local, 139 ns remote (qdpma.com "The Case for Single Processor"; 76 ns
             // on one socket).
-            c.memLatencyNs = 89;
-            c.remoteMemLatencyRatio = 139.0 / 89.0;
+            c.memLatencyNs = 89; // Xeon SP, local on two sockets (qdpma.com, above)
+            c.remoteMemLatencyRatio = 139.0 / 89.0; // remote 139 ns over local 89 ns (the same)
             c.llcBytes = 8 * 1.375 * (1 << 20); // Intel: 1.375 MB of L3 a core on Skylake-SP/Cascade Lake-SP
             m.cost = costModelFor(c);
             p.push_back(m);
