@@ -13,14 +13,29 @@ namespace mms {
 
 Mm::Mm(Sched& sched, const Toggles& toggles, std::uint64_t reservedPages)
     : s(sched)
-    , cost(sched.cost())
+    , cost(kernelCostModel(toggles.config, sched.cost()))
     , tg(toggles)
 {
     const MachineSpec& m = s.machine();
     auto nr = static_cast<std::uint32_t>(m.memoryPages());
     pages.resize(nr);
     pcpu.resize(static_cast<std::size_t>(s.cpuCount()));
-    s.setLocking(Locking { tg.spinlock, tg.mutexSpin });
+    // The lock implementations and what a debug kernel adds to them (mm/kconfig.h). A debug spinlock's waiters spin
+    // with trylock's xchg whatever the arch lock: the release and the next owner race for the line as with the byte
+    // lock. DEBUG_MUTEXES turns off spinning on the owner (MUTEX_SPIN_ON_OWNER depends on !DEBUG_MUTEXES).
+    const DebugCosts dbg = debugCosts(tg.config, sched.cost());
+    Locking locking { tg.config.debugSpinlock ? SpinlockImpl::Byte : tg.spinlock, tg.mutexSpin && !tg.config.debugMutexes };
+    locking.acquireNs = dbg.lockAcquireNs;
+    locking.releaseNs = dbg.lockReleaseNs;
+    locking.contendedNs = dbg.contendedNs;
+    locking.mutexOpNs = dbg.mutexOpNs;
+    s.setLocking(locking);
+    m_structPageLines = tg.config.structPageLines();
+    if (tg.config.memcg && tg.config.memcgStatBatch) {
+        for (auto& c : pcpu)
+            c.memcgLruDelta.assign(PageArray::kLruListHeads, 0);
+        m_memcgStatLastCpu.assign(PageArray::kLruListHeads, -1);
+    }
     initNodes(reservedPages);
     for (std::size_t i = 0; i < m.swap.size(); ++i) {
         auto si = std::make_unique<SwapInfo>();

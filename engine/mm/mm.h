@@ -44,7 +44,7 @@ public:
     Mm& operator=(const Mm&) = delete;
 
     Sched& s;
-    const CostModel& cost;
+    const CostModel cost; // the machine's, with what the kernel's config adds (mm/kconfig.h)
     Toggles tg;
     PageArray pages;
     // The nodes (pglist_data), one per socket (one in all with interleaved memory: MachineSpec::numa), each with its zone and LRU lists over a contiguous range of frames
@@ -138,7 +138,38 @@ public:
     // when many CPUs share one LRU; writing one that has left every cache since (the tail of a long LRU list, a
     // page not touched since boot) reads it from its node's memory first. Tracked from boot(); not on a bare kernel.
     CacheLines lines;
-    void enableLineTracking() { lines.track(pages.size() + PageArray::kListHeads); }
+    void enableLineTracking() { lines.track(pages.size() + PageArray::kListHeads + kMaxLruvecs); }
+    // The line of a lruvec's memcg LRU size counters (mem_cgroup_per_node::lru_zone_size, written by
+    // mem_cgroup_update_lru_size() on every list change under lru_lock): after the pages and the list heads.
+    Pfn lruSizeLine(const Lruvec& v) const { return pages.size() + PageArray::kListHeads + v.listBase / NR_LRU_LISTS; }
+    // An LRU list's size changed by `delta` pages under lru_lock, with CONFIG_MEMCG (mm/kconfig.h): the write of
+    // the memcg's size counter, whose line moves with the lock, and in the eras that batch the memcg statistics
+    // the per-cpu delta, folded into the shared counters past MEMCG_CHARGE_BATCH.
+    void lruSizeChanged(Task& t, const Lruvec& v, LruList l, int delta)
+    {
+        if (!tg.config.memcg)
+            return;
+        touchLine(t, lruSizeLine(v));
+        if (tg.config.memcgStatBatch)
+            memcgStatAdd(t, v.listBase + l, delta);
+    }
+    // __mod_memcg_state() and __mod_memcg_lruvec_state() (5.6) of LRU size item `item` (a lruvec's list): the
+    // per-cpu delta, and past the batch an atomic_long_add() on memcg->vmstats[idx] and one on
+    // pn->lruvec_stat[idx], lines the last CPU to fold the item wrote.
+    void memcgStatAdd(Task& t, std::uint32_t item, int delta)
+    {
+        constexpr int MEMCG_CHARGE_BATCH = 32;
+        std::int16_t& x = pcpu[static_cast<std::size_t>(t.cpu)].memcgLruDelta[item];
+        const int sum = x + delta;
+        if (sum > MEMCG_CHARGE_BATCH || sum < -MEMCG_CHARGE_BATCH) [[unlikely]] {
+            int& last = m_memcgStatLastCpu[item];
+            Sched::burn(t, 2 * (cost.lockedRmwNs + s.lineTransferNs(last, t.cpu)));
+            last = t.cpu;
+            x = 0;
+            return;
+        }
+        x = static_cast<std::int16_t>(sum);
+    }
     void touchLine(Task& t, Pfn line)
     {
         if (!lines.tracking())
@@ -157,28 +188,34 @@ public:
             // A struct page lives in its node's memory. A list head is written too often to leave a cache but at
             // its first write, charged as local.
             const int node = line < pages.size() ? page_to_nid(line) : cpu_to_node(t.cpu);
-            Sched::burn(t, s.lineMissNs(t.cpu, node));
+            Sched::burn(t, s.lineMissNs(t.cpu, node) * linesOf(line));
         } else {
-            Sched::burn(t, s.lineTransferNs(l.owner, t.cpu));
+            Sched::burn(t, s.lineTransferNs(l.owner, t.cpu) * linesOf(line));
         }
         l.owner = static_cast<std::int16_t>(t.cpu);
         l.stamp = now;
     }
-    // The lines list_add() at the head of `l` writes: the head, its old first entry and the page.
+    // The cache lines of tracked line `line`: a struct page may span two (KernelConfig::structPageLines()).
+    double linesOf(Pfn line) const { return line < pages.size() ? m_structPageLines : 1.0; }
+    // The lines list_add() at the head of `l` writes: the head, its old first entry and the page (and the list's
+    // size counter).
     void touchLruAdd(Task& t, Pfn p, LruList l)
     {
         if (!lines.tracking())
             return;
-        Pfn h = lruHead(lruvecOf(p), l);
+        const Lruvec& v = lruvecOf(p);
+        Pfn h = lruHead(v, l);
+        lruSizeChanged(t, v, l, 1);
         touchLine(t, h);
         touchLine(t, pages.next(h));
         touchLine(t, p);
     }
-    // The lines list_del() writes: the page and both neighbours.
+    // The lines list_del() from an LRU list writes: the page and both neighbours (and the list's size counter).
     void touchLruDel(Task& t, Pfn p)
     {
         if (!lines.tracking())
             return;
+        lruSizeChanged(t, lruvecOf(p), page_lru(pages.flags(p)), -1);
         touchLine(t, pages.prev(p));
         touchLine(t, pages.next(p));
         touchLine(t, p);
@@ -290,6 +327,8 @@ private:
     void initNodes(std::uint64_t reservedPages);
     std::vector<std::unique_ptr<Lruvec>> m_memcgLruvecs;
     Pfn m_framesPerNode = 0; // every node's frames but the last's (which takes the remainder); 0 with one node
+    double m_structPageLines = 1; // KernelConfig::structPageLines()
+    std::vector<int> m_memcgStatLastCpu; // per LRU size item: the CPU that folded it last (memcgStatAdd)
     std::vector<MmStruct*> m_freeMms; // mm_struct's slab cache (mmdrop -> mm_alloc)
     void endIo(BlockDevice& dev, IoRequest& r);
     // Wakes every congestion_wait() sleeper (the one congestion_wqh[BLK_RW_ASYNC] wait queue of all devices).

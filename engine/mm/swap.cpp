@@ -74,7 +74,8 @@ namespace {
             f = static_cast<std::uint16_t>(f & ~PG_pagevec);
             LruList l = Mm::page_lru(f);
             Pfn head = k.lruHead(v, l);
-            k.touchLine(t, head); // touchLruAdd(), with the head already at hand
+            k.lruSizeChanged(t, v, l, 1); // touchLruAdd(), with the lruvec and the head already at hand
+            k.touchLine(t, head);
             k.touchLine(t, k.pages.next(head));
             k.touchLine(t, p);
             k.pages.setFlags(p, static_cast<std::uint16_t>(f | PG_lru)); // add_page_to_lru_list()

@@ -97,6 +97,16 @@ namespace {
             return "true or false";
         };
     }
+    Setter configBoolean(bool KernelConfig::*field)
+    {
+        return [field](Toggles& t, const nlohmann::json& v) -> std::string {
+            if (v.is_boolean() || (v.is_string() && (v == "true" || v == "false"))) {
+                t.config.*field = v.is_boolean() ? v.get<bool>() : v == "true";
+                return {};
+            }
+            return "true or false";
+        };
+    }
     const std::map<std::string, Setter>& setters()
     {
         static const std::map<std::string, Setter> m = {
@@ -154,6 +164,24 @@ namespace {
             { "zram.comp", zramChoice(&ZramConfig::comp, { { "lzo", ZcompAlgo::Lzo }, { "lzo-rle", ZcompAlgo::LzoRle }, { "lz4", ZcompAlgo::Lz4 } }) },
             { "zram.same_filled", zramBoolean(&ZramConfig::sameFilled) },
             { "zsmalloc.lock", zramChoice(&ZramConfig::zsLock, { { "class", ZsLock::Class }, { "pool", ZsLock::Pool } }) },
+            { "kernel.config",
+                [](Toggles& t, const nlohmann::json& v) -> std::string {
+                    if (v.is_string() && t.config.setNamed(v.get<std::string>()))
+                        return {};
+                    std::string expected;
+                    for (const std::string& n : KernelConfig::names())
+                        expected += (expected.empty() ? "" : "|") + n;
+                    return "one of " + expected;
+                } },
+            { "config.memcg", configBoolean(&KernelConfig::memcg) },
+            { "config.debug_spinlock", configBoolean(&KernelConfig::debugSpinlock) },
+            { "config.lockdep", configBoolean(&KernelConfig::lockdep) },
+            { "config.lock_stat", configBoolean(&KernelConfig::lockStat) },
+            { "config.debug_mutexes", configBoolean(&KernelConfig::debugMutexes) },
+            { "config.debug_slab", configBoolean(&KernelConfig::debugSlab) },
+            { "config.debug_vm", configBoolean(&KernelConfig::debugVm) },
+            { "config.debug_list", configBoolean(&KernelConfig::debugList) },
+            { "config.debug_pagealloc", configBoolean(&KernelConfig::debugPagealloc) },
         };
         return m;
     }
@@ -247,6 +275,12 @@ Toggles Toggles::forKernel(const KernelVersion& v)
     t.zram.comp = before(5, 1) ? ZcompAlgo::Lzo : ZcompAlgo::LzoRle;
     t.zram.sameFilled = !before(4, 11);
     t.zram.zsLock = before(6, 2) ? ZsLock::Class : ZsLock::Pool;
+    // The kernel's config (mm/kconfig.h): memcg from its merge, 8cdea7c05454 "Memory controller: cgroups setup"
+    // (2.6.25); the split page-table lock in struct page until 539edb5846c7 (3.13); memcg's batched statistics from
+    // 4.16 to 5.13. The debug options are off: a release kernel.
+    t.config.memcg = !before(2, 6, 25);
+    t.config.ptlInStructPage = before(3, 13);
+    t.config.memcgStatBatch = !before(4, 16) && before(5, 13);
     return t;
 }
 
@@ -303,6 +337,16 @@ nlohmann::json Toggles::toJson() const
         { "zram.comp", pick(zram.comp, { "lzo", "lzo-rle", "lz4" }) },
         { "zram.same_filled", zram.sameFilled },
         { "zsmalloc.lock", pick(zram.zsLock, { "class", "pool" }) },
+        { "kernel.config", config.name() },
+        { "config.memcg", config.memcg },
+        { "config.debug_spinlock", config.debugSpinlock },
+        { "config.lockdep", config.lockdep },
+        { "config.lock_stat", config.lockStat },
+        { "config.debug_mutexes", config.debugMutexes },
+        { "config.debug_slab", config.debugSlab },
+        { "config.debug_vm", config.debugVm },
+        { "config.debug_list", config.debugList },
+        { "config.debug_pagealloc", config.debugPagealloc },
     };
 }
 

@@ -3,6 +3,7 @@
 // kernel version sets every toggle's default (Toggles::forKernel); a variant's toggles and --set override them.
 
 #include "block/zram_config.h"
+#include "mm/kconfig.h"
 #include "sched/locking.h"
 
 #include <nlohmann/json_fwd.hpp>
@@ -103,6 +104,10 @@ struct Toggles {
     // zram.max_comp_streams (the streams of `multi`), zram.comp lzo|lzo-rle|lz4, zram.same_filled, zsmalloc.lock
     // class|pool.
     ZramConfig zram;
+    // The kernel's build configuration (mm/kconfig.h): kernel.config production|fedora-rawhide-2007-04|fedora-debug
+    // sets every debug option at once; config.memcg, config.debug_spinlock, config.lockdep, config.lock_stat,
+    // config.debug_mutexes, config.debug_slab, config.debug_vm, config.debug_list and config.debug_pagealloc one each.
+    KernelConfig config;
 
     // The defaults of a kernel version: each era rule (toggles.cpp) with the commit or release it comes from.
     static Toggles forKernel(const KernelVersion& v);

@@ -12,8 +12,9 @@ namespace mms {
 //    waiter reloads the line and races for it, and the nearest CPU wins.
 //  - Ticket: FIFO tickets (314cdbefd1fd, 2.6.25-4.1). Every waiter spins on the same word: a release invalidates it
 //    in every waiter's cache and the next owner's reload waits behind the others'.
-//  - Queued: qspinlock (a33fda35e3a7 + d73a33973f16, 4.2+), MCS: each waiter spins on its own node, and a release
-//    is one line transfer to the head of the queue.
+//  - Queued: qspinlock (a33fda35e3a7 + d73a33973f16, 4.2+), MCS: each waiter spins on its own node, and only the
+//    head of the queue on the lock word: a release is its reload and its store, whatever the number of waiters,
+//    and the new owner then passes the head on to the next node.
 enum class SpinlockImpl : std::uint8_t { Byte, Ticket, Queued };
 
 struct Locking {
@@ -21,6 +22,13 @@ struct Locking {
     // CONFIG_MUTEX_SPIN_ON_OWNER: mutex_lock() spins while the owner runs (0d66bf6d3514 "mutex: implement adaptive
     // spinning", 2.6.30); before it a contended mutex always sleeps.
     bool mutexSpin = true;
+    // What a debug kernel's options (mm/kconfig.h) add to every acquisition and release, every contended
+    // acquisition and every mutex operation. All 0 in a production kernel.
+    double acquireNs = 0;
+    double releaseNs = 0;
+    double contendedNs = 0;
+    double mutexOpNs = 0;
+    bool debug() const { return acquireNs != 0 || releaseNs != 0 || contendedNs != 0 || mutexOpNs != 0; }
 };
 
 } // namespace mms

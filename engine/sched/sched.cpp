@@ -99,12 +99,14 @@ void Sched::dispatch(Cpu& c, bool fromLoop)
         return;
     if (c.runq.empty()) {
         c.idleSince = m_sim.now();
+        ++c.switches; // to the idle task
         return;
     }
     Task* t = c.runq.front();
     c.runq.pop_front();
     c.idleTotal += m_sim.now() - c.idleSince;
     c.current = t;
+    ++c.switches;
     if (t->mm)
         c.activeMm = t->mm;
     t->state = TaskState::Running;

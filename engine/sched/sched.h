@@ -52,6 +52,7 @@ struct Cpu {
     Time userTime = 0;
     Time sysTime = 0;
     std::uint64_t ipisReceived = 0;
+    std::uint64_t switches = 0; // switches to another task or to idle here (/proc/stat's ctxt, vmstat's cs)
 };
 
 // One CPU's time from boot to now, as /proc/stat's cpuN line counts it: user and system time of the tasks that ran

@@ -21,6 +21,8 @@ void Mutex::traceSleep(Sched& s, int cpu, Time from) const
 
 Co<> Mutex::lock(Sched& s, Task& t)
 {
+    if (s.locking().debug()) // a debug kernel's wait_lock round trip and checks (mm/kconfig.h)
+        Sched::burn(t, s.locking().mutexOpNs + s.locking().acquireNs);
     co_await s.flush(t);
     const Time since = s.sim().now();
     if (!m_owner && m_freeAt > since) {
@@ -144,6 +146,8 @@ void Mutex::takeAfterSleep(Sched& s, Task& t, Time since)
 
 void Mutex::unlock(Sched& s, Task& t)
 {
+    if (s.locking().debug())
+        Sched::burn(t, s.locking().mutexOpNs + s.locking().releaseNs);
     Time releaseAt = s.sim().now() + t.debt;
     m_stat.noteHold(releaseAt - m_acquiredAt);
     m_stat.addToBuckets(m_stat.holdPerBucket, m_acquiredAt, releaseAt);

@@ -24,6 +24,8 @@ void RwSem::countOp(Sched& s, Task& t)
 void RwSem::noteGranted(Sched& s, Task& t, Time since, bool contended)
 {
     Time now = s.sim().now();
+    if (s.locking().debug()) // a debug kernel's checks (mm/kconfig.h)
+        Sched::burn(t, s.locking().acquireNs + (contended ? s.locking().contendedNs : 0.0));
     m_stat.noteAcquire(t.cpu, m_lastCpu, now - since, contended);
     if (contended)
         m_stat.addToBuckets(m_stat.waitPerBucket, since, now);
@@ -45,6 +47,8 @@ void RwSem::grantFast(Sched& s, Task& t, bool write)
 // time, which is none after a flush).
 void RwSem::noteReleased(Sched& s, Task& t)
 {
+    if (s.locking().debug()) // a debug kernel's checks (mm/kconfig.h)
+        Sched::burn(t, s.locking().releaseNs);
     Time now = s.sim().now() + t.debt;
     if (t.id < m_acquiredAt.size() && m_acquiredAt[t.id] >= 0) {
         Time since = m_acquiredAt[t.id];

@@ -105,7 +105,14 @@ Time SpinLock::Acquire::attempt()
 void SpinLock::grant(Sched& s, Task& t, Time at, Time waited, bool contended)
 {
     m_stat.noteAcquire(t.cpu, m_lastCpu, waited, contended);
-    double cost = s.cost().lockedRmwNs + (contended ? 0.0 : s.lineTransferNs(m_lastCpu, t.cpu));
+    double cost = s.cost().lockedRmwNs + s.locking().acquireNs
+        + (contended ? s.locking().contendedNs : s.lineTransferNs(m_lastCpu, t.cpu));
+    // A queued lock's new owner passes the MCS queue's head on before its critical section goes on:
+    // queued_spin_lock_slowpath() ends with arch_mcs_spin_unlock_contended(&next->locked), a store to the node the
+    // next waiter spins on in its own cache, and the critical section's first locked instruction waits for that
+    // store's line to arrive (kernel/locking/qspinlock.c, 4.2 on). The byte and ticket locks hand nothing on.
+    if (contended && !m_waiters.empty() && s.locking().spinlock == SpinlockImpl::Queued)
+        cost += s.lineTransferNs(m_waiters.front().t->cpu, t.cpu);
     if (contended) {
         t.sysTime += waited; // spinning burns the CPU; the wait itself passes on the clock while suspended
         if (s.trace())
@@ -135,8 +142,10 @@ double SpinLock::handoffNs(const Sched& s, int toCpu, double othersReloadNs) con
 {
     const double toNext = s.lineTransferNs(m_lastCpu, toCpu);
     switch (s.locking().spinlock) {
-    case SpinlockImpl::Queued: // the MCS head spins on the lock word alone: one transfer
-        return toNext;
+    case SpinlockImpl::Queued:
+        // The MCS head spins on the lock word alone: its reload after the release, then set_locked() (or the
+        // cmpxchg of a head that is also the tail) takes the line exclusive (queued_spin_lock_slowpath(),
+        // kernel/locking/qspinlock.c). A ticket's owner owns the lock by reading it; a queued lock's must write it.
     case SpinlockImpl::Byte: // the winner's reload, then its locked RMW (`lock; decb`) takes the line exclusive
         return 2 * toNext;
     case SpinlockImpl::Ticket:

@@ -33,6 +33,8 @@ public:
     // common case (nobody waits, no timeline, no lock heatmap) is a few stores; the rest is out of line.
     void unlock(Sched& s, Task& t)
     {
+        if (s.locking().releaseNs != 0) [[unlikely]]
+            Sched::burn(t, s.locking().releaseNs, Acct::Sys); // a debug kernel's checks (mm/kconfig.h)
         Time releaseAt = s.sim().now() + t.debt;
         m_stat.noteHold(releaseAt - m_acquiredAt);
         if (m_stat.bucketWidth > 0 || s.trace() || !m_waiters.empty()) [[unlikely]] {
@@ -50,7 +52,7 @@ public:
     // statistics, as await_ready() would have granted it; false: nothing changed, await the lock.
     [[gnu::always_inline]] bool tryLockInline(Sched& s, Task& t, Time rmw)
     {
-        if (m_held || !m_waiters.empty() || m_lastCpu != t.cpu || s.trace()) [[unlikely]]
+        if (m_held || !m_waiters.empty() || m_lastCpu != t.cpu || s.trace() || s.locking().acquireNs != 0) [[unlikely]]
             return lock(s, t).await_ready();
         Simulator& sim = s.sim();
         Time at = sim.now() + t.debt;
@@ -100,7 +102,7 @@ private:
     {
         ++m_stat.acquisitions;
         m_stat.acqBounces += m_lastCpu >= 0 && m_lastCpu != t.cpu;
-        Sched::burn(t, s.cost().lockedRmwNs + s.lineTransferNs(m_lastCpu, t.cpu), Acct::Sys);
+        Sched::burn(t, s.cost().lockedRmwNs + s.lineTransferNs(m_lastCpu, t.cpu) + s.locking().acquireNs, Acct::Sys);
         m_held = true;
         m_lastCpu = t.cpu;
         m_acquiredAt = at;

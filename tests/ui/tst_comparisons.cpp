@@ -200,13 +200,22 @@ private Q_SLOTS:
     // The moment: the shown run's most telling event of interest, where the page map has pages in use.
     void firstViewAtTheFirstEvent()
     {
-        const FirstView fv = chooseFirstView(*m_swapin, *m_swapinRun);
-        const RunResult& r = m_swapinRun->results[std::size_t(fv.run)];
-        // madvfree is the variant farthest from dontneed in elapsed time (the post's story: swap-ins of freed pages).
+        // dontneed and madvfree: the variant farthest from dontneed in elapsed time is the one that swaps in (the
+        // post's story: swap-ins of freed pages). At this scale madvfree-patched, which swaps out the most, can be
+        // farther still, and it swaps nothing in.
+        Scenario two = *m_swapin;
+        two.selectVariants({ "dontneed", "madvfree" });
+        RunnerOptions opts;
+        opts.scale = 0.01;
+        opts.threads = 2;
+        opts.recording.enabled = true;
+        const ResultSet run = runScenario(two, opts);
+        const FirstView fv = chooseFirstView(two, run);
+        const RunResult& r = run.results[std::size_t(fv.run)];
         double farthest = 0;
         std::string expected;
-        for (const RunResult& o : m_swapinRun->results) {
-            const double d = std::abs(std::log(o.metrics.at("elapsed_s") / m_swapinRun->results[0].metrics.at("elapsed_s")));
+        for (const RunResult& o : run.results) {
+            const double d = std::abs(std::log(o.metrics.at("elapsed_s") / run.results[0].metrics.at("elapsed_s")));
             if (d > farthest) {
                 farthest = d;
                 expected = o.variant;
