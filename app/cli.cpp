@@ -2,6 +2,7 @@
 
 #include "cliinput.h"
 #include "cliinterrupt.h"
+#include "clikernels.h"
 #include "clioutput.h"
 #include "clirun.h"
 #include "run/render.h"
@@ -92,7 +93,11 @@ namespace {
                 return cmdReproduce(args, out, err);
             if (cmd == "merge")
                 return cmdMerge(args, out);
-            throw BadInput(cmd + ": unknown command; expected list, show, run, report, reproduce or merge (see mmscope-cli --help)");
+            if (cmd == "kernels")
+                return cmdKernels(args, out);
+            throw BadInput(cmd
+                + ": unknown command; expected list, show, run, report, reproduce, merge or kernels (see mmscope-cli "
+                  "--help)");
         } catch (const Interrupted& e) {
             err << "mmscope-cli: " << e.what() << "\n";
             return 130;
@@ -128,13 +133,17 @@ usage:
                                          i mod N + 1) and write them as JSON for merge
   mmscope-cli merge FILE.json... [--format FMT] [--out FILE]
                                          combine all N shards into the result of one unsharded run
+  mmscope-cli kernels [VERSION]          the kernel releases a scenario may name (2.6.20 .. 6.12)
+                                         and, for one, the era rules in force with their commits;
+                                         --markdown: the whole table (docs/kernels.md)
 
 SCENARIO is a built-in id (see `list`) or the path of a scenario file.
 
 options:
   --variant NAME      run only this variant (repeatable; default: all)
   --set PATH=VALUE    override a field (machine.cpus=16), a toggle for every variant
-                      (i_mmap.lock=rwsem) or a sweep axis (users=481) (repeatable)
+                      (i_mmap.lock=rwsem) or a sweep axis (users=481) (repeatable); with
+                      kernel=X the rules in which X differs from the scenario's kernel go to stderr
   --scale F           multiply memory sizes and amounts of work by F (CPU counts kept); default:
                       the scenario's faithful scale (`show` prints it as faithful_scale), the
                       smallest whose ratios stay within 10 % of scale 1's; 1 for reproduce.

@@ -1,6 +1,7 @@
 #include "clirun.h"
 
 #include "cliinterrupt.h"
+#include "clikernels.h"
 #include "clioutput.h"
 #include "run/shard.h"
 
@@ -87,6 +88,7 @@ int cmdRun(const std::vector<std::string>& args, bool report, std::ostream& out,
 {
     RunArgs r = parseRunArgs(args, 1, report);
     Scenario sc = prepare(r);
+    noteKernelChange(r, err);
     if (!r.scale)
         r.scale = sc.faithfulScale();
     warnBelowFaithful(sc, *r.scale, err);

@@ -147,7 +147,7 @@ namespace {
                 continue;
             // The unlocked test above may be stale once the lock is ours (the page may have been isolated by
             // reclaim, freed, or moved to another memcg's lruvec while we waited): test again under the lock.
-            if (locked && locked != &k.lruvecOf(pfn)) {
+            if (locked && &locked->lru_lock != &k.lruvecOf(pfn).lru_lock) {
                 spin_unlock(k.s, t, locked->lru_lock);
                 locked = nullptr;
             }

@@ -66,10 +66,11 @@ bool KernelConfig::setNamed(const std::string& name)
 {
     for (const Named& n : named())
         if (name == n.name) {
-            const bool keepMemcg = memcg, keepPtl = ptlInStructPage;
+            const KernelConfig era = *this;
             *this = n.options;
-            memcg = keepMemcg;
-            ptlInStructPage = keepPtl;
+            memcg = era.memcg;
+            ptlInStructPage = era.ptlInStructPage;
+            memcgStatBatch = era.memcgStatBatch;
             return true;
         }
     return false;

@@ -61,7 +61,8 @@ struct KernelConfig {
 
     // The named configurations `kernel.config` accepts.
     static const std::vector<std::string>& names();
-    // Sets every option of the named configuration, keeping memcg and the layout; false for an unknown name.
+    // Sets every debug option of the named configuration, keeping memcg and the era's layout and statistics; false
+    // for an unknown name.
     bool setNamed(const std::string& name);
     // The name of a configuration equal to this one, or "custom".
     std::string name() const;

@@ -37,9 +37,10 @@ namespace {
             // read_swap_cache_async(): swapcache_prepare() marks SWAP_HAS_CACHE under swap_info->lock, then the
             // page goes into the swap cache under tree_lock. Both may have slept; someone may have read the slot
             // or freed the entry meanwhile (-EEXIST / -ENOENT).
-            co_await spin_lock(k.s, t, si.lock);
+            SpinLock& lock = swapInfoLock(k, si);
+            co_await spin_lock(k.s, t, lock);
             Sched::burn(t, k.cost.swapFreeNs);
-            spin_unlock(k.s, t, si.lock);
+            spin_unlock(k.s, t, lock);
             co_await spin_lock(k.s, t, si.treeLock);
             if (si.slot[o].swapMap == 0 || si.slot[o].cache != kNoPage) {
                 spin_unlock(k.s, t, si.treeLock);
@@ -160,7 +161,9 @@ Co<> do_anonymous_page(Mm& k, Task& t, MmStruct& mm, std::uint32_t vpn)
     ++mm.rss;
     Sched::burn(t, k.cost.rmapOpNs + k.cost.pteOpNs);
     spin_unlock(k.s, t, ptl);
-    co_await lru_cache_add(k, t, p, true); // lru_cache_add_active_or_unevictable
+    // lru_cache_add_active_or_unevictable; lru_cache_add_inactive_or_unevictable from b518154e59aa "mm/vmscan: protect
+    // the workingset on anonymous LRU" (5.9)
+    co_await lru_cache_add(k, t, p, !k.tg.anonNewInactive);
 }
 
 Co<> do_swap_page(Mm& k, Task& t, MmStruct& mm, std::uint32_t vpn, Pte orig)

@@ -61,6 +61,8 @@ Mm::Mm(Sched& sched, const Toggles& toggles, std::uint64_t reservedPages)
         }
         swap.push_back(std::move(si));
     }
+    if (tg.swapLock == SwapLock::Global && tg.slotsCache == SlotsCache::Off)
+        swapAvailLock.setName("swap_lock"); // before 3.9 the one lock of every device (swapInfoLock)
     if (tg.slotsCache != SlotsCache::Off) {
         swapSlots.resize(static_cast<std::size_t>(s.cpuCount()));
         for (auto& c : swapSlots)
@@ -111,10 +113,16 @@ void Mm::initNodes(std::uint64_t reservedPages)
         d->lruvec.lru_lock.setName(nodeLockName(nrNodes, nid, "zone->lru_lock"));
         d->lruvecs.push_back(&d->lruvec);
         for (int i = 1; i < memcgs; ++i) {
-            m_memcgLruvecs.push_back(std::make_unique<Lruvec>());
+            // 6168d0da2b47 "mm/lru: replace pgdat lru_lock with lruvec lock" (5.11): before it every memcg's lruvec
+            // of a node is under the node's lru_lock.
+            if (tg.lruLock == LruLockPlacement::Node)
+                m_memcgLruvecs.push_back(std::make_unique<Lruvec>(d->lruvec.lru_lock));
+            else
+                m_memcgLruvecs.push_back(std::make_unique<Lruvec>());
             Lruvec& v = *m_memcgLruvecs.back();
             v.listBase = d->lruvec.listBase + static_cast<std::uint32_t>(i * NR_LRU_LISTS);
-            v.lru_lock.setName(nodeLockName(nrNodes, nid, "memcg[" + std::to_string(i) + "] lruvec->lru_lock"));
+            if (v.ownsLock())
+                v.lru_lock.setName(nodeLockName(nrNodes, nid, "memcg[" + std::to_string(i) + "] lruvec->lru_lock"));
             d->lruvecs.push_back(&v);
         }
         lruvecs.insert(lruvecs.end(), d->lruvecs.begin(), d->lruvecs.end());
@@ -340,7 +348,8 @@ void Mm::lockStats(LockStats& v) const
     for (const auto& d : nodes) {
         v.push_back(&d->zone.lock.stat());
         for (const Lruvec* lv : d->lruvecs)
-            v.push_back(&lv->lru_lock.stat());
+            if (lv->ownsLock()) // a memcg's lruvec under the node's lock has none of its own
+                v.push_back(&lv->lru_lock.stat());
     }
     if (tlbAckWait.acquisitions)
         v.push_back(&tlbAckWait);

@@ -338,8 +338,8 @@ private:
 };
 
 // The lru_lock a run over a batch of pages holds: taken for the first page's lruvec and re-taken only when a page
-// of another lruvec comes (relock_page_lruvec_irqsave, 5.11). With one lruvec it is one lock round trip per batch,
-// as pagevec_lru_move_fn and release_pages have it.
+// of a lruvec under another lock comes (relock_page_lruvec_irqsave, 5.11; before it the node's one lock). With one
+// lruvec it is one lock round trip per batch, as pagevec_lru_move_fn and release_pages have it.
 class LruLock {
 public:
     LruLock(Mm& k, Task& t)
@@ -357,7 +357,7 @@ public:
         SpinLock::Acquire acquire;
         bool await_ready()
         {
-            if (&v == lk.m_held)
+            if (lk.m_held && &v.lru_lock == &lk.m_held->lru_lock) // the same lruvec, or (lru.lock=node) its node's
                 return true;
             lk.unlock();
             lk.m_held = &v; // ours once the acquisition completes, before the caller carries on

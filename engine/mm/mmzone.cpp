@@ -17,6 +17,7 @@ void Zone::init(PageArray& pages, int nid, Pfn first, Pfn end, int cpus)
     m_nrFree = 0;
     m_areaBase = PageArray::kLruListHeads + static_cast<std::uint32_t>(nid * MAX_ORDER);
     pcp.assign(static_cast<std::size_t>(cpus), {});
+    pcpFreeFactor.assign(static_cast<std::size_t>(cpus), 0);
     for (int o = 0; o < MAX_ORDER; ++o) {
         pages.listInit(m_areaBase + static_cast<std::uint32_t>(o));
         m_nrArea[o] = 0;

@@ -48,6 +48,8 @@ struct Zone {
     SpinLock lock { "zone->lock" };
     // zone->pageset: each CPU's per_cpu_pages list of this zone's order-0 free pages (by CPU).
     std::vector<std::vector<Pfn>> pcp;
+    // pcp->free_factor by CPU (page_alloc.pcp_free_scale, 5.14): how far the next bulk free doubles pcp->batch.
+    std::vector<std::uint8_t> pcpFreeFactor;
     std::uint64_t watermarkMin = 0, watermarkLow = 0, watermarkHigh = 0; // pages
     // NR_ISOLATED_ANON / NR_ISOLATED_FILE: pages reclaim has taken off the LRU lists and not yet put back or freed
     // (too_many_isolated() compares them with the inactive lists).
@@ -120,7 +122,24 @@ private:
 static_assert(PageArray::kFreeAreaHeads == MAX_ORDER * PageArray::kMaxNodes);
 
 struct Lruvec {
-    SpinLock lru_lock { "zone->lru_lock" };
+    Lruvec()
+        : lru_lock(m_ownLock)
+    {
+    }
+    // A memcg's lruvec under its node's lru_lock (lru.lock=node: every kernel before 5.11).
+    explicit Lruvec(SpinLock& nodeLock)
+        : lru_lock(nodeLock)
+    {
+    }
+    Lruvec(const Lruvec&) = delete;
+    Lruvec& operator=(const Lruvec&) = delete;
+    bool ownsLock() const { return &lru_lock == &m_ownLock; }
+
+private:
+    SpinLock m_ownLock { "zone->lru_lock" };
+
+public:
+    SpinLock& lru_lock; // its own lock, or (lru.lock=node) the node's
     std::uint64_t nr[NR_LRU_LISTS] = {};
     std::uint32_t listBase = 0; // this lruvec's lists are PageArray lists listBase + LruList
 };

@@ -59,6 +59,24 @@ namespace {
     int pcp_batch(const Mm& k) { return std::max(1, zone_batchsize(k)); }
     int pcp_high(const Mm& k) { return 6 * zone_batchsize(k); }
 
+    // nr_pcp_free(): the pages a full per-cpu list gives back. pcp->batch, or, from 3b12e7e97938 "mm/page_alloc:
+    // scale the number of pages that are batch freed" (5.14), batch << free_factor, which each bulk free raises and
+    // each allocation halves (take_pcp_page), between batch and high - batch.
+    int nr_pcp_free(Mm& k, Zone& z, int cpu)
+    {
+        const int batch = pcp_batch(k), high = pcp_high(k);
+        if (!k.tg.pcpFreeScale)
+            return batch;
+        if (high < batch)
+            return 1;
+        std::uint8_t& factor = z.pcpFreeFactor[static_cast<std::size_t>(cpu)];
+        const int maxFree = high - batch;
+        const int n = batch << factor;
+        if (n < maxFree)
+            ++factor;
+        return std::clamp(n, batch, maxFree);
+    }
+
     // rmqueue_bulk(): refill this CPU's list of the zone with up to a batch of pages under zone->lock.
     Co<> rmqueue_bulk(Mm& k, Task& t, Zone& z, std::vector<Pfn>& pcp)
     {
@@ -326,7 +344,7 @@ MaybeCo free_hot_cold_page(Mm& k, Task& t, Pfn p)
     k.vm.inc(Vm::PgFree);
     Sched::burn(t, k.cost.pageFreeNs);
     if (pcp.size() >= static_cast<std::size_t>(pcp_high(k)))
-        return free_pcppages_bulk(k, t, z, pcp, static_cast<std::size_t>(pcp_batch(k)));
+        return free_pcppages_bulk(k, t, z, pcp, static_cast<std::size_t>(nr_pcp_free(k, z, t.cpu)));
     return {};
 }
 

@@ -78,6 +78,8 @@ inline void wake_all_kswapds(Mm& k, const Task& t)
 {
     Pfn p = pcp.back();
     pcp.pop_back();
+    if (k.tg.pcpFreeScale)
+        k.page_zone(p).pcpFreeFactor[static_cast<std::size_t>(t.cpu)] >>= 1; // an allocation halves free_factor
     k.pages.setFlags(p, 0);
     k.vm.inc(Vm::PgAlloc);
     Sched::burn(t, k.cost.pageAllocNs);

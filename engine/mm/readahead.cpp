@@ -158,6 +158,8 @@ namespace {
                 batchPage[n++] = p;
             }
             k.vm.inc(Vm::PgAlloc, taken);
+            if (k.tg.pcpFreeScale) // take_pcp_page()'s halving of pcp->free_factor, once per page
+                d->zone.pcpFreeFactor[static_cast<std::size_t>(t.cpu)] >>= std::min<std::uint64_t>(taken, 7);
             Sched::burnTime(t, charge);
             if (i == end)
                 return { end, kNoPage, n };

@@ -55,10 +55,11 @@ namespace {
         }
         std::uint32_t entry = k.pages.priv(p);
         SwapInfo& si = *k.swap[pte::swpType(entry)];
-        co_await spin_lock(k.s, t, si.lock); // swap_duplicate()
+        SpinLock& lock = swapInfoLock(k, si);
+        co_await spin_lock(k.s, t, lock); // swap_duplicate()
         ++si.slot[pte::swpOffset(entry)].swapMap;
         Sched::burn(t, k.cost.lockedRmwNs);
-        spin_unlock(k.s, t, si.lock);
+        spin_unlock(k.s, t, lock);
         mm->pte[vpn] = pte::mkSwap(entry);
         ++mm->swapents;
         spin_unlock(k.s, t, ptl);
@@ -66,15 +67,27 @@ namespace {
     }
 } // namespace
 
-// page_referenced() for an anonymous page (rmap_walk_anon): under the anon_vma's
-// rwsem for read (page_lock_anon_vma_read: down_read_trylock, else down_read), the interval tree's one VMA, then
-// test and clear the young bit of its PTE under the owner's ptl. `held`: the caller has the rwsem already.
+// page_referenced() for an anonymous page (rmap_walk_anon): under the anon_vma's rwsem for read
+// (page_lock_anon_vma_read: down_read_trylock, else down_read; exclusively before 3.8, rmap.anon_vma_read), the
+// interval tree's one VMA, then test and clear the young bit of its PTE under the owner's ptl. `held`: the caller
+// has the rwsem already.
 Co<bool> page_referenced_anon(Mm& k, Task& t, Pfn p, bool held)
 {
     MmStruct* mm = k.mmOf(p);
     if (!mm || k.pages.mapcount(p) == 0)
         co_return false;
     FnScope fn(t, "page_referenced");
+    if (!k.tg.anonVmaRead) {
+        // Before 4fc3f1d66b1e (3.8): page_lock_anon_vma() takes the anon_vma's lock exclusively.
+        co_await mm->anon_vma.down_write(k.s, t);
+        Sched::burn(t, k.cost.rmapOpNs); // anon_vma_interval_tree_foreach + vma_address
+        std::uint32_t vpn = k.pages.index(p);
+        SpinLock& ptl = mm->ptlFor(vpn);
+        co_await spin_lock(k.s, t, ptl);
+        bool young = page_referenced_anon_pte(k, t, p, *mm, vpn, ptl);
+        co_await mm->anon_vma.up_write(k.s, t);
+        co_return young;
+    }
     if (!held) {
         if (!mm->anon_vma.down_read_trylock(k.s, t))
             co_await mm->anon_vma.down_read(k.s, t);
@@ -100,6 +113,8 @@ int page_referenced_anon_now(Mm& k, Task& t, Pfn p)
     MmStruct* mm = k.mmOf(p);
     if (!mm || k.pages.mapcount(p) == 0)
         return 0;
+    if (!k.tg.anonVmaRead)
+        return -1; // the exclusive lock of the era before 3.8: page_referenced_anon() takes it
     FnScope fn(t, "page_referenced");
     if (!mm->anon_vma.down_read_trylock(k.s, t))
         return -1;
@@ -123,11 +138,19 @@ Co<Unmap> try_to_unmap_anon(Mm& k, Task& t, Pfn p)
     if (!mm || k.pages.mapcount(p) == 0)
         co_return Unmap::Done;
     FnScope fn(t, "try_to_unmap_one");
-    // rmap_walk_anon(): anon_vma_lock_read() around the walk.
-    co_await mm->anon_vma.down_read(k.s, t);
+    // rmap_walk_anon(): anon_vma_lock_read() around the walk; before 4fc3f1d66b1e "mm/rmap, migration: Make
+    // rmap_walk_anon() and try_to_unmap_anon() more scalable" (3.8) the anon_vma's lock, exclusively.
+    const bool shared = k.tg.anonVmaRead;
+    if (shared)
+        co_await mm->anon_vma.down_read(k.s, t);
+    else
+        co_await mm->anon_vma.down_write(k.s, t);
     Sched::burn(t, k.cost.rmapOpNs); // anon_vma_interval_tree_foreach + vma_address
     Unmap r = co_await try_to_unmap_anon_one(k, t, p, *mm);
-    co_await mm->anon_vma.up_read(k.s, t);
+    if (shared)
+        co_await mm->anon_vma.up_read(k.s, t);
+    else
+        co_await mm->anon_vma.up_write(k.s, t);
     co_return r;
 }
 

@@ -232,12 +232,40 @@ MaybeCo mark_page_accessed(Mm& k, Task& t, Pfn p)
     return {};
 }
 
+namespace {
+    // __activate_page(), the caller holding the page's lru_lock: from the inactive list to the active one.
+    void activateLocked(Mm& k, Task& t, Pfn p)
+    {
+        const CostModel& c = k.cost;
+        std::uint16_t f = k.pages.flags(p);
+        if ((f & PG_lru) && !(f & PG_active) && !(f & PG_unevictable)) {
+            k.touchLruDel(t, p);
+            k.del_page_from_lru_list(p);
+            Sched::burn(t, c.lockedRmwNs); // SetPageActive
+            k.pages.set(p, PG_active);
+            LruList l = Mm::page_lru(k.pages.flags(p));
+            k.touchLruAdd(t, p, l);
+            k.add_page_to_lru_list(p, l);
+            Sched::burn(t, 2 * c.listOpNs); // del + add, __count_vm_event(PGACTIVATE), update_page_reclaim_stat
+            k.vm.inc(Vm::PgActivate);
+        }
+    }
+} // namespace
+
 Co<> activate_page(Mm& k, Task& t, Pfn p)
 {
     std::uint16_t f = k.pages.flags(p);
     if (!(f & PG_lru) || (f & PG_active) || (f & PG_unevictable))
         co_return;
     FnScope fn(t, "activate_page");
+    if (!k.tg.activateBatch) {
+        // Before eb709b0d062e "mm: batch activate_page() to reduce lock contention" (3.0): lru_lock for this page.
+        LruLock lk(k, t);
+        co_await lk.relock(p);
+        activateLocked(k, t, p);
+        lk.unlock();
+        co_return;
+    }
     Sched::burn(t, k.cost.lockedRmwNs); // get_page: the pagevec's reference
     k.pin(p);
     Pagevec& pv = k.pcpu[static_cast<std::size_t>(t.cpu)].activate;
@@ -257,18 +285,7 @@ Co<> activate_page_drain(Mm& k, Task& t)
     LruLock lk(k, t);
     for (Pfn p : pages) {
         co_await lk.relock(p);
-        std::uint16_t f = k.pages.flags(p);
-        if ((f & PG_lru) && !(f & PG_active) && !(f & PG_unevictable)) {
-            k.touchLruDel(t, p);
-            k.del_page_from_lru_list(p);
-            Sched::burn(t, c.lockedRmwNs); // SetPageActive
-            k.pages.set(p, PG_active);
-            LruList l = Mm::page_lru(k.pages.flags(p));
-            k.touchLruAdd(t, p, l);
-            k.add_page_to_lru_list(p, l);
-            Sched::burn(t, 2 * c.listOpNs); // del + add, __count_vm_event(PGACTIVATE), update_page_reclaim_stat
-            k.vm.inc(Vm::PgActivate);
-        }
+        activateLocked(k, t, p);
     }
     lk.unlock();
     // release_pages(): drop the pagevec's references.

@@ -52,7 +52,7 @@ namespace {
     // The lock that guards a slot's swap_map byte: si->lock in 4.0; lock_cluster_or_swap_info() with the slots cache.
     SpinLock& mapLock(Mm& k, SwapInfo& si, std::uint32_t off)
     {
-        return k.tg.slotsCache == SlotsCache::Off ? si.lock : si.clusterLockFor(off);
+        return k.tg.slotsCache == SlotsCache::Off ? swapInfoLock(k, si) : si.clusterLockFor(off);
     }
 
     // page_cache_release() of the reference find_get_page() took, for a page nothing else references any more: off
@@ -132,6 +132,11 @@ namespace {
     }
 } // namespace
 
+SpinLock& swapInfoLock(Mm& k, SwapInfo& si)
+{
+    return k.tg.swapLock == SwapLock::Global && k.tg.slotsCache == SlotsCache::Off ? k.swapAvailLock : si.lock;
+}
+
 // get_swap_page() + scan_swap_map(): round-robin over equal-priority devices, first free slot from cluster_next.
 // The slot is reserved for `p` at once (SWAP_HAS_CACHE).
 static Co<std::uint32_t> get_swap_page_for(Mm& k, Task& t, Pfn p)
@@ -145,16 +150,21 @@ static Co<std::uint32_t> get_swap_page_for(Mm& k, Task& t, Pfn p)
     std::size_t n = k.swap.size();
     // 4.0: atomic_long_dec(&nr_swap_pages), then swap_avail_lock while the device is picked from swap_avail_head
     // and requeued behind its equal-priority siblings; the lock is dropped before the device's si->lock is taken.
+    // Before 3.9 (swap.lock=global) swap_lock is held from the choice of the device through scan_swap_map(): the
+    // allocations of every device are serialised.
+    const bool global = k.tg.swapLock == SwapLock::Global;
     nr_swap_pages_add(k, t);
     co_await spin_lock(k.s, t, k.swapAvailLock);
     Sched::burn(t, k.cost.listOpNs); // plist_requeue()
-    spin_unlock(k.s, t, k.swapAvailLock);
+    if (!global)
+        spin_unlock(k.s, t, k.swapAvailLock);
     for (std::size_t tries = 0; tries < n; ++tries) {
         std::size_t idx = (k.swapRotor + tries) % n;
         SwapInfo& si = *k.swap[idx];
         if (si.inuse + 1 >= si.nrSlots())
             continue;
-        co_await spin_lock(k.s, t, si.lock);
+        if (!global)
+            co_await spin_lock(k.s, t, si.lock);
         std::uint32_t scanned = 0;
         std::uint32_t off = scan_swap_map_try_ssd_cluster(si, t.cpu, scanned);
         if (off == 0) { // no per-CPU clusters, or no free cluster left: the linear scan from cluster_next
@@ -167,16 +177,19 @@ static Co<std::uint32_t> get_swap_page_for(Mm& k, Task& t, Pfn p)
         }
         Sched::burn(t, k.cost.swapAllocNs + scanned * k.cost.swapScanPerSlotNs);
         if (scanned > si.nrSlots()) {
-            spin_unlock(k.s, t, si.lock);
+            if (!global)
+                spin_unlock(k.s, t, si.lock);
             continue;
         }
         si.slot[off].cache = p;
         ++si.inuse;
         si.clusterNext = off + 1 >= si.nrSlots() ? 1 : off + 1;
-        spin_unlock(k.s, t, si.lock);
+        spin_unlock(k.s, t, global ? k.swapAvailLock : si.lock);
         k.swapRotor = idx + 1; // plist_requeue(): equal-priority devices take turns
         co_return pte::swpEntry(static_cast<unsigned>(si.type), off);
     }
+    if (global)
+        spin_unlock(k.s, t, k.swapAvailLock);
     co_return kNone;
 }
 

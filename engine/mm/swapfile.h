@@ -10,9 +10,14 @@
 namespace mms {
 
 class Mm;
+class SpinLock;
+struct SwapInfo;
 struct Task;
 
 Co<std::uint32_t> get_swap_page(Mm& k, Task& t);
+// The lock of a device's swap_map without a slots cache: its si->lock, or (swap.lock=global, before ec8acf20afb8
+// "swap: add per-partition lock for swapfile", 3.9) the one swap_lock of every device.
+SpinLock& swapInfoLock(Mm& k, SwapInfo& si);
 Co<> swap_free(Mm& k, Task& t, std::uint32_t entry);
 Co<> free_swap_and_cache(Mm& k, Task& t, std::uint32_t entry);
 // Host-side only (no simulated effect): starts loading what free_swap_and_cache(entry) will read, for a caller that

@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <regex>
@@ -139,13 +140,19 @@ namespace {
                     { { "none", LruBarrier::None }, { "smp_mb", LruBarrier::SmpMb }, { "after_atomic", LruBarrier::AfterAtomic } }) },
             { "lru.pagevec_size", integer(&Toggles::pagevecSize, 1, 512) },
             { "lru.lruvecs", integer(&Toggles::lruvecs, 1, 64) }, // kMaxLruvecs
+            { "lru.lock", choice(&Toggles::lruLock, { { "node", LruLockPlacement::Node }, { "lruvec", LruLockPlacement::Lruvec } }) },
+            { "lru.activate_batch", boolean(&Toggles::activateBatch) },
+            { "lru.anon_new_inactive", boolean(&Toggles::anonNewInactive) },
             { "swap.slots_cache",
                 choice(&Toggles::slotsCache,
                     { { "off", SlotsCache::Off }, { "per_cpu", SlotsCache::PerCpu }, { "per_cpu_per_device", SlotsCache::PerCpuPerDevice } }) },
             { "swap.sort_before_free", boolean(&Toggles::sortBeforeFree) },
             { "swap.percpu_cluster", boolean(&Toggles::swapPercpuCluster) },
             { "swap.page_cluster", integer(&Toggles::swapPageCluster, 0, 6) },
+            { "swap.lock", choice(&Toggles::swapLock, { { "global", SwapLock::Global }, { "device", SwapLock::Device } }) },
             { "tlb.lazy_ipi", boolean(&Toggles::tlbLazyIpi) },
+            { "tlb.reclaim_batch", boolean(&Toggles::reclaimTlbBatch) },
+            { "rmap.anon_vma_read", boolean(&Toggles::anonVmaRead) },
             { "migrate.skip_unmapped", boolean(&Toggles::skipUnmapped) },
             { "i_mmap.lock", choice(&Toggles::immapLock, { { "mutex", IMmapLock::Mutex }, { "rwsem", IMmapLock::Rwsem } }) },
             { "thp.fault_compaction", choice(&Toggles::thpSyncCompaction, { { "sync", true }, { "async", false } }) },
@@ -154,6 +161,7 @@ namespace {
             { "oom.reclaim_retries", boolean(&Toggles::reclaimRetries) },
             { "page_alloc.drain",
                 choice(&Toggles::pcpDrain, { { "none", PcpDrain::None }, { "ipi", PcpDrain::Ipi }, { "workqueue", PcpDrain::Workqueue } }) },
+            { "page_alloc.pcp_free_scale", boolean(&Toggles::pcpFreeScale) },
             { "overcommit",
                 choice(&Toggles::overcommit,
                     { { "guess-free", Overcommit::GuessFree }, { "guess-total", Overcommit::GuessTotal }, { "always", Overcommit::Always } }) },
@@ -174,6 +182,8 @@ namespace {
                     return "one of " + expected;
                 } },
             { "config.memcg", configBoolean(&KernelConfig::memcg) },
+            { "config.ptl_in_struct_page", configBoolean(&KernelConfig::ptlInStructPage) },
+            { "config.memcg_stat_batch", configBoolean(&KernelConfig::memcgStatBatch) },
             { "config.debug_spinlock", configBoolean(&KernelConfig::debugSpinlock) },
             { "config.lockdep", configBoolean(&KernelConfig::lockdep) },
             { "config.lock_stat", configBoolean(&KernelConfig::lockStat) },
@@ -205,82 +215,220 @@ std::string KernelVersion::str() const
     return std::to_string(major) + "." + std::to_string(minor) + (patch ? "." + std::to_string(patch) : "");
 }
 
-// The era table: what each kernel version does by default, one rule per toggle, each with the change that moved it
-// (docs/presets.md lists the scenarios' kernels). Kernels later than the last rule keep it: the swap-free rework of
-// 6.14/6.15 (si->lock off the free path, no slots cache) and per-VMA locks are not modelled.
+// The era table: every change between 2.6.20 and 6.12 to the modelled paths that the survey found, in release
+// order, each with the commit it comes from (docs/kernels.md is generated from it: `mmscope-cli kernels`). A
+// modelled rule moves one toggle; a commit that moved two toggles has a rule for each. The x86 rules are those of
+// x86-64. Releases later than 6.12 keep 6.12's rules: the swap-free rework of 6.14/6.15 (si->lock off the free path,
+// no slots cache) is not in the table.
+const std::vector<KernelRule>& kernelRules()
+{
+    static const std::vector<KernelRule> rules = {
+        { "2.6.22", "not verified", "mm: madvise avoid exclusive mmap_sem", "madvise.mmap_sem", "write", "read",
+            "sys_madvise takes mmap_sem for write for every advice before it; madvise_need_mmap_write() lets "
+            "DONTNEED, WILLNEED and REMOVE take it for read" },
+        { "2.6.25", "314cdbefd1fd", "x86: FIFO ticket spinlocks", "lock.spinlock", "byte", "ticket",
+            "a contended spinlock is handed to the longest waiter instead of the CPU that wins the cache line" },
+        { "2.6.25", "8cdea7c05454", "Memory controller: cgroups setup", "config.memcg", "false", "true",
+            "CONFIG_MEMCG (CGROUP_MEM_RES_CTLR then) in the kernel: every LRU list change also writes the memcg's LRU "
+            "size counters, a line that moves with lru_lock (a distribution config enables it from its merge)" },
+        { "2.6.27", "not verified", "mm: lockless pagecache", "", "", "",
+            "not modelled: before it find_get_page() takes mapping->tree_lock as a reader-writer spinlock, a lock "
+            "kind the engine does not have (spinlock, mutex, rwsem); no built-in scenario reads files on a 2.6.2x "
+            "kernel" },
+        { "2.6.28", "4f98a2fee8ac", "vmscan: split LRU lists into anon & file sets", "", "", "",
+            "not modelled: the model's LRU lists are split at every version; before it reclaim scans one mixed "
+            "inactive list, which needs a reclaim path of its own (the 2.6.20 scenarios do not reclaim)" },
+        { "2.6.28", "894bc310419a", "Unevictable LRU Infrastructure", "", "", "",
+            "not modelled: no modelled workload mlocks a page or uses SHM_LOCK or ramfs, so no page would be "
+            "unevictable; PG_unevictable and LRU_UNEVICTABLE exist at every version" },
+        { "2.6.30", "0d66bf6d3514", "mutex: implement adaptive spinning", "lock.mutex_spin", "false", "true",
+            "a mutex waiter spins while the owner runs instead of sleeping at once (a context switch each way)" },
+        { "2.6.34", "bafaecd11df1", "x86-64: support native xadd rwsem", "rwsem.impl", "spinlock", "xadd",
+            "x86-64 used the generic rwsem (RWSEM_GENERIC_SPINLOCK=y): every down_read and up_read takes its "
+            "wait_lock; the xadd rwsem's read fast path is one locked add" },
+        { "2.6.34", "5beb49305251", "mm: change anon_vma linking to fix multi-process server scalability issue", "", "",
+            "",
+            "not modelled: the anon_vma chains link a child's anon_vma to its parent's for the pages fork shares; "
+            "the model has one anon_vma a process and its forked children fault their pages anew" },
+        { "2.6.36", "9ee493ce0a60", "mm: page allocator: drain per-cpu lists after direct reclaim allocation fails",
+            "page_alloc.drain", "none", "ipi",
+            "an allocation that fails after direct reclaim empties every CPU's per-cpu list (on_each_cpu_mask: an "
+            "IPI to each CPU with pages) before it retries; from 2.6.24 high-order allocations drained after every "
+            "reclaim, which is not distinguished" },
+        { "3.0", "out of tree", "mm: support madvise(MADV_FREE) (Minchan Kim's series in mmotm)", "madvise.era", "2007",
+            "4.5",
+            "MADV_FREE as a patch: on 2.6 Rik van Riel's v1 (PG_lazyfree, a TLB flush per dirty or young PTE), from "
+            "3.x the series 4.5 merged" },
+        { "3.0", "out of tree", "mm: support madvise(MADV_FREE) (Minchan Kim's series in mmotm)", "madvise.tlb_batch",
+            "false", "true",
+            "MADV_FREE gathers its TLB flushes into one per mmu_gather batch (Rik's follow-up on 2.6)" },
+        { "3.0", "not verified", "mm: Convert i_mmap_lock to a mutex", "", "", "",
+            "not modelled apart: i_mmap_lock is a spinlock before it, which the model does not tell from the mutex "
+            "(i_mmap.lock=mutex on every kernel before 3.19)" },
+        { "3.0", "eb709b0d062e", "mm: batch activate_page() to reduce lock contention", "lru.activate_batch", "false",
+            "true",
+            "activate_page() queues the page in a per-CPU pagevec drained under one lru_lock round trip; before it "
+            "every activation (mark_page_accessed's second touch) takes lru_lock" },
+        { "3.8", "4fc3f1d66b1e", "mm/rmap, migration: Make rmap_walk_anon() and try_to_unmap_anon() more scalable",
+            "rmap.anon_vma_read", "false", "true",
+            "the anon rmap walks (page_referenced, try_to_unmap) take the anon_vma's rwsem (5a505085f043 in the same "
+            "release) shared; before it the anon_vma lock (a spinlock, a mutex from 3.0) is exclusive" },
+        { "3.9", "ec8acf20afb8", "swap: add per-partition lock for swapfile", "swap.lock", "global", "device",
+            "every device gets its si->lock for scan_swap_map() and swap_entry_free(); before it the one swap_lock "
+            "serialises allocation and freeing on every device" },
+        { "3.11", "13f7f78981e4", "mm: pagevec: defer deciding which LRU to add a page to until pagevec drain time", "",
+            "", "",
+            "not modelled: before it each LRU list has its own lru_add pagevec; the model has one, which drains the "
+            "same way when a CPU adds pages of one list (every modelled workload)" },
+        { "3.13", "539edb5846c7", "mm: properly separate the bloated ptl from the regular case",
+            "config.ptl_in_struct_page", "true", "false",
+            "a split page-table lock that outgrows its slot in struct page (DEBUG_SPINLOCK, lockdep) is allocated "
+            "apart; before it such a lock makes struct page about 88 bytes, two cache lines" },
+        { "3.14", "ebc2a1a69111", "swap: make cluster allocation per-cpu", "swap.percpu_cluster", "false", "true",
+            "on a non-rotational device each CPU allocates from a free 256-slot cluster of its own (on top of the "
+            "cluster list of 2a8f94493432, 3.12) instead of interleaving with the others at cluster_next" },
+        { "3.15", "6538b8ea886e", "x86_64: expand kernel stack to 16K", "fork.stack_order", "1", "2",
+            "THREAD_SIZE_ORDER 2: fork allocates an order-2 kernel stack" },
+        { "3.16", "not verified", "mm, thp: avoid excessive compaction latency during fault", "thp.fault_compaction",
+            "sync", "async",
+            "a THP fault falls back to small pages after a failed async compaction instead of compacting "
+            "synchronously" },
+        { "3.16", "4fc828e24cd9", "locking/rwsem: Support optimistic spinning", "", "", "",
+            "not modelled: the rwsems of 4.0 and later (mmap_sem, anon_vma, i_mmap_rwsem) would spin on a running "
+            "writer, which moves the tables of madv-free-swapin (4.0), swap-free-sort (4.11) and the 5.6 scenarios "
+            "at their own kernels (a re-baseline of docs/fidelity.md)" },
+        { "3.19", "c8c06efa8b55", "mm: convert i_mmap_mutex to rwsem", "i_mmap.lock", "mutex", "rwsem",
+            "i_mmap_rwsem: the rmap walks (try_to_unmap, remove_migration_ptes, page_referenced) take it shared" },
+        { "3.19", "2ebba6b7e1d9", "mm: unmapped page migration avoid unmap+remap overhead", "migrate.skip_unmapped",
+            "false", "true",
+            "__unmap_and_move() skips try_to_unmap() and remove_migration_ptes() of a page no PTE maps: no i_mmap "
+            "round trip for an unmapped page-cache page" },
+        { "4.2", "d73a33973f16", "locking/qspinlock, x86: Enable x86-64 to use queued spinlocks", "lock.spinlock",
+            "ticket", "queued",
+            "a contended spinlock's waiters spin on their own MCS node; the hand-off moves one line" },
+        { "4.3", "72b252aed506", "mm: send one IPI per CPU to TLB flush all entries after unmapping pages",
+            "tlb.reclaim_batch", "false", "true",
+            "reclaim of mapped page-cache pages (shrink_page_list) defers the TLB flush of each unmapped page to one "
+            "try_to_unmap_flush() per batch: one IPI round per batch instead of one per page. The anonymous path "
+            "flushes per page at every version (its batching would move swap-free-sort's table at 4.11)" },
+        { "4.5", "854e9ed09ded", "mm: support madvise(MADV_FREE)", "madvise.free_swap_entries", "false", "true",
+            "MADV_FREE in mainline, freeing the swap entries of swapped-out pages in the range (seed 000's patch)" },
+        { "4.7", "0a0337e0d1d1", "mm, oom: rework oom detection", "oom.reclaim_retries", "false", "true",
+            "should_reclaim_retry(): MAX_RECLAIM_RETRIES rounds of direct reclaim without progress call the OOM "
+            "killer" },
+        { "4.7", "da9556a2367c", "zram: user per-cpu compression streams", "zram.streams", "single", "percpu",
+            "each CPU compresses with its own stream instead of one stream under a mutex (max_comp_streams 1, "
+            "fe8eb122c82b, 3.15)" },
+        { "4.8", "a9dd0a831", "mm, vmscan: move LRU lists to node", "", "", "",
+            "not modelled apart: the model's nodes have one zone each, so the zone's lru_lock and the node's are the "
+            "same lock; the change matters on nodes of several zones" },
+        { "4.10", "9d659ae14b54", "locking/mutex: Add lock handoff to avoid starvation", "", "", "",
+            "not modelled: a starved waiter would take the mutex from a spinner; it moves the swap slots cache's "
+            "alloc_lock in swap-free-sort (4.11) at its own kernel" },
+        { "4.11", "67afa38e012e", "mm/swap: add cache for swap slots allocation", "swap.slots_cache", "off", "per_cpu",
+            "per-CPU caches of 64 swap slots for allocation and for freeing (swapcache_free_entries() every 64), "
+            "with the per-cluster locks of 235b62176712 (same release)" },
+        { "4.11", "0ccce3b92421", "mm, page_alloc: drain per-cpu pages from workqueue context", "page_alloc.drain",
+            "ipi", "workqueue",
+            "drain_all_pages() queues a work item on each CPU with pages, serialised by pcpu_drain_mutex (a "
+            "reclaimer finding a drain under way skips its own)" },
+        { "4.11", "8e19d540d107", "zram: extend zero pages to same element pages", "zram.same_filled", "false", "true",
+            "zram stores a page filled with one repeated word as a flag, without compressing it (the release is "
+            "not verified against a tag)" },
+        { "4.11", "4b3ef9daa4fc", "mm/swap: split swap cache into 64MB trunks", "", "", "",
+            "not modelled: each device's swap cache has one tree_lock in the model; splitting it into 64 MiB trunks "
+            "moves swap-free-sort's table at its own kernel (4.11), a re-baseline of docs/fidelity.md" },
+        { "4.12", "f7ad2a6cb9f7", "mm: move MADV_FREE pages into LRU_INACTIVE_FILE list", "", "", "",
+            "not modelled: lazily freed pages stay on the anonymous lists with PG_lazyfree in the model; the move "
+            "to the file list needs reclaim to discard clean anonymous pages from it" },
+        { "4.13", "not verified", "mm, swap: sort swap entries before free", "swap.sort_before_free", "false", "true",
+            "swapcache_free_entries() sorts its 64 entries by device: at most one si->lock round trip per device" },
+        { "4.14", "ec560175c0b6", "mm, swap: VMA based swap readahead", "", "", "",
+            "not modelled: swap readahead reads 2^page_cluster slots around the faulting one at every version; "
+            "the VMA-based window follows the faulting process's PTEs" },
+        { "4.15", "not verified", "mm, pagevec: remove cold parameter for pagevecs", "lru.pagevec_size", "14", "15",
+            "PAGEVEC_SIZE 15: each pagevec drains to lru_lock after 15 pages instead of 14" },
+        { "4.15", "0bcac06f27d7", "mm, swap: skip swapcache for swapin of synchronous device", "", "", "",
+            "not modelled: a zram swap-in goes through the swap cache at every version; skipping it frees the slot "
+            "at the fault" },
+        { "4.16", "a983b5ebee57", "mm: memcontrol: fix excessive complexity in memory.stat reporting",
+            "config.memcg_stat_batch", "false", "true",
+            "a CPU's memcg statistics fold into the memcg's and the lruvec's shared counters with atomic_long_add() "
+            "once its delta passes MEMCG_CHARGE_BATCH (32): under lru_lock for the LRU sizes; the release is not "
+            "verified against a tag" },
+        { "4.19", "not verified", "x86/mm/tlb: Make lazy TLB mode lazier", "tlb.lazy_ipi", "true", "false",
+            "a TLB flush no longer interrupts CPUs in lazy TLB mode for the mm (unless page tables are freed)" },
+        { "5.1", "ce82f19fd580", "zram: support lzo-rle compression", "zram.comp", "lzo", "lzo-rle",
+            "zram compresses with lzo-rle by default" },
+        { "5.2", "8c7829b04c52", "mm: fix false-positive OVERCOMMIT_GUESS failures", "overcommit", "guess-free",
+            "guess-total", "__vm_enough_memory() refuses only a mapping larger than RAM + swap" },
+        { "5.6", "9c4e6b1a7027", "mm, mlock, vmscan: no more skipping pagevecs", "lru.page_evictable", "none",
+            "outofline", "__pagevec_lru_add_fn() calls page_evictable() (out of line, vmscan.c) under lru_lock" },
+        { "5.6", "9c4e6b1a7027", "mm, mlock, vmscan: no more skipping pagevecs", "lru.barrier", "none", "smp_mb",
+            "__pagevec_lru_add_fn() orders SetPageLRU before the PageMlocked test with smp_mb() under lru_lock" },
+        { "5.7", "not verified", "mm: swap: make page_evictable() inline", "lru.page_evictable", "outofline", "inline",
+            "page_evictable() is static inline (page_mapping() stays out of line)" },
+        { "5.7", "not verified", "mm: swap: use smp_mb__after_atomic() to order LRU bit set", "lru.barrier", "smp_mb",
+            "after_atomic", "the barrier after SetPageLRU is smp_mb__after_atomic(): a compiler barrier on x86" },
+        { "5.9", "b518154e59aa", "mm/vmscan: protect the workingset on anonymous LRU", "lru.anon_new_inactive", "false",
+            "true",
+            "a new anonymous page starts on the inactive list; before it on the active list, whose growth makes "
+            "shrink_active_list() demote older pages (pgdeactivate)" },
+        { "5.11", "6168d0da2b47", "mm/lru: replace pgdat lru_lock with lruvec lock", "lru.lock", "node", "lruvec",
+            "each memcg's lruvec has its own lru_lock (relock_page_lruvec); before it every memcg of a node shares "
+            "the node's lru_lock. Only matters with lru.lruvecs > 1" },
+        { "5.13", "2d146aa3aa84", "mm: memcontrol: switch to rstat", "config.memcg_stat_batch", "true", "false",
+            "the memcg statistics stay per-cpu and are aggregated when read (rstat): no shared atomics on the "
+            "write side" },
+        { "5.14", "3b12e7e97938", "mm/page_alloc: scale the number of pages that are batch freed",
+            "page_alloc.pcp_free_scale", "false", "true",
+            "free_pcppages_bulk() gives back batch << pcp->free_factor pages (up to high - batch), free_factor "
+            "growing with each consecutive bulk free and halved by an allocation: fewer zone->lock round trips in a "
+            "free storm" },
+        { "5.16", "8cd7c588decf", "mm/vmscan: throttle reclaim until some writeback completes if congested", "", "", "",
+            "not modelled: reclaim_throttle() replaces congestion_wait() in reclaim (a per-node wait queue per reason, "
+            "woken by writeback and by putback of isolated pages); the model keeps congestion_wait(); the release is "
+            "not verified against a tag" },
+        { "6.0", "not verified", "mm/swap: convert lru_add to a folio_batch", "", "", "",
+            "not modelled apart: a folio_batch holds and drains order-0 pages as the pagevec did (15 entries); its "
+            "growth to 31 is the 6.9 rule" },
+        { "6.1", "ec1c86b25f4b", "mm: multi-gen LRU: groundwork", "", "", "",
+            "not modelled: CONFIG_LRU_GEN is off by default, and the active/inactive lists stay in use" },
+        { "6.2", "c0547d0b6a4b", "zsmalloc: replace per zpage lock with pool->migrate_lock (subject not verified)",
+            "zsmalloc.lock", "class", "pool", "zsmalloc's size classes share one pool->lock instead of a lock each" },
+        { "6.3", "7e12beb8ca2a", "migrate_pages: batch flushing TLB", "", "", "",
+            "not modelled: the model's migrate_pages() moves one page at a time; batching needs the unmap and move "
+            "of a batch split in two passes; the release is not verified against a tag" },
+        { "6.4", "5e31275cc997", "mm: add per-VMA lock and helper functions to control it", "", "", "",
+            "not modelled: page faults take mmap_sem for read at every version; per-VMA locks need a lock per VMA "
+            "and the fault's fallback" },
+        { "6.9", "not verified", "mm: increase folio batch size", "lru.pagevec_size", "15", "31",
+            "PAGEVEC_SIZE (the folio batch) 31" },
+        { "6.11", "not verified", "mm: swap: mTHP swap allocator base on swap cluster order", "", "", "",
+            "not modelled: the per-CPU cluster becomes one per order for mTHP swap-out; the model swaps order-0 "
+            "pages only" },
+    };
+    return rules;
+}
+
 Toggles Toggles::forKernel(const KernelVersion& v)
 {
-    auto before = [&v](int major, int minor, int patch = 0) { return v < KernelVersion { major, minor, patch }; };
     Toggles t;
-    // x86-64 used the generic spinlock rwsem (RWSEM_GENERIC_SPINLOCK=y) until bafaecd11df1 "x86-64: support native
-    // xadd rwsem" (2.6.34).
-    t.rwsemImpl = before(2, 6, 34) ? RwsemImplToggle::Spinlock : RwsemImplToggle::Xadd;
-    // x86 spinlocks: the byte lock until 314cdbefd1fd "x86: FIFO ticket spinlocks" (2.6.25), queued spinlocks from
-    // d73a33973f16 "locking/qspinlock, x86: Enable x86-64 to use queued spinlocks" (4.2). Mutexes spin on a running
-    // owner from 0d66bf6d3514 "mutex: implement adaptive spinning" (2.6.30).
-    t.spinlock = before(2, 6, 25) ? SpinlockImpl::Byte : before(4, 2) ? SpinlockImpl::Ticket : SpinlockImpl::Queued;
-    t.mutexSpin = !before(2, 6, 30);
-    // sys_madvise took mmap_sem for write for every advice until Nick Piggin's "mm: madvise avoid exclusive
-    // mmap_sem" (madvise_need_mmap_write, 2.6.22).
-    t.madviseMmapSem = before(2, 6, 22) ? MmapSemMode::Write : MmapSemMode::Read;
-    // MADV_FREE: mainline has it from 854e9ed09ded (4.5), freeing swap entries included. Earlier kernels have it
-    // only as a patch: on 2.6 Rik van Riel's v1 (PG_lazyfree, a TLB flush per dirty or young PTE; the batched
-    // flush came as a follow-up), from 3.x Minchan Kim's series that 4.5 merged (mmotm).
-    t.madviseEra = before(3, 0) ? "2007" : "4.5";
-    t.tlbBatch = !before(3, 0);
-    t.freeSwapEntries = !before(4, 5);
-    // PAGEVEC_SIZE 14 until Mel Gorman's pagevec rework (4.15), then 15; the folio batch grew to 31 in 6.9.
-    t.pagevecSize = before(4, 15) ? 14 : before(6, 9) ? 15 : 31;
-    // __pagevec_lru_add_fn: page_evictable() moved under lru_lock behind SetPageLRU + smp_mb() with 9c4e6b1a7027
-    // "mm, mlock, vmscan: no more skipping pagevecs" (5.6); 5.7 inlined page_evictable() and relaxed the barrier
-    // to smp_mb__after_atomic() (Yang Shi).
-    t.pageEvictable = before(5, 6) ? EvictableCall::None : before(5, 7) ? EvictableCall::OutOfLine : EvictableCall::Inline;
-    t.lruBarrier = before(5, 6) ? LruBarrier::None : before(5, 7) ? LruBarrier::SmpMb : LruBarrier::AfterAtomic;
-    // Per-CPU swap slots caches: 67afa38e012e "mm/swap: add cache for swap slots allocation" (4.11); sorting a
-    // batch by device before freeing it: Huang Ying's "mm, swap: sort swap entries before free" (4.13).
-    t.slotsCache = before(4, 11) ? SlotsCache::Off : SlotsCache::PerCpu;
-    t.sortBeforeFree = !before(4, 13);
-    // Per-CPU swap clusters on SSDs: ebc2a1a69111 "swap: make cluster allocation per-cpu" (3.14), on top of the
-    // cluster list of 2a8f94493432 (3.12).
-    t.swapPercpuCluster = !before(3, 14);
-    // i_mmap: a mutex (a spinlock before 3.0, which the model does not distinguish) until c8c06efa8b55 made it
-    // i_mmap_rwsem (3.19); in the same release 2ebba6b7e1d9 let migration skip the rmap walks of unmapped pages.
-    t.immapLock = before(3, 19) ? IMmapLock::Mutex : IMmapLock::Rwsem;
-    t.skipUnmapped = !before(3, 19);
-    // THP faults stopped compacting synchronously after a failed async attempt with David Rientjes's "mm, thp:
-    // avoid excessive compaction latency during fault" (3.16).
-    t.thpSyncCompaction = before(3, 16);
-    // x86-64's THREAD_SIZE_ORDER: 1 (8 KiB stacks) until 6538b8ea886e "x86_64: expand kernel stack to 16K" (3.15).
-    t.forkStackOrder = before(3, 15) ? 1 : 2;
-    // x86 flush_tlb_others() interrupted CPUs in lazy TLB mode (flush_tlb_func() then calls leave_mm()) until Rik van
-    // Riel's "x86/mm/tlb: make lazy TLB mode lazier" (2018, 4.19) skipped them where no page table is freed.
-    t.tlbLazyIpi = before(4, 19);
-    // should_reclaim_retry() and MAX_RECLAIM_RETRIES: 0a0337e0d1d1 "mm, oom: rework oom detection" (4.7).
-    t.reclaimRetries = !before(4, 7);
-    // The drain after a failed allocation following direct reclaim: 9ee493ce0a60 "mm: page allocator: drain per-cpu
-    // lists after direct reclaim allocation fails" (2.6.36; from 2.6.24 high-order allocations drained after every
-    // reclaim, which is not distinguished). From a workqueue, serialised by pcpu_drain_mutex with a trylock for
-    // drains of every zone: 0ccce3b92421 "mm, page_alloc: drain per-cpu pages from workqueue context" (4.11).
-    t.pcpDrain = before(2, 6, 36) ? PcpDrain::None : before(4, 11) ? PcpDrain::Ipi : PcpDrain::Workqueue;
-    // 8c7829b04c52 "mm: fix false-positive OVERCOMMIT_GUESS failures" (5.2).
-    t.overcommit = before(5, 2) ? Overcommit::GuessFree : Overcommit::GuessTotal;
-    // zram (block/zram_config.h). Compression streams: one under a mutex (max_comp_streams defaults to 1 from
-    // beca3ec71fe5 and fe8eb122c82b "zram: add set_max_streams knob", 3.15; 3.14 has one buffer under a mutex), per
-    // CPU from da9556a2367c "zram: user per-cpu compression streams" (4.7). The compressor: lzo, lzo-rle from
-    // ce82f19fd580 (5.1). Same-filled pages as a flag: 8e19d540d107 "zram: extend zero pages to same element pages"
-    // (posted January 2017 and in the -mm tree for the next merge window: 4.11; the release is not verified against
-    // a tag). zsmalloc's class locks became one pool->lock with c0547d0b6a4b (6.2).
-    t.zram.streams = before(4, 7) ? ZcompStreams::Single : ZcompStreams::PerCpu;
+    // zram's max_comp_streams: 1 from fe8eb122c82b "zram: add set_max_streams knob" (3.15) on; what zram.streams
+    // single models before it too (one buffer under a mutex).
     t.zram.maxCompStreams = 1;
-    t.zram.comp = before(5, 1) ? ZcompAlgo::Lzo : ZcompAlgo::LzoRle;
-    t.zram.sameFilled = !before(4, 11);
-    t.zram.zsLock = before(6, 2) ? ZsLock::Class : ZsLock::Pool;
-    // The kernel's config (mm/kconfig.h): memcg from its merge, 8cdea7c05454 "Memory controller: cgroups setup"
-    // (2.6.25); the split page-table lock in struct page until 539edb5846c7 (3.13); memcg's batched statistics from
-    // 4.16 to 5.13. The debug options are off: a release kernel.
-    t.config.memcg = !before(2, 6, 25);
-    t.config.ptlInStructPage = before(3, 13);
-    t.config.memcgStatBatch = !before(4, 16) && before(5, 13);
+    // Each toggle a rule moves starts at its first rule's `from` (the 2.6.20 value), then takes every `to` up to v.
+    std::vector<std::string> seen;
+    for (const KernelRule& r : kernelRules()) {
+        if (!r.modelled())
+            continue;
+        if (std::find(seen.begin(), seen.end(), r.toggle) == seen.end()) {
+            seen.emplace_back(r.toggle);
+            t.set(r.toggle, r.from);
+        }
+        if (!(v < *KernelVersion::parse(r.version)))
+            t.set(r.toggle, r.to);
+    }
     return t;
 }
 
@@ -319,11 +467,17 @@ nlohmann::json Toggles::toJson() const
         { "lru.barrier", pick(lruBarrier, { "none", "smp_mb", "after_atomic" }) },
         { "lru.pagevec_size", pagevecSize },
         { "lru.lruvecs", lruvecs },
+        { "lru.lock", pick(lruLock, { "node", "lruvec" }) },
+        { "lru.activate_batch", activateBatch },
+        { "lru.anon_new_inactive", anonNewInactive },
         { "swap.slots_cache", pick(slotsCache, { "off", "per_cpu", "per_cpu_per_device" }) },
         { "swap.sort_before_free", sortBeforeFree },
         { "swap.percpu_cluster", swapPercpuCluster },
         { "swap.page_cluster", swapPageCluster },
+        { "swap.lock", pick(swapLock, { "global", "device" }) },
         { "tlb.lazy_ipi", tlbLazyIpi },
+        { "tlb.reclaim_batch", reclaimTlbBatch },
+        { "rmap.anon_vma_read", anonVmaRead },
         { "migrate.skip_unmapped", skipUnmapped },
         { "i_mmap.lock", pick(immapLock, { "mutex", "rwsem" }) },
         { "thp.fault_compaction", thpSyncCompaction ? "sync" : "async" },
@@ -331,6 +485,7 @@ nlohmann::json Toggles::toJson() const
         { "fork.stack_order", forkStackOrder },
         { "oom.reclaim_retries", reclaimRetries },
         { "page_alloc.drain", pick(pcpDrain, { "none", "ipi", "workqueue" }) },
+        { "page_alloc.pcp_free_scale", pcpFreeScale },
         { "overcommit", pick(overcommit, { "guess-free", "guess-total", "always" }) },
         { "zram.streams", pick(zram.streams, { "single", "multi", "percpu" }) },
         { "zram.max_comp_streams", zram.maxCompStreams },
@@ -339,6 +494,8 @@ nlohmann::json Toggles::toJson() const
         { "zsmalloc.lock", pick(zram.zsLock, { "class", "pool" }) },
         { "kernel.config", config.name() },
         { "config.memcg", config.memcg },
+        { "config.ptl_in_struct_page", config.ptlInStructPage },
+        { "config.memcg_stat_batch", config.memcgStatBatch },
         { "config.debug_spinlock", config.debugSpinlock },
         { "config.lockdep", config.lockdep },
         { "config.lock_stat", config.lockStat },

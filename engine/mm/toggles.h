@@ -25,6 +25,8 @@ enum class SlotsCache : std::uint8_t { Off, PerCpu, PerCpuPerDevice };
 enum class Overcommit : std::uint8_t { GuessFree, GuessTotal, Always };
 enum class IMmapLock : std::uint8_t { Mutex, Rwsem };
 enum class PcpDrain : std::uint8_t { None, Ipi, Workqueue };
+enum class LruLockPlacement : std::uint8_t { Node, Lruvec };
+enum class SwapLock : std::uint8_t { Global, Device };
 
 // A kernel version "X.Y" or "X.Y.Z" (2.6.20, 3.12, 4.11, 5.6, ...).
 struct KernelVersion {
@@ -55,7 +57,16 @@ struct Toggles {
     EvictableCall pageEvictable = EvictableCall::None; // lru.page_evictable: none (pre-5.6: checked outside lru_lock)|outofline|inline
     LruBarrier lruBarrier = LruBarrier::None; // lru.barrier: none (pre-9c4e6b1a7027)|smp_mb|after_atomic
     int pagevecSize = 14; // lru.pagevec_size: PAGEVEC_SIZE (14 until 4.15, 15, 31 in 6.9)
-    int lruvecs = 1; // lru.lruvecs: what-if, per-memcg lruvecs with their own lru_lock (5.11), 1..64
+    int lruvecs = 1; // lru.lruvecs: what-if, the tasks spread over this many memcgs, each with its lruvec, 1..64
+    // lru.lock: where a memcg's lruvec takes its lru_lock: `node` (the node's one lock for every memcg, before 5.11)
+    // or `lruvec` (each lruvec its own, 6168d0da2b47). Only matters with lru.lruvecs > 1.
+    LruLockPlacement lruLock = LruLockPlacement::Node;
+    // lru.activate_batch: activate_page() queues the page in a per-CPU pagevec drained under one lru_lock round trip
+    // (744ed1442757, 2.6.39); off: it takes lru_lock for every page it activates.
+    bool activateBatch = true;
+    // lru.anon_new_inactive: a new anonymous page (fault or swap-in) starts on the inactive anon list (b518154e59aa,
+    // 5.9); off: on the active list, so that keeping the ratio demotes older pages (shrink_active_list).
+    bool anonNewInactive = false;
     // swap (seed 003)
     SlotsCache slotsCache = SlotsCache::Off; // swap.slots_cache: off|per_cpu|per_cpu_per_device
     bool sortBeforeFree = false; // swap.sort_before_free
@@ -64,10 +75,17 @@ struct Toggles {
     // cluster_next, so concurrent reclaimers interleave their slots.
     bool swapPercpuCluster = false;
     int swapPageCluster = 3; // swap.page_cluster: readahead 2^n pages
+    // swap.lock: `global`, the one swap_lock held across scan_swap_map() and every swap_entry_free() (before 3.9);
+    // `device`, each device's si->lock (ec8acf20afb8 "swap: add per-partition lock for swapfile"). Applies where
+    // there is no slots cache (swap.slots_cache=off).
+    SwapLock swapLock = SwapLock::Device;
     // tlb.lazy_ipi: a TLB flush also interrupts the CPUs in lazy TLB mode for the mm (idle, or in a kernel thread,
     // with the mm still loaded since its task left), which leave the mm on receipt; off: it skips them (they switch
     // mm before they could use a stale entry).
     bool tlbLazyIpi = true;
+    // tlb.reclaim_batch: reclaim of mapped page-cache pages defers their TLB flushes to one try_to_unmap_flush() per
+    // shrink_page_list() batch (72b252aed506, 4.3); off: ptep_clear_flush() flushes (an IPI round) for every page.
+    bool reclaimTlbBatch = false;
     // migration (seed 004)
     bool skipUnmapped = false; // migrate.skip_unmapped
     IMmapLock immapLock = IMmapLock::Mutex; // i_mmap.lock: mutex|rwsem
@@ -94,6 +112,12 @@ struct Toggles {
     // `workqueue` (4.11+): a work item on each such CPU, and pcpu_drain_mutex taken with mutex_trylock(), so that a
     // reclaimer finding a drain under way skips its own.
     PcpDrain pcpDrain = PcpDrain::Ipi;
+    // page_alloc.pcp_free_scale: a CPU that frees page after page without allocating gives back a growing batch to
+    // the buddy lists at each zone->lock round trip (pcp->free_factor, 3b12e7e97938, 5.14); off: pcp->batch each time.
+    bool pcpFreeScale = false;
+    // rmap.anon_vma_read: the rmap walks of anonymous pages (page_referenced, try_to_unmap) take the anon_vma's rwsem
+    // shared (4fc3f1d66b1e, 3.9); off: exclusively, as the anon_vma lock (a spinlock, then a mutex) was before.
+    bool anonVmaRead = true;
     // overcommit: vm.overcommit_memory and how __vm_enough_memory() decides whether a new private mapping can be
     // backed. The default 0 (OVERCOMMIT_GUESS) guesses as the kernel version does: `guess-free` (before 5.2) counts
     // free pages, page cache and free swap less the high watermarks; `guess-total` (8c7829b04c52, 5.2) refuses only
@@ -106,10 +130,11 @@ struct Toggles {
     ZramConfig zram;
     // The kernel's build configuration (mm/kconfig.h): kernel.config production|fedora-rawhide-2007-04|fedora-debug
     // sets every debug option at once; config.memcg, config.debug_spinlock, config.lockdep, config.lock_stat,
-    // config.debug_mutexes, config.debug_slab, config.debug_vm, config.debug_list and config.debug_pagealloc one each.
+    // config.debug_mutexes, config.debug_slab, config.debug_vm, config.debug_list and config.debug_pagealloc one each;
+    // config.ptl_in_struct_page and config.memcg_stat_batch are the era's (docs/kernels.md).
     KernelConfig config;
 
-    // The defaults of a kernel version: each era rule (toggles.cpp) with the commit or release it comes from.
+    // The defaults of a kernel version: the toggles that kernelRules() sets up to and including it.
     static Toggles forKernel(const KernelVersion& v);
 
     // Sets one toggle by its dotted name. Returns an empty string on success, else what was expected.
@@ -118,5 +143,26 @@ struct Toggles {
     static std::vector<std::string> names();
     nlohmann::json toJson() const;
 };
+
+// One change to a modelled path between 2.6.20 and 6.12 (docs/kernels.md is generated from the table). A modelled
+// rule sets `toggle` from `from` to `to` in `version` and every later release; a rule with no toggle is surveyed but
+// not modelled, and `note` says why. Values are as --set takes them.
+struct KernelRule {
+    const char* version; // the first release with the change, "X.Y" or "X.Y.Z"
+    const char* commit; // the commit id (12 hex digits), or what stands for one ("not verified", "out of tree")
+    const char* subject; // the commit's subject line
+    const char* toggle; // the toggle it sets (Toggles::set), "" when not modelled
+    const char* from; // the toggle's value before `version`
+    const char* to; // its value from `version` on
+    const char* note; // what it changes in the model's terms; for a rule not modelled, why not
+    bool modelled() const { return toggle[0] != '\0'; }
+};
+
+// Every rule, ordered by version; forKernel() applies the modelled ones.
+const std::vector<KernelRule>& kernelRules();
+
+// The releases the rules cover, first and last.
+inline constexpr KernelVersion kFirstKernel { 2, 6, 20 };
+inline constexpr KernelVersion kLastKernel { 6, 12, 0 };
 
 } // namespace mms

@@ -324,8 +324,8 @@ namespace {
     }
 
     // shrink_page_list() for clean page-cache pages: trylock_page, page_check_references, try_to_unmap of a mapped
-    // page (its TLB flushes batched: TTU_BATCH_FLUSH), __remove_mapping, and one try_to_unmap_flush() before the
-    // pages are freed.
+    // page (its TLB flushes batched: TTU_BATCH_FLUSH, with tlb.reclaim_batch), __remove_mapping, and one
+    // try_to_unmap_flush() before the pages are freed.
     Co<std::uint64_t> shrink_file_page_list(Mm& k, Task& t, std::vector<Pfn>& list)
     {
         FnScope fn(t, "shrink_page_list");
@@ -346,7 +346,11 @@ namespace {
             int referenced_ptes = co_await page_referenced(k, t, p);
             PageRef ref = page_check_references(k, t, p, referenced_ptes);
             if (ref == PageRef::Reclaim && page_mapped(k, p)) {
-                bool unmapped = co_await try_to_unmap(k, t, p, TTU_BATCH_FLUSH, &tlb_ubc);
+                // TTU_BATCH_FLUSH from 72b252aed506 "mm: send one IPI per CPU to TLB flush all entries after
+                // unmapping pages" (4.3); before it ptep_clear_flush() flushes for each page.
+                const bool batch = k.tg.reclaimTlbBatch;
+                bool unmapped
+                    = co_await try_to_unmap(k, t, p, batch ? TTU_BATCH_FLUSH : 0u, batch ? &tlb_ubc : nullptr);
                 if (!unmapped) // a young PTE: used again meanwhile (activate_locked)
                     ref = PageRef::Activate;
             }

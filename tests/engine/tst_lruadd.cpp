@@ -145,12 +145,13 @@ private Q_SLOTS:
 
     void lruvecsRelieveLruLock()
     {
-        // The what-if of per-memcg lruvecs (5.11): tasks spread over 4 memcgs, each page on its memcg's lruvec under
-        // that lruvec's lock. The same 64 readers then queue on 4 locks instead of one.
+        // The what-if of per-memcg lruvecs with their own lru_lock (5.11): tasks spread over 4 memcgs, each page on
+        // its memcg's lruvec under that lruvec's lock. The same 64 readers then queue on 4 locks instead of one.
         Scenario one = loadScenario("lru-file-readtwice");
         one.selectVariants({ "mainline" });
         Scenario four = one;
         four.set("lru.lruvecs", "4");
+        four.set("lru.lock", "lruvec");
         const double scale = scaleFor(0.1, 0.05);
         ResultSet r1 = run(one, scale, 2), r4 = run(four, scale, 2); // the runner checks the invariants of each
         // One lock nearly saturated (0.88 at scale 0.05, where the SMT siblings' shared memory bandwidth slows
