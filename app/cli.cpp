@@ -145,6 +145,7 @@ namespace {
         addScenarioCommands(cl);
         addRunCommands(cl);
         addReproduceCommand(cl);
+        addImportCommand(cl);
         bool man = false;
         std::vector<std::string> topic;
         addHelpCommand(cl, man, topic);

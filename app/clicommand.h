@@ -56,6 +56,7 @@ CLI::Option* addValues(CLI::App* app, const std::string& name, std::vector<std::
 void addScenarioCommands(CommandLine& cl); // list, show (cli.cpp)
 void addRunCommands(CommandLine& cl); // run, report, merge (clirun.cpp)
 void addReproduceCommand(CommandLine& cl); // reproduce (clireproduce.cpp)
+void addImportCommand(CommandLine& cl); // import lockstat|perf-lock (cliimport.cpp)
 
 // clihelp.cpp: the usage, one command's help, the man page in roff.
 std::string usageText(const CommandLine& cl);
