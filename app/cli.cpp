@@ -146,6 +146,7 @@ namespace {
         addRunCommands(cl);
         addReproduceCommand(cl);
         addImportCommand(cl);
+        addNativeCommand(cl);
         bool man = false;
         std::vector<std::string> topic;
         addHelpCommand(cl, man, topic);

@@ -57,6 +57,7 @@ void addScenarioCommands(CommandLine& cl); // list, show (cli.cpp)
 void addRunCommands(CommandLine& cl); // run, report, merge (clirun.cpp)
 void addReproduceCommand(CommandLine& cl); // reproduce (clireproduce.cpp)
 void addImportCommand(CommandLine& cl); // import lockstat|perf-lock (cliimport.cpp)
+void addNativeCommand(CommandLine& cl); // native (clinative.cpp)
 
 // clihelp.cpp: the usage, one command's help, the man page in roff.
 std::string usageText(const CommandLine& cl);
