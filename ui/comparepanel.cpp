@@ -127,6 +127,9 @@ void ComparePanel::update_()
     const RunResult& b = *pb;
     m_a->setRecording(a.recording, QStringLiteral("A: ") + m_pickA->currentText());
     m_b->setRecording(b.recording, QStringLiteral("B: ") + m_pickB->currentText());
+    const QString captured = tr("a lock capture from a real kernel has no page map: its locks are below");
+    m_a->setEmptyText(m_capture && pa == &m_capture->run ? captured : QString());
+    m_b->setEmptyText(m_capture && pb == &m_capture->run ? captured : QString());
     setTime(m_time);
     if (m_capture && (pa == &m_capture->run || pb == &m_capture->run)) {
         m_summary->setText(locksSide(a, b));
@@ -168,13 +171,13 @@ QString ComparePanel::locksSide(const RunResult& a, const RunResult& b) const
             [](const LockSummary& x, const LockSummary& y) { return x.waitTotal > y.waitTotal; });
         QString html = QStringLiteral(
             "<td valign=top><b>%1</b><table cellspacing=0 cellpadding=1>"
-            "<tr><th align=left>lock</th><th align=right>&nbsp;contentions</th><th align=right>&nbsp;wait µs</th>"
+            "<tr style='white-space:nowrap'><th align=left>lock</th><th align=right>&nbsp;contentions</th><th align=right>&nbsp;wait µs</th>"
             "<th align=right>&nbsp;avg µs</th><th align=right>&nbsp;acquisitions</th></tr>")
                            .arg(title.toHtmlEscaped());
         for (std::size_t i = 0; i < top.size() && i < 5; ++i) {
             const LockSummary& l = top[i];
             const double wait = toUs(l.waitTotal);
-            html += QStringLiteral("<tr><td>%1</td><td align=right>%2</td><td align=right>%3</td><td "
+            html += QStringLiteral("<tr><td style='white-space:nowrap'>%1</td><td align=right>%2</td><td align=right>%3</td><td "
                                    "align=right>%4</td><td align=right>%5</td></tr>")
                         .arg(QString::fromStdString(l.name).toHtmlEscaped())
                         .arg(qulonglong(l.contentions))
