@@ -1,13 +1,13 @@
 #include "cli.h"
 
+#include "clicommand.h"
 #include "cliinput.h"
 #include "cliinterrupt.h"
-#include "clikernels.h"
-#include "clioutput.h"
-#include "clirun.h"
 #include "run/render.h"
-#include "run/shard.h"
+#include "run/runner.h"
 #include "scenario/scenario.h"
+
+#include <CLI/CLI.hpp>
 
 #include <algorithm>
 #include <cerrno>
@@ -19,85 +19,177 @@ namespace mms {
 
 using namespace cli;
 
-namespace {
-    int cmdList(std::ostream& out)
+namespace cli {
+
+    CommandLine::CommandLine()
+        : m_app("simulate Linux memory-management paths and reproduce linux-mm benchmark tables", "mmscope-cli")
     {
-        for (const ScenarioInfo& s : builtinScenarios()) {
-            char buf[96];
-            std::snprintf(buf, sizeof buf, "%-22s ", s.id.c_str());
-            out << buf << s.title << "\n" << std::string(23, ' ') << "seeds/" << s.seed << ": " << s.measured << "\n";
-        }
-        return 0;
+        // Help and version are read before CLI11 sees the line (runCommand), so that `--help` anywhere shows help
+        // even beside a bad option; CLI11's own flags are off.
+        m_app.set_help_flag();
+        m_app.allow_extras();
+        m_app.require_subcommand(0, 1);
     }
 
-    // merge: shards written by `run --shard K/N --format json` back into the result of one unsharded run
-    // (mergeShards() checks that they belong together).
-    int cmdMerge(const std::vector<std::string>& a, std::ostream& out)
+    Command& CommandLine::add(const std::string& name, const std::string& synopsis, const std::string& summary,
+        const std::string& description)
     {
-        RunArgs r;
-        std::vector<std::string> files;
-        for (std::size_t i = 1; i < a.size(); ++i) {
-            const std::string& s = a[i];
-            if (s == "--format" || s == "--out") {
-                if (i + 1 >= a.size())
-                    throw BadInput(s + ": expected a value after it");
-                std::string v = a[++i];
-                if (s == "--out")
-                    r.out = v;
-                else if (auto f = parseFormat(v))
-                    r.format = *f;
-                else
-                    throw BadInput("--format " + v + ": expected text, markdown, csv, json or mmtests");
-            } else if (s.rfind("--", 0) == 0)
-                throw BadInput("merge: " + s + ": unknown option; expected --format FMT or --out FILE");
-            else
-                files.push_back(s);
+        auto c = std::make_unique<Command>();
+        c->app = m_app.add_subcommand(name, description);
+        c->app->set_help_flag();
+        c->app->allow_extras();
+        c->synopsis = synopsis;
+        c->summary = summary;
+        m_commands.push_back(std::move(c));
+        return *m_commands.back();
+    }
+
+    const Command* CommandLine::find(const std::string& name) const
+    {
+        for (const auto& c : m_commands)
+            if (c->app->get_name() == name)
+                return c.get();
+        return nullptr;
+    }
+
+    CLI::Option* addValue(CLI::App* app, const std::string& name, std::string& into, const std::string& valueName,
+        const std::string& help)
+    {
+        return app->add_option(name, into, help)
+            ->type_name(valueName)
+            ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+    }
+
+    CLI::Option* addValues(CLI::App* app, const std::string& name, std::vector<std::string>& into,
+        const std::string& valueName, const std::string& help)
+    {
+        return app->add_option(name, into, help)->type_name(valueName)->allow_extra_args(false);
+    }
+
+    void addScenarioCommands(CommandLine& cl)
+    {
+        Command& list = cl.add("list", "", "the built-in scenarios",
+            "Print the built-in scenarios: id, title and the benchmark post each one reproduces.");
+        list.run = [](std::ostream& out, std::ostream&) {
+            for (const ScenarioInfo& s : builtinScenarios()) {
+                char buf[96];
+                std::snprintf(buf, sizeof buf, "%-22s ", s.id.c_str());
+                out << buf << s.title << "\n"
+                    << std::string(23, ' ') << "seeds/" << s.seed << ": " << s.measured << "\n";
+            }
+            return 0;
+        };
+        auto shown = std::make_shared<std::vector<std::string>>();
+        Command& show = cl.add("show", "SCENARIO", "the scenario's JSON with every default filled in",
+            "Print the scenario's full JSON with every default filled in, ready to save, edit and run as a file.");
+        show.app->add_option("SCENARIO", *shown, "a built-in id or a scenario file");
+        show.run = [shown](std::ostream& out, std::ostream&) {
+            if (shown->size() != 1)
+                throw BadInput("show: expected exactly one SCENARIO");
+            out << loadScenario(shown->front()).json().dump(2) << "\n";
+            return 0;
+        };
+    }
+
+} // namespace cli
+
+namespace {
+    void addHelpCommand(CommandLine& cl, bool& man, std::vector<std::string>& topic)
+    {
+        Command& help = cl.add("help", "[COMMAND] [--man]", "this usage, a command's help, or the man page",
+            "Print the usage, or the help of COMMAND; with --man, the manual page in roff (man -l - reads it).");
+        help.app->add_option("COMMAND", topic, "a command");
+        help.app->add_flag("--man", man, "the manual page mmscope-cli(1), generated from the same definitions");
+    }
+
+    bool isHelp(const std::string& a) { return a == "--help" || a == "-h"; }
+
+    std::string commandNames(const CommandLine& cl)
+    {
+        std::string s;
+        const auto& cs = cl.commands();
+        for (std::size_t i = 0; i < cs.size(); ++i)
+            s += (i == 0 ? "" : i + 1 == cs.size() ? " or " : ", ") + cs[i]->app->get_name();
+        return s;
+    }
+
+    // An option CLI11 did not know, or a word no command takes: the first of them, as the old parser said it.
+    void refuseExtras(const CommandLine& cl, const CLI::App* sub, const std::vector<std::string>& extras)
+    {
+        if (extras.empty())
+            return;
+        const std::string& x = extras.front();
+        if (!sub) {
+            if (x.rfind("-", 0) == 0)
+                throw BadInput(x + ": unknown option (see mmscope-cli --help)");
+            throw BadInput(x + ": unknown command; expected " + commandNames(cl) + " (see mmscope-cli --help)");
         }
-        MergedShards merged = mergeShards(files);
-        emit(r, formatResults(merged.results, merged.scenario, r.format), out);
-        return 0;
+        const std::string name = sub->get_name();
+        if (x.rfind("-", 0) == 0)
+            throw BadInput(x + ": unknown option (see mmscope-cli " + name + " --help)");
+        throw BadInput(name + ": " + x + ": unexpected argument (see mmscope-cli " + name + " --help)");
+    }
+
+    // CLI11's own parse errors in the words of the rest of the CLI: an option without its value names the option.
+    [[noreturn]] void rethrowParseError(const CLI::ParseError& e)
+    {
+        std::string what = e.what();
+        if (dynamic_cast<const CLI::ArgumentMismatch*>(&e) && what.rfind("-", 0) == 0)
+            throw BadInput(what.substr(0, what.find(':')) + ": expected a value after it");
+        throw BadInput(what);
     }
 
     int runCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
     {
+        CommandLine cl;
+        addScenarioCommands(cl);
+        addRunCommands(cl);
+        addReproduceCommand(cl);
+        addImportCommand(cl);
+        addNativeCommand(cl);
+        addKernelsCommand(cl);
+        bool man = false;
+        std::vector<std::string> topic;
+        addHelpCommand(cl, man, topic);
         try {
-            if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
-                (args.empty() ? err : out) << cliUsage();
-                return args.empty() ? 2 : 0;
+            if (args.empty()) {
+                err << usageText(cl);
+                return 2;
             }
-            // `mmscope-cli reproduce --help`: the usage (it covers every command), not an unknown option.
-            auto isHelp = [](const std::string& a) { return a == "--help" || a == "-h"; };
-            if (std::any_of(args.begin() + 1, args.end(), isHelp)) {
-                out << cliUsage();
+            // `--help` anywhere: the named command's help (every help lists all commands), else the usage.
+            if (std::any_of(args.begin(), args.end(), isHelp)) {
+                const Command* c = cl.find(args.front());
+                out << (c && c->app->get_name() != "help" ? commandHelp(cl, *c) : usageText(cl));
                 return 0;
             }
-            if (args[0] == "--version") {
+            if (args.front() == "--version") {
                 out << "mmscope-cli " << engineVersion() << "\n";
                 return 0;
             }
-            const std::string& cmd = args[0];
-            if (cmd == "list") {
-                if (args.size() > 1)
-                    throw BadInput("list: takes no arguments");
-                return cmdList(out);
+            std::vector<std::string> reversed(args.rbegin(), args.rend());
+            try {
+                cl.app().parse(reversed);
+            } catch (const CLI::ParseError& e) {
+                rethrowParseError(e);
             }
-            if (cmd == "show") {
-                if (args.size() != 2)
-                    throw BadInput("show: expected exactly one SCENARIO");
-                out << loadScenario(args[1]).json().dump(2) << "\n";
+            const std::vector<CLI::App*> chosen = cl.app().get_subcommands();
+            const CLI::App* sub = chosen.empty() ? nullptr : chosen.front();
+            refuseExtras(cl, nullptr, cl.app().remaining());
+            if (!sub)
+                throw BadInput("expected a command: " + commandNames(cl) + " (see mmscope-cli --help)");
+            refuseExtras(cl, sub, sub->remaining());
+            if (sub->get_name() == "help") {
+                if (man) {
+                    out << manPage(cl);
+                    return 0;
+                }
+                const Command* c = topic.empty() ? nullptr : cl.find(topic.front());
+                if (!topic.empty() && !c)
+                    throw BadInput("help " + topic.front() + ": unknown command; expected " + commandNames(cl));
+                out << (c ? commandHelp(cl, *c) : usageText(cl));
                 return 0;
             }
-            if (cmd == "run" || cmd == "report")
-                return cmdRun(args, cmd == "report", out, err);
-            if (cmd == "reproduce")
-                return cmdReproduce(args, out, err);
-            if (cmd == "merge")
-                return cmdMerge(args, out);
-            if (cmd == "kernels")
-                return cmdKernels(args, out);
-            throw BadInput(cmd
-                + ": unknown command; expected list, show, run, report, reproduce, merge or kernels (see mmscope-cli "
-                  "--help)");
+            return cl.find(sub->get_name())->run(out, err);
         } catch (const Interrupted& e) {
             err << "mmscope-cli: " << e.what() << "\n";
             return 130;
@@ -114,57 +206,6 @@ namespace {
     }
 } // namespace
 
-std::string cliUsage()
-{
-    return R"(mmscope-cli: simulate Linux memory-management paths and reproduce linux-mm benchmark tables
-
-usage:
-  mmscope-cli list                       the built-in scenarios
-  mmscope-cli show SCENARIO              the scenario's JSON with every default filled in
-  mmscope-cli run SCENARIO [options]     run it and print the table beside the post's
-  mmscope-cli report SCENARIO --out FILE.pdf|FILE.html [options]
-                                         charts and tables for a report
-  mmscope-cli reproduce [--scale F] [--threads N] [--out FILE]
-                                         run every built-in scenario: each table beside the
-                                         post's, the distance to it in %, the wall time of each
-  mmscope-cli run SCENARIO --shard K/N --out FILE.json [options]
-                                         run only the K-th of N slices of the scenario's runs
-                                         (variant x sweep point x repetition; run i is in slice
-                                         i mod N + 1) and write them as JSON for merge
-  mmscope-cli merge FILE.json... [--format FMT] [--out FILE]
-                                         combine all N shards into the result of one unsharded run
-  mmscope-cli kernels [VERSION]          the kernel releases a scenario may name (2.6.20 .. 6.12)
-                                         and, for one, the era rules in force with their commits;
-                                         --markdown: the whole table (docs/kernels.md)
-
-SCENARIO is a built-in id (see `list`) or the path of a scenario file.
-
-options:
-  --variant NAME      run only this variant (repeatable; default: all)
-  --set PATH=VALUE    override a field (machine.cpus=16), a toggle for every variant
-                      (i_mmap.lock=rwsem) or a sweep axis (users=481) (repeatable); with
-                      kernel=X the rules in which X differs from the scenario's kernel go to stderr
-  --scale F           multiply memory sizes and amounts of work by F (CPU counts kept); default:
-                      the scenario's faithful scale (`show` prints it as faithful_scale), the
-                      smallest whose ratios stay within 10 % of scale 1's; 1 for reproduce.
-                      Below it a warning goes to stderr
-  --reps N            repetitions per variant and sweep point
-  --seed S            scenario seed
-  --threads N         host threads for the runner (default: all cores)
-  --format FMT        text | markdown | csv | json | mmtests (default: text; json with --shard)
-  --out FILE          write to FILE instead of standard output
-  --shard K/N         run slice K of N (1 <= K <= N); give every shard the same other options
-  --max-events N      stop a run after N simulated events with a message (exit 2); default
-                      10000000000 (minutes of one host core), 0 for no limit
-
-A scenario whose runs would need more memory than the host has available (MemAvailable, or the
-cgroup's limit) is refused before it starts, with the estimate. Ctrl-C stops at the next event and
-writes nothing (exit 130); a second Ctrl-C quits at once.
-
-exit codes: 0 success, 2 bad input, 1 internal error, 130 interrupted
-)";
-}
-
 int runCli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
 {
     SigintScope sigint;
@@ -172,7 +213,8 @@ int runCli(const std::vector<std::string>& args, std::ostream& out, std::ostream
     int code = runCommand(args, out, err);
     // A full disk or a closed pipe on standard output must not look like success.
     if (!out.flush()) {
-        err << "mmscope-cli: standard output: write failed" << (errno ? " (" + std::string(std::strerror(errno)) + ")" : std::string()) << "\n";
+        err << "mmscope-cli: standard output: write failed"
+            << (errno ? " (" + std::string(std::strerror(errno)) + ")" : std::string()) << "\n";
         return code ? code : 2;
     }
     return code;

@@ -1,10 +1,12 @@
 #pragma once
-// mmscope-cli's command line: the error a bad one raises (exit 2), the options of run, report and reproduce, and
-// how a number, a scale and a whole command line are read.
+// mmscope-cli's command line: the error a bad one raises (exit 2), the options of run, report and reproduce as
+// read (text) and as checked (RunArgs), and how a number and a scale are read.
 
 #include "run/render.h"
 #include "run/run.h"
 #include "scenario/scenario.h"
+
+#include <CLI/App.hpp>
 
 #include <cstdint>
 #include <optional>
@@ -36,13 +38,29 @@ struct RunArgs {
     std::size_t shardIndex = 0, shardCount = 0;
 };
 
+// The options of run and report as the command line gave them; check() turns them into RunArgs.
+struct RunOptionText {
+    std::vector<std::string> positionals;
+    std::vector<std::string> variants, sets;
+    std::string scale, reps, seed, threads, format, out, maxEvents, shard;
+    bool checkInvariants = false;
+    CLI::App* app = nullptr; // the command they were added to: which options were given
+
+    // Adds the options to a command. `shard` only for run.
+    void addTo(CLI::App* app, bool shard);
+    // Every value checked, in the order of the old parser's messages; report needs --out.
+    RunArgs check(bool needOut) const;
+};
+
 // --scale, in the range every front end accepts (scenario/scale.h).
 double parseScale(const std::string& v);
 // An integer in [lo, hi]; else BadInput naming the option, the value and the range.
 long long parseInt(const std::string& opt, const std::string& v, long long lo, long long hi);
-// The options of run and report from a[i] on; report needs --out.
-RunArgs parseRunArgs(const std::vector<std::string>& a, std::size_t i, bool needOut);
-// The scenario with the options applied: --set, --reps, --seed, --variant.
+// --format's value; else BadInput listing the formats.
+Format parseFormatOption(const std::string& v);
+// --set's value: PATH=VALUE.
+std::pair<std::string, std::string> parseSet(const std::string& kv);
+// The scenario with the options applied: every --set together, then --reps, --seed, --variant.
 Scenario prepare(const RunArgs& r);
 
 } // namespace mms::cli

@@ -21,6 +21,20 @@ private:
     void (*m_previous)(int);
 };
 
+// While one lives, a second SIGINT no longer quits at once, and SIGTERM and SIGHUP count as SIGINT: for a command
+// that must remove what it made on the host (native's processes, cgroup and files) before it ends.
+class CleanupSignals {
+public:
+    CleanupSignals();
+    ~CleanupSignals();
+    CleanupSignals(const CleanupSignals&) = delete;
+    CleanupSignals& operator=(const CleanupSignals&) = delete;
+
+private:
+    void (*m_term)(int);
+    void (*m_hup)(int);
+};
+
 // Thrown where an interrupted command stops (exit 130).
 struct Interrupted : std::runtime_error {
     Interrupted()

@@ -1,6 +1,9 @@
 #include "clikernels.h"
 
+#include "clicommand.h"
 #include "scenario/kernels.h"
+
+#include <memory>
 
 #include <algorithm>
 #include <cstdio>
@@ -51,23 +54,33 @@ namespace {
     }
 } // namespace
 
-int cmdKernels(const std::vector<std::string>& args, std::ostream& out)
+void addKernelsCommand(CommandLine& cl)
 {
-    if (args.size() > 2)
-        throw BadInput("kernels: expected at most one VERSION (or --markdown)");
-    if (args.size() == 1) {
-        listReleases(out);
+    auto version = std::make_shared<std::vector<std::string>>();
+    auto markdown = std::make_shared<bool>(false);
+    Command& k = cl.add("kernels", "[VERSION] [--markdown]", "the kernel releases and a release's rules",
+        "Print the kernel releases a scenario may name (2.6.20 .. 6.12); with VERSION, the era rules in force in "
+        "that release, with their commits; with --markdown, the whole rule table (docs/kernels.md).");
+    k.app->add_option("VERSION", *version, "a release, such as 4.19 or 5.10.3");
+    k.app->add_flag("--markdown", *markdown, "the whole table as Markdown");
+    k.run = [version, markdown](std::ostream& out, std::ostream&) {
+        if (version->size() > 1)
+            throw BadInput("kernels: expected at most one VERSION (or --markdown)");
+        if (*markdown) {
+            out << kernelsMarkdown();
+            return 0;
+        }
+        if (version->empty()) {
+            listReleases(out);
+            return 0;
+        }
+        const std::string& v = version->front();
+        if (!isKernelRelease(v))
+            throw BadInput("kernels " + v + ": expected a release from " + kernelReleases().front() + " to "
+                + kernelReleases().back() + ", such as 4.19 or 5.10.3");
+        listRules(v, out);
         return 0;
-    }
-    if (args[1] == "--markdown") {
-        out << kernelsMarkdown();
-        return 0;
-    }
-    if (!isKernelRelease(args[1]))
-        throw BadInput("kernels " + args[1] + ": expected a release from " + kernelReleases().front() + " to "
-            + kernelReleases().back() + ", such as 4.19 or 5.10.3");
-    listRules(args[1], out);
-    return 0;
+    };
 }
 
 void noteKernelChange(const RunArgs& r, std::ostream& err)

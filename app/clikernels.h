@@ -10,7 +10,6 @@
 
 namespace mms::cli {
 
-int cmdKernels(const std::vector<std::string>& args, std::ostream& out);
 // With --set kernel=X among r's options: the scenario's own kernel, X, and the rules between them, on err.
 void noteKernelChange(const RunArgs& r, std::ostream& err);
 

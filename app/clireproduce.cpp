@@ -2,6 +2,7 @@
 // time of each, and a summary. Scenarios are taken from the embedded list, so new ones join by themselves.
 #include "clirun.h"
 
+#include "clicommand.h"
 #include "cliinterrupt.h"
 #include "clioutput.h"
 #include "run/reproduce.h"
@@ -18,25 +19,18 @@
 namespace mms::cli {
 
 namespace {
-    RunArgs reproduceArgs(const std::vector<std::string>& a)
+    struct ReproduceOptions {
+        std::string scale, threads, out;
+    };
+
+    RunArgs checkReproduce(const ReproduceOptions& o, const CLI::App& app)
     {
         RunArgs r;
-        auto value = [&](std::size_t& i, const std::string& opt) -> std::string {
-            if (i + 1 >= a.size())
-                throw BadInput(opt + ": expected a value after it");
-            return a[++i];
-        };
-        for (std::size_t i = 1; i < a.size(); ++i) {
-            const std::string& s = a[i];
-            if (s == "--scale")
-                r.scale = parseScale(value(i, s));
-            else if (s == "--threads")
-                r.threads = static_cast<int>(parseInt(s, value(i, s), 1, 1024));
-            else if (s == "--out")
-                r.out = value(i, s);
-            else
-                throw BadInput("reproduce: " + s + ": unknown option; expected --scale F, --threads N or --out FILE");
-        }
+        if (app.count("--scale"))
+            r.scale = parseScale(o.scale);
+        if (app.count("--threads"))
+            r.threads = static_cast<int>(parseInt("--threads", o.threads, 1, 1024));
+        r.out = o.out;
         return r;
     }
 
@@ -160,9 +154,8 @@ namespace {
     };
 } // namespace
 
-int cmdReproduce(const std::vector<std::string>& a, std::ostream& out, std::ostream& err)
+static int reproduce(const RunArgs& r, std::ostream& out, std::ostream& err)
 {
-    const RunArgs r = reproduceArgs(a);
     std::ostringstream all;
     auto print = [&](const std::string& text) {
         all << text;
@@ -196,6 +189,23 @@ int cmdReproduce(const std::vector<std::string>& a, std::ostream& out, std::ostr
     if (!r.out.empty())
         writeFile(r.out, all.str());
     return std::any_of(plan.rows.begin(), plan.rows.end(), [](const ReproduceRow& row) { return !row.failed.empty(); }) ? 2 : 0;
+}
+
+void addReproduceCommand(CommandLine& cl)
+{
+    auto o = std::make_shared<ReproduceOptions>();
+    Command& c = cl.add("reproduce", "[--scale F] [--threads N] [--out FILE]",
+        "run every built-in scenario: each table beside the post's, the distance to it in %, the wall time of each",
+        "Run every built-in scenario (new ones join by themselves) and print, for each, its table beside the post's, "
+        "a line with the distance to the post (the cells that have a published figure, their mean and largest "
+        "absolute distance in per cent) and its wall time; then a summary with the total wall time. Published "
+        "figures are for scale 1, so at a smaller scale the distances show shape rather than agreement. A scenario "
+        "that cannot run (one that would not fit in memory) is reported and skipped; the exit status is then 2.");
+    addValue(c.app, "--scale", o->scale, "F", "multiply memory sizes and amounts of work by F (default 1)");
+    addValue(c.app, "--threads", o->threads, "N", "host threads for the runner (default: all cores)");
+    addValue(c.app, "--out", o->out, "FILE", "write to FILE instead of standard output");
+    c.run = [o, app = c.app](
+                std::ostream& out, std::ostream& err) { return reproduce(checkReproduce(*o, *app), out, err); };
 }
 
 } // namespace mms::cli

@@ -21,7 +21,4 @@ void warnBelowFaithful(const Scenario& sc, double scale, std::ostream& err);
 // Runs every run of sc, its progress on err when that is a terminal; Interrupted on Ctrl-C.
 ResultSet execute(const Scenario& sc, RunnerOptions opts, std::ostream& err);
 
-int cmdRun(const std::vector<std::string>& args, bool report, std::ostream& out, std::ostream& err);
-int cmdReproduce(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
-
 } // namespace mms::cli

@@ -31,6 +31,7 @@ namespace {
         QCommandLineOption dark { QStringLiteral("dark"), QStringLiteral("Use the dark palette.") };
         QCommandLineOption hover { QStringLiteral("hover"), QStringLiteral("With --screenshot: show the page map's tooltip for page PFN and capture the whole screen."), QStringLiteral("PFN") };
         QCommandLineOption size { QStringLiteral("size"), QStringLiteral("With --screenshot: the window's size (default 1600x1000)."), QStringLiteral("WxH") };
+        QCommandLineOption capture { QStringLiteral("capture"), QStringLiteral("Open a lock capture from a real kernel (a file written by mmscope-cli import) beside the run's locks."), QStringLiteral("FILE") };
         QCommandLineOption post { QStringLiteral("post"), QStringLiteral("Open the scenario's source post (with --screenshot: capture the whole screen).") };
         QCommandLineParser parser;
 
@@ -39,7 +40,7 @@ namespace {
             parser.setApplicationDescription(QStringLiteral("A desktop laboratory for Linux memory-management performance"));
             parser.addHelpOption();
             parser.addVersionOption();
-            parser.addOptions({ scenario, variant, at, scale, screenshot, raise, dark, hover, size, post });
+            parser.addOptions({ scenario, variant, at, scale, screenshot, raise, dark, hover, size, post, capture });
             parser.process(app);
         }
         bool isSet(const QCommandLineOption& o) const { return parser.isSet(o); }
@@ -166,6 +167,11 @@ int main(int argc, char** argv)
     if (!fraction)
         return 2;
     if (!w.loadScenario(cli.value(cli.scenario))) {
+        std::fprintf(stderr, "mmscope: %s\n", qPrintable(w.lastError()));
+        if (shot)
+            return 2;
+    }
+    if (cli.isSet(cli.capture) && !w.openCapture(cli.value(cli.capture))) {
         std::fprintf(stderr, "mmscope: %s\n", qPrintable(w.lastError()));
         if (shot)
             return 2;

@@ -31,7 +31,7 @@ dpkg-deb --contents "$deb"
 step "purge the build dependencies"
 export DEBIAN_FRONTEND=noninteractive
 apt-get purge -y -q --autoremove g++ clang libclang-rt-14-dev cmake ninja-build pkg-config \
-    qt6-base-dev qt6-svg-dev libqcustomplot-dev libtbb-dev nlohmann-json3-dev libxkbcommon-dev libbenchmark-dev \
+    qt6-base-dev qt6-svg-dev libqcustomplot-dev libtbb-dev nlohmann-json3-dev libcli11-dev libxkbcommon-dev libbenchmark-dev \
     dpkg-dev xvfb xauth imagemagick >/dev/null
 dpkg -l | grep -E '^ii +(libqt6core6|libtbb12|libqcustomplot2.2) ' || echo "(runtime libraries gone, as intended)"
 

@@ -20,7 +20,7 @@ packages=(
     # the oneTBB races they suppress are reported
     clang libclang-rt-14-dev llvm-14
     # libraries
-    qt6-base-dev qt6-svg-dev libqcustomplot-dev libtbb-dev nlohmann-json3-dev libxkbcommon-dev libbenchmark-dev
+    qt6-base-dev qt6-svg-dev libqcustomplot-dev libtbb-dev nlohmann-json3-dev libcli11-dev libxkbcommon-dev libbenchmark-dev
     # packaging (cpack -G DEB with SHLIBDEPS needs dpkg-shlibdeps and file)
     dpkg-dev file
     # running the GUI headless, screenshots, readable labels

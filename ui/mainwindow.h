@@ -25,6 +25,8 @@ class EngineController;
 class LockHeatmapView;
 class CpuLockMapView;
 class LockStatModel;
+class LockCaptureView;
+struct LockCapture;
 class PageMapView;
 class ParameterEditor;
 class ResultsChart;
@@ -44,6 +46,9 @@ public:
     ~MainWindow() override;
 
     bool loadScenario(const QString& idOrPath);
+    // A lock capture from a real kernel (mmscope-cli import) beside the simulated run: in the lock dock under the
+    // run's lockstat, and as a run the A/B compare can pick. False, with lastError(), when the file is not one.
+    bool openCapture(const QString& path);
     void startRun();
     // Fixes the scale for this and every later scenario (else each opens at its faithful scale).
     void setScale(double scale);
@@ -59,6 +64,8 @@ public:
     PageMapView* pageMap() const { return m_pageMap; }
     LockHeatmapView* lockHeatmap() const { return m_heatmap; }
     CpuLockMapView* cpuLockMap() const { return m_cpuLocks; }
+    LockCaptureView* captureView() const { return m_captureView; }
+    ComparePanel* comparePanel() const { return m_compare; }
     CpuTimelineView* cpuTimeline() const { return m_timeline; }
     CpuTimesView* cpuTimes() const { return m_cpuTimes; }
     ParameterEditor* parameters() const { return m_params; }
@@ -114,6 +121,7 @@ private:
     CpuLockMapView* m_cpuLocks;
     QTableView* m_lockTable;
     LockStatModel* m_lockModel;
+    LockCaptureView* m_captureView;
     CpuTimelineView* m_timeline;
     QLabel* m_explain;
     CounterPlot* m_counters;
@@ -135,6 +143,7 @@ private:
     std::unique_ptr<Scenario> m_scenario;
     std::shared_ptr<const ResultSet> m_results;
     std::shared_ptr<const Scenario> m_resultsScenario;
+    std::shared_ptr<const LockCapture> m_capture;
     int m_run = -1;
     QString m_lastError;
     QString m_runDescription; // "ID at scale S" of the run last started, for its failure message

@@ -102,6 +102,12 @@ void MainWindow::buildMenus()
             return fail(tr("cannot write %1: %2").arg(path, f.errorString()));
         f.write(QByteArray::fromStdString(m_params->scenario()->json().dump(2) + "\n"));
     });
+    file->addAction(tr("Open lock capture…"), this, [this] {
+        const QString path = QFileDialog::getOpenFileName(this, tr("Open lock capture"), QString(),
+            tr("Lock capture, from mmscope-cli import (*.json);;All files (*)"));
+        if (!path.isEmpty())
+            openCapture(path);
+    });
     file->addSeparator();
     file->addAction(tr("Report as HTML…"), this, [this] { exportReport(QStringLiteral("html")); });
     file->addAction(tr("Report as PDF…"), this, [this] { exportReport(QStringLiteral("pdf")); });

@@ -8,6 +8,7 @@
 #include "cpulockmapview.h"
 #include "cputimelineview.h"
 #include "cputimesview.h"
+#include "lockcaptureview.h"
 #include "lockheatmapview.h"
 #include "parametereditor.h"
 #include "resultschart.h"
@@ -138,8 +139,12 @@ QWidget* MainWindow::buildLockBox()
     auto* lockSplit = new QSplitter(Qt::Vertical, this);
     lockSplit->addWidget(heatSplit);
     lockSplit->addWidget(m_lockTable);
+    m_captureView = new LockCaptureView(this);
+    m_captureView->hide(); // until a capture is opened
+    lockSplit->addWidget(m_captureView);
     lockSplit->setStretchFactor(0, 2);
     lockSplit->setStretchFactor(1, 1);
+    lockSplit->setStretchFactor(2, 1);
     return lockSplit;
 }
 

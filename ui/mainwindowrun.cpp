@@ -9,6 +9,7 @@
 #include "cputimesview.h"
 #include "enginecontroller.h"
 #include "firstview.h"
+#include "lockcaptureview.h"
 #include "lockheatmapview.h"
 #include "pagemapview.h"
 #include "parametereditor.h"
@@ -24,6 +25,7 @@
 #include <QDockWidget>
 #include <QLabel>
 #include <QProgressBar>
+#include <QSplitter>
 #include <QStatusBar>
 #include <QTableView>
 
@@ -152,6 +154,8 @@ void MainWindow::showResults(std::shared_ptr<const ResultSet> rs)
     fillRunPick(first.run);
     if (first.run >= 0)
         showFirstView(first);
+    if (m_capture) // a capture opened stays B in the compare, beside the run the first view chose as A
+        m_compare->setCapture(m_capture);
     updateScaleNote();
     statusBar()->showMessage(tr("%1 runs in %2 s (host, %3 threads)%4")
                                  .arg(m_results->results.size())
@@ -242,6 +246,33 @@ void MainWindow::showRun(int index)
         m_transport->setRange(recordingEnd(rec), rec.frameCount() > 1 ? rec.frameTime(1) - rec.frameTime(0) : rec.interval());
     }
     onTime(m_transport->time());
+}
+
+bool MainWindow::openCapture(const QString& path)
+{
+    QString error;
+    std::optional<LockCapture> c = readLockCapture(path, error);
+    if (!c) {
+        fail(tr("Cannot open the lock capture:\n%1").arg(error));
+        return false;
+    }
+    m_capture = std::make_shared<const LockCapture>(std::move(*c));
+    m_captureView->setCapture(*m_capture);
+    if (!m_captureView->isVisibleTo(this)) {
+        m_captureView->show();
+        // The splitter gave the hidden view no height: the maps half, the run's and the capture's tables a quarter each.
+        if (auto* split = qobject_cast<QSplitter*>(m_captureView->parentWidget())) {
+            const int h = std::max(split->height(), 400);
+            split->setSizes({ h / 2, h / 4, h / 4 });
+        }
+    }
+    m_compare->setCapture(m_capture);
+    if (auto* d = findChild<QDockWidget*>(QStringLiteral("locks")))
+        d->raise();
+    statusBar()->showMessage(tr("lock capture %1 (%2): beside the run in Lock contention and in the A/B compare")
+                                 .arg(m_capture->label, m_capture->source),
+        8000);
+    return true;
 }
 
 bool MainWindow::selectVariant(const QString& variant)

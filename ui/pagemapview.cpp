@@ -217,6 +217,12 @@ void PageMapView::resetZoom()
     update();
 }
 
+void PageMapView::setEmptyText(const QString& text)
+{
+    m_emptyText = text;
+    update();
+}
+
 void PageMapView::paintEvent(QPaintEvent*)
 {
     QPainter p(this);
@@ -224,7 +230,7 @@ void PageMapView::paintEvent(QPaintEvent*)
     const QFontMetrics fm(font());
     if (!m_rec) {
         p.setPen(palette().color(QPalette::PlaceholderText));
-        p.drawText(rect(), Qt::AlignCenter, tr("no recording yet: run the scenario"));
+        p.drawText(rect(), Qt::AlignCenter | Qt::TextWordWrap, m_emptyText.isEmpty() ? tr("no recording yet: run the scenario") : m_emptyText);
         return;
     }
     p.setPen(palette().color(QPalette::WindowText));

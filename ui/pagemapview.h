@@ -36,6 +36,8 @@ public:
     QString tooltipText(quint32 pfn) const;
     void resetZoom();
     void setLegendVisible(bool on);
+    // What the view says when it has no recording (default: "no recording yet: run the scenario").
+    void setEmptyText(const QString& text);
 
     QSize sizeHint() const override { return { 480, 360 }; }
     QSize minimumSizeHint() const override { return { 160, 120 }; }
@@ -77,6 +79,7 @@ private:
     QPoint m_dragFrom;
     bool m_dragging = false;
     bool m_legend = true;
+    QString m_emptyText;
 };
 
 } // namespace mms

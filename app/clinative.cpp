@@ -1,0 +1,497 @@
+// native: a scenario's workload as real processes on this machine's kernel (nativeworkload.h), measured, beside the
+// simulated run of this machine's shape (its CPU count, memory and swap, its kernel version as `kernel`). Where the
+// scenario needs memory pressure, the processes run in a cgroup v2 memory cgroup limited to the scenario's memory
+// and swap at the scale asked for. Nothing is left behind: the processes, the cgroup and the temporary directory go
+// at the end, on an error, and on Ctrl-C, SIGTERM or SIGHUP.
+#include "clicommand.h"
+#include "cliinput.h"
+#include "cliinterrupt.h"
+#include "clioutput.h"
+#include "clirun.h"
+#include "nativeworkload.h"
+#include "scenario/size.h"
+
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+namespace mms::cli {
+
+namespace {
+    namespace fs = std::filesystem;
+
+    struct NativeOptions {
+        std::vector<std::string> positionals, variants, sets;
+        std::string scale, format, out;
+        bool noPressure = false;
+        CLI::App* app = nullptr;
+    };
+
+    // ---- the host
+
+    struct Host {
+        int cpus = 1;
+        std::uint64_t memTotal = 0, swapTotal = 0, swapFree = 0; // bytes
+        std::string release; // uname -r
+        std::string kernel; // "X.Y" of the release
+        std::string thp; // transparent_hugepage/enabled: the chosen one of [always] madvise never
+    };
+
+    std::uint64_t meminfo(const std::string& key)
+    {
+        std::ifstream f("/proc/meminfo");
+        std::string k;
+        std::uint64_t kb = 0;
+        std::string unit;
+        while (f >> k >> kb) {
+            std::getline(f, unit);
+            if (k == key + ":")
+                return kb * 1024;
+        }
+        return 0;
+    }
+
+    Host probeHost()
+    {
+        Host h;
+        h.cpus = std::max(1L, sysconf(_SC_NPROCESSORS_ONLN));
+        h.memTotal = meminfo("MemTotal");
+        h.swapTotal = meminfo("SwapTotal");
+        h.swapFree = meminfo("SwapFree");
+        utsname u {};
+        uname(&u);
+        h.release = u.release;
+        // "6.1.0-13-amd64" -> "6.1"
+        std::size_t dot = h.release.find('.');
+        std::size_t end = dot == std::string::npos ? dot : h.release.find_first_not_of("0123456789", dot + 1);
+        h.kernel = h.release.substr(0, end);
+        std::ifstream thp("/sys/kernel/mm/transparent_hugepage/enabled");
+        for (std::string w; thp >> w;)
+            if (w.size() > 2 && w.front() == '[' && w.back() == ']')
+                h.thp = w.substr(1, w.size() - 2);
+        return h;
+    }
+
+    std::string gib(std::uint64_t bytes)
+    {
+        char b[32];
+        if (bytes >= (1ULL << 30))
+            std::snprintf(b, sizeof b, "%.1f GiB", double(bytes) / double(1ULL << 30));
+        else
+            std::snprintf(b, sizeof b, "%.1f MiB", double(bytes) / double(1ULL << 20));
+        return b;
+    }
+
+    // ---- what is made on the host, and removed again
+
+    class TempDir {
+    public:
+        TempDir()
+        {
+            const char* t = std::getenv("TMPDIR");
+            std::string tmpl = std::string(t && *t ? t : "/tmp") + "/mmscope-native.XXXXXX";
+            if (!mkdtemp(tmpl.data()))
+                throw BadInput("native: cannot create a temporary directory " + tmpl + " (" + std::strerror(errno)
+                    + "); set TMPDIR to a writable directory");
+            m_path = tmpl;
+        }
+        ~TempDir()
+        {
+            std::error_code ec;
+            fs::remove_all(m_path, ec);
+        }
+        TempDir(const TempDir&) = delete;
+        TempDir& operator=(const TempDir&) = delete;
+        const std::string& path() const { return m_path; }
+
+    private:
+        std::string m_path;
+    };
+
+    bool writeText(const std::string& file, const std::string& text)
+    {
+        std::ofstream f(file);
+        return f && (f << text).flush();
+    }
+
+    // The cgroup v2 directory this process is in, or why there is none to make a child of.
+    std::string ownCgroup(std::string& why)
+    {
+        std::ifstream mi("/proc/self/mountinfo");
+        std::string line, mount;
+        while (std::getline(mi, line)) {
+            std::istringstream in(line);
+            std::vector<std::string> f;
+            for (std::string w; in >> w;)
+                f.push_back(w);
+            auto dash = std::find(f.begin(), f.end(), "-");
+            if (dash != f.end() && dash + 1 != f.end() && *(dash + 1) == "cgroup2" && f.size() > 4) {
+                mount = f[4];
+                break;
+            }
+        }
+        if (mount.empty()) {
+            why = "this host has no cgroup v2 hierarchy (/proc/self/mountinfo lists no cgroup2 mount)";
+            return {};
+        }
+        std::ifstream cg("/proc/self/cgroup");
+        std::string path;
+        while (std::getline(cg, line))
+            if (line.rfind("0::", 0) == 0)
+                path = line.substr(3);
+        const std::string dir = mount + (path == "/" ? "" : path);
+        std::ifstream controllers(dir + "/cgroup.controllers");
+        std::string all, c;
+        bool memory = false;
+        while (controllers >> c)
+            memory = memory || c == "memory";
+        if (!memory) {
+            why = "the cgroup v2 memory controller is not available in " + dir
+                + " (its cgroup.controllers has no memory: the memory "
+                  "controller is bound to cgroup v1 here, or not delegated)";
+            return {};
+        }
+        return dir;
+    }
+
+    class MemoryCgroup {
+    public:
+        // memory.max and memory.swap.max of a new child of this process's cgroup; BadInput says why it cannot be.
+        MemoryCgroup(std::uint64_t memory, std::uint64_t swap, const std::string& needs)
+        {
+            std::string why;
+            std::string parent = ownCgroup(why);
+            auto refuse = [&](const std::string& what) {
+                throw BadInput("native: " + needs + ", which needs a cgroup v2 memory cgroup with a swap limit, and "
+                    + what
+                    + "; run as root on a host with cgroup v2 (or in a cgroup delegated to you: systemd-run --user "
+                      "--scope -p Delegate=yes), or "
+                      "give --no-pressure to run the program without the limit");
+            };
+            if (parent.empty())
+                refuse(why);
+            std::ifstream sub(parent + "/cgroup.subtree_control");
+            std::string c;
+            bool enabled = false;
+            while (sub >> c)
+                enabled = enabled || c == "memory";
+            if (!enabled && !writeText(parent + "/cgroup.subtree_control", "+memory"))
+                refuse("the memory controller cannot be enabled for the children of " + parent + " ("
+                    + std::strerror(errno) + ")");
+            m_dir = parent + "/mmscope-native-" + std::to_string(getpid());
+            if (!fs::create_directory(m_dir))
+                refuse("a cgroup cannot be created under " + parent + " (" + std::strerror(errno) + ")");
+            if (!fs::exists(m_dir + "/memory.swap.max")) {
+                remove();
+                refuse("the memory cgroup has no memory.swap.max (swap accounting is off; boot with swapaccount=1)");
+            }
+            if (!writeText(m_dir + "/memory.max", std::to_string(memory))
+                || !writeText(m_dir + "/memory.swap.max", std::to_string(swap))) {
+                remove();
+                refuse("its limits cannot be written (" + std::string(std::strerror(errno)) + ")");
+            }
+        }
+        ~MemoryCgroup() { remove(); }
+        MemoryCgroup(const MemoryCgroup&) = delete;
+        MemoryCgroup& operator=(const MemoryCgroup&) = delete;
+        const std::string& dir() const { return m_dir; }
+
+    private:
+        void remove()
+        {
+            if (m_dir.empty())
+                return;
+            writeText(m_dir + "/cgroup.kill", "1"); // Linux 5.14; the processes are reaped already when it is not there
+            for (int i = 0; i < 200 && ::rmdir(m_dir.c_str()) != 0 && errno == EBUSY; ++i)
+                std::this_thread::sleep_for(std::chrono::milliseconds(10));
+            m_dir.clear();
+        }
+        std::string m_dir;
+    };
+
+    // ---- the program of a scenario's workload
+
+    NativeProgram programOf(const Scenario& sc, const std::string& variant, double scale)
+    {
+        const OJson& w = sc.json()["workload"];
+        NativeProgram p;
+        p.kind = w["kind"];
+        auto scaled = [scale](const OJson& size) {
+            auto bytes = static_cast<double>(
+                *parseSize(size.is_string() ? size.get<std::string>() : std::to_string(size.get<std::uint64_t>())));
+            return std::max<std::uint64_t>(
+                4096, static_cast<std::uint64_t>(std::llround(bytes * scale / 4096.0)) * 4096);
+        };
+        if (p.kind == "memset-madvise") {
+            p.processes = w["processes"];
+            p.bytes = scaled(w["size"]);
+            p.loops = w["loops"];
+            p.fillByte = w.value("fill_byte", 1);
+            p.forkChildren = w.value("fork_children", true);
+            p.madvFree = sc.json()["variants"][variant].value("madvise.advice", std::string("dontneed")) == "free";
+        } else if (p.kind == "dd") {
+            if (w.value("runtime_s", 0.0) != 0)
+                throw BadInput("native: " + sc.id() + ": dd with runtime_s " + w["runtime_s"].dump()
+                    + " (readers stopped after a simulated time) has no native form yet; expected runtime_s=0, every "
+                      "dd reading its whole file");
+            p.files = w["files"];
+            p.readers = w["readers"];
+            p.bytes = scaled(w["size"]);
+        } else
+            throw BadInput("native: " + sc.id() + ": its workload " + p.kind
+                + " has no native form yet; native runs memset-madvise (madv-free-swapin) and dd (dd-sparse-read)");
+        return p;
+    }
+
+    std::string describe(const NativeProgram& p)
+    {
+        if (p.kind == "dd")
+            return std::to_string(p.files) + " sparse file(s) of " + gib(p.bytes) + ", " + std::to_string(p.readers)
+                + " dd bs=4k reader(s) each";
+        return std::to_string(p.processes) + " processes x " + gib(p.bytes) + ", " + std::to_string(p.loops)
+            + " x { memset; madvise(" + (p.madvFree ? "MADV_FREE" : "MADV_DONTNEED") + ") }";
+    }
+
+    // The measured figures under the simulated metrics' names.
+    Metrics measured(const NativeProgram& p, const NativeMeasure& m)
+    {
+        Metrics x;
+        x["elapsed_s"] = m.elapsedS;
+        x["user_s"] = m.userS;
+        x["sys_s"] = m.sysS;
+        auto vm = [&](const char* k) {
+            auto it = m.vmstat.find(k);
+            return it == m.vmstat.end() ? std::nan("") : it->second;
+        };
+        x["swapins"] = vm("pswpin");
+        x["swapouts"] = vm("pswpout");
+        x["pgfault"] = m.minorFaults + m.majorFaults;
+        x["pgmajfault"] = m.majorFaults;
+        x["pglazyfreed"] = vm("pglazyfreed");
+        if (p.kind == "dd")
+            x["ns_per_page"] = m.pagesRead > 0 ? m.elapsedS * 1e9 / m.pagesRead : std::nan("");
+        return x;
+    }
+
+    std::string cell(double v)
+    {
+        if (std::isnan(v))
+            return "-";
+        char b[32];
+        if (v == std::floor(v) && std::fabs(v) < 1e12)
+            std::snprintf(b, sizeof b, "%.0f", v);
+        else
+            std::snprintf(b, sizeof b, "%.3f", v);
+        return b;
+    }
+
+    std::string ratioCell(double v)
+    {
+        char b[32];
+        std::snprintf(b, sizeof b, "%.2f", v);
+        return b;
+    }
+
+    struct Row {
+        std::string variant, metric;
+        double native, simulated;
+    };
+
+    std::string table(const std::vector<Row>& rows, bool markdown)
+    {
+        std::ostringstream s;
+        char b[160];
+        if (markdown)
+            s << "| variant | metric | native | simulated | native / simulated |\n|---|---|---:|---:|---:|\n";
+        else {
+            std::snprintf(
+                b, sizeof b, "%-18s %-12s %14s %14s %12s\n", "variant", "metric", "native", "simulated", "native/sim");
+            s << b;
+        }
+        std::string last;
+        for (const Row& r : rows) {
+            const std::string ratio = std::isnan(r.native) || std::isnan(r.simulated) || r.simulated == 0
+                ? "-"
+                : ratioCell(r.native / r.simulated);
+            const std::string v = r.variant == last ? "" : r.variant;
+            last = r.variant;
+            if (markdown)
+                s << "| " << v << " | " << r.metric << " | " << cell(r.native) << " | " << cell(r.simulated) << " | "
+                  << ratio << " |\n";
+            else {
+                std::snprintf(b, sizeof b, "%-18s %-12s %14s %14s %12s\n", v.c_str(), r.metric.c_str(),
+                    cell(r.native).c_str(), cell(r.simulated).c_str(), ratio.c_str());
+                s << b;
+            }
+        }
+        return s.str();
+    }
+
+    int native(const NativeOptions& o, std::ostream& out, std::ostream& err)
+    {
+        if (o.positionals.size() != 1)
+            throw BadInput(o.positionals.empty()
+                    ? "native: expected a SCENARIO (an id from `mmscope-cli list`, or a file)"
+                    : o.positionals[1] + ": unexpected argument; one SCENARIO only");
+        bool markdown = false;
+        if (o.app->count("--format")) {
+            if (o.format != "text" && o.format != "markdown")
+                throw BadInput("--format " + o.format + ": expected text or markdown");
+            markdown = o.format == "markdown";
+        }
+        RunArgs r;
+        r.scenario = o.positionals[0];
+        r.variants = o.variants;
+        for (const std::string& kv : o.sets)
+            r.sets.push_back(parseSet(kv));
+        r.reps = 1;
+        r.out = o.out;
+        Scenario sc = prepare(r);
+        const double scale = o.app->count("--scale") ? parseScale(o.scale) : sc.faithfulScale();
+        const Host host = probeHost();
+
+        // The scenario's memory and swap at this scale: the limits of the cgroup when its workload needs pressure.
+        const OJson& m = sc.json()["machine"];
+        auto sized = [](const OJson& v) {
+            return *parseSize(v.is_string() ? v.get<std::string>() : std::to_string(v.get<std::uint64_t>()));
+        };
+        const auto memory = static_cast<std::uint64_t>(double(sized(m["memory"])) * scale);
+        std::uint64_t swap = 0;
+        for (const OJson& s : m["swap"])
+            swap += static_cast<std::uint64_t>(double(sized(s["size"])) * scale);
+        std::vector<std::pair<std::string, NativeProgram>> programs;
+        for (const std::string& v : sc.variantNames())
+            programs.emplace_back(v, programOf(sc, v, scale));
+        const NativeProgram& first = programs.front().second;
+        const std::uint64_t footprint
+            = first.kind == "memset-madvise" ? std::uint64_t(first.processes) * first.bytes : 0;
+        const bool pressure = footprint > memory && !o.noPressure;
+        const std::string needs = sc.id() + " needs memory pressure (" + gib(footprint) + " of anonymous memory on "
+            + gib(memory) + " of RAM and " + gib(swap) + " of swap at --scale " + cell(scale) + ")";
+        if (pressure && host.swapTotal == 0)
+            throw BadInput("native: " + needs
+                + ", and this host has no swap (/proc/swaps lists none): swap-outs and swap-ins cannot happen; "
+                  "swapon a device or a file first, or give --no-pressure to run the program without the limit");
+        if (pressure && host.swapFree < swap)
+            throw BadInput("native: " + needs + ", and this host has " + gib(host.swapFree)
+                + " of swap free; expected a smaller --scale");
+        if (!pressure && footprint > host.memTotal / 2)
+            throw BadInput("native: " + gib(footprint)
+                + " of anonymous memory without a memory cgroup is more than half this host's " + gib(host.memTotal)
+                + "; expected a smaller --scale");
+
+        CleanupSignals signals;
+        TempDir dir;
+        std::unique_ptr<MemoryCgroup> cgroup;
+        if (pressure)
+            cgroup = std::make_unique<MemoryCgroup>(memory, swap, needs);
+        const std::string where = cgroup
+            ? "cgroup " + cgroup->dir() + " (memory.max " + gib(memory) + ", memory.swap.max " + gib(swap) + ")"
+            : std::string("no memory cgroup") + (o.noPressure && footprint > memory ? " (--no-pressure)" : "");
+        err << "mmscope-cli: native: " << sc.id() << " in " << dir.path() << ", " << where << "\n" << std::flush;
+        std::vector<std::pair<std::string, Metrics>> native;
+        for (auto& [variant, program] : programs) {
+            err << "mmscope-cli: native: " << variant << ": " << describe(program) << "\n" << std::flush;
+            NativeMeasure nm;
+            if (!runNative(
+                    program, dir.path(), cgroup ? cgroup->dir() : std::string(), [] { return interrupted(); }, nm))
+                throw Interrupted();
+            native.emplace_back(variant, measured(program, nm));
+        }
+        cgroup.reset();
+
+        // The simulated run of this host's shape: its CPUs, the memory and swap the programs had, its kernel.
+        const auto unscaled = [scale](std::uint64_t b) {
+            return std::min<std::uint64_t>(1ULL << 40, static_cast<std::uint64_t>(double(b) / scale) / 4096 * 4096);
+        };
+        std::vector<std::pair<std::string, std::string>> shape
+            = { { "machine.cpus", std::to_string(host.cpus) }, { "machine.sockets", "1" }, { "kernel", host.kernel } };
+        if (!pressure) {
+            shape.emplace_back("machine.memory", std::to_string(unscaled(host.memTotal)));
+            shape.emplace_back("machine.swap",
+                host.swapTotal
+                    ? OJson::array({ OJson { { "size", unscaled(host.swapTotal) }, { "device", "ssd-2015" } } }).dump()
+                    : "[]");
+        }
+        sc.set(shape);
+        RunArgs simArgs;
+        simArgs.scale = scale;
+        ResultSet rs = execute(sc, runnerOptions(simArgs, false), err);
+        std::vector<Row> rows;
+        for (auto& [variant, x] : native) {
+            const RunResult* sim = nullptr;
+            for (const RunResult& rr : rs.results)
+                if (rr.variant == variant)
+                    sim = &rr;
+            for (const char* metric : { "elapsed_s", "user_s", "sys_s", "swapins", "swapouts", "pgfault", "pgmajfault",
+                     "pglazyfreed", "ns_per_page" }) {
+                auto n = x.find(metric);
+                if (n == x.end())
+                    continue;
+                double s = std::nan("");
+                if (sim) // the simulated kernel's /proc/vmstat counters are "vm.NAME"
+                    for (const std::string& key : { std::string(metric), "vm." + std::string(metric) })
+                        if (auto it = sim->metrics.find(key); it != sim->metrics.end() && std::isnan(s))
+                            s = it->second;
+                rows.push_back({ variant, metric, n->second, s });
+            }
+        }
+        const std::string bullet = markdown ? "- " : "";
+        std::ostringstream text;
+        text << bullet << "native " << sc.id() << " at --scale " << cell(scale) << " on this host: " << host.cpus
+             << " CPUs, " << gib(host.memTotal) << " RAM, "
+             << (host.swapTotal ? gib(host.swapTotal) + " swap" : std::string("no swap")) << ", Linux " << host.release
+             << (host.thp.empty() ? std::string() : ", transparent huge pages " + host.thp) << "\n";
+        text << bullet << "native: " << where
+             << "; swapins, swapouts, pglazyfreed: /proc/vmstat pswpin, pswpout, pglazyfreed (the whole host); "
+                "pgfault, pgmajfault: the "
+                "processes' getrusage\n";
+        text << bullet << "simulated: " << sc.id() << " with";
+        for (auto& [k, v] : shape)
+            text << " --set " << k << "=" << v;
+        text << (pressure ? " (its memory and swap: the scenario's, the cgroup's limits at this scale)" : "") << "\n\n"
+             << table(rows, markdown);
+        emit(r, text.str(), out);
+        return 0;
+    }
+} // namespace
+
+void addNativeCommand(CommandLine& cl)
+{
+    auto o = std::make_shared<NativeOptions>();
+    Command& c = cl.add("native", "SCENARIO [--variant V]... [--scale F] [--set PATH=VALUE]... [--no-pressure]",
+        "the workload as real processes on this machine's kernel, beside the simulated run of its shape",
+        "Run the scenario's workload as real processes on this machine's kernel and print what they measured beside "
+        "the simulated run of this machine's shape (its CPU count, memory and swap, and its kernel version as "
+        "`kernel`). Each variant runs its own program (madvise's advice; the kernel toggles of a variant are the "
+        "host kernel's own). Measured: elapsed (wall), user and sys time and faults of the processes (getrusage), "
+        "pswpin and pswpout from /proc/vmstat (the whole host's). Native forms: memset-madvise (madv-free-swapin) and "
+        "dd (dd-sparse-read); other workloads are refused.\n\nA workload larger than the scenario's memory runs in a "
+        "cgroup v2 memory cgroup with memory.max and memory.swap.max set to the scenario's memory and swap at --scale; "
+        "a host without cgroup v2, its memory controller, write access to it or swap is refused with the reason "
+        "(--no-pressure runs the program without the limit). The temporary directory, the cgroup and the processes are "
+        "removed at the end, on an error and on Ctrl-C (exit 130).");
+    c.app->add_option("SCENARIO", o->positionals, "a built-in id or a scenario file");
+    addValues(c.app, "--variant", o->variants, "NAME", "run only this variant (repeatable; default: all)");
+    addValues(c.app, "--set", o->sets, "PATH=VALUE",
+        "override a workload parameter or field, for the native program and the simulation alike (repeatable)");
+    addValue(c.app, "--scale", o->scale, "F",
+        "multiply memory sizes and amounts of work by F (default: the scenario's faithful scale)");
+    addValue(c.app, "--format", o->format, "FMT", "text | markdown (default: text)");
+    addValue(c.app, "--out", o->out, "FILE", "write to FILE instead of standard output");
+    c.app->add_flag("--no-pressure", o->noPressure,
+        "run without a memory cgroup even where the scenario needs pressure (no swapping then)");
+    o->app = c.app;
+    c.run = [o](std::ostream& out, std::ostream& err) { return native(*o, out, err); };
+}
+
+} // namespace mms::cli
