@@ -1,5 +1,7 @@
 // mmscope-cli as a user runs it: list, show, run in every format, and bad input with exit code 2 and a message
 // that names what was wrong.
+#include "runcli.h"
+
 #include <QtTest>
 
 #include <QJsonDocument>
@@ -33,20 +35,8 @@ QByteArray withoutHost(const QByteArray& json)
     return QJsonDocument(o).toJson();
 }
 
-struct Out {
-    int code;
-    QString out;
-    QString err;
-};
-
-Out cli(const QStringList& args, int timeoutMs = 240'000)
-{
-    QProcess p;
-    p.start(qEnvironmentVariable("MMSCOPE_CLI"), args);
-    if (!p.waitForFinished(timeoutMs))
-        return { -1, {}, "timeout" };
-    return { p.exitCode(), QString::fromUtf8(p.readAllStandardOutput()), QString::fromUtf8(p.readAllStandardError()) };
-}
+using mms::test::cli;
+using mms::test::Out;
 } // namespace
 
 using mms::test::reduced;

@@ -1,24 +1,14 @@
 // mmscope-cli's command line on CLI11: every --set applied together before the scenario is checked, each command's
 // help and the man page written from the same definitions, `--opt=value`, and the messages of a bad line.
+#include "runcli.h"
+
 #include <QtTest>
 
 #include <QProcess>
 
 namespace {
-struct Out {
-    int code;
-    QString out;
-    QString err;
-};
-
-Out cli(const QStringList& args)
-{
-    QProcess p;
-    p.start(qEnvironmentVariable("MMSCOPE_CLI"), args);
-    if (!p.waitForFinished(120'000))
-        return { -1, {}, "timeout" };
-    return { p.exitCode(), QString::fromUtf8(p.readAllStandardOutput()), QString::fromUtf8(p.readAllStandardError()) };
-}
+using mms::test::cli;
+using mms::test::Out;
 
 QStringList commands() { return { "list", "show", "run", "report", "merge", "reproduce", "import", "native", "help" }; }
 } // namespace

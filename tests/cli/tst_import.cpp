@@ -2,6 +2,8 @@
 // formats their documentation gives) against golden results documents; the documents read back as results; and
 // every malformed capture refused with the file, the line and what was expected. On a golden mismatch the test
 // writes <golden>.actual beside it; MMSCOPE_UPDATE_GOLDEN=1 rewrites the goldens.
+#include "runcli.h"
+
 #include <QtTest>
 
 #include <QProcess>
@@ -13,20 +15,8 @@
 #include <sstream>
 
 namespace {
-struct Out {
-    int code;
-    QString out;
-    QString err;
-};
-
-Out cli(const QStringList& args)
-{
-    QProcess p;
-    p.start(qEnvironmentVariable("MMSCOPE_CLI"), args);
-    if (!p.waitForFinished(60'000))
-        return { -1, {}, "timeout" };
-    return { p.exitCode(), QString::fromUtf8(p.readAllStandardOutput()), QString::fromUtf8(p.readAllStandardError()) };
-}
+using mms::test::cli;
+using mms::test::Out;
 
 QString capture(const char* name) { return QStringLiteral(MMSCOPE_TEST_DATA "/capture/") + QLatin1String(name); }
 
