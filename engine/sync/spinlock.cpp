@@ -107,10 +107,12 @@ void SpinLock::grant(Sched& s, Task& t, Time at, Time waited, bool contended)
     m_stat.noteAcquire(t.cpu, m_lastCpu, waited, contended);
     double cost = s.cost().lockedRmwNs + s.locking().acquireNs
         + (contended ? s.locking().contendedNs : s.lineTransferNs(m_lastCpu, t.cpu));
-    // A queued lock's new owner passes the MCS queue's head on before its critical section goes on:
-    // queued_spin_lock_slowpath() ends with arch_mcs_spin_unlock_contended(&next->locked), a store to the node the
-    // next waiter spins on in its own cache, and the critical section's first locked instruction waits for that
-    // store's line to arrive (kernel/locking/qspinlock.c, 4.2 on). The byte and ticket locks hand nothing on.
+    // A queued lock's new owner, having seen the release, stores the locked byte (set_locked()) into the line it
+    // shares with the releaser and passes the MCS queue's head on with a store to the node the next waiter spins on
+    // in its own cache (arch_mcs_spin_unlock_contended(&next->locked); queued_spin_lock_slowpath(),
+    // kernel/locking/qspinlock.c, 4.2 on). The two stores' lines are fetched together, and the critical section's
+    // first locked instruction waits for them: one more transfer inside the hold while a waiter queues behind. A
+    // ticket's owner owns the lock by reading it, and the byte lock's winner pays its RMW in the hand-off.
     if (contended && !m_waiters.empty() && s.locking().spinlock == SpinlockImpl::Queued)
         cost += s.lineTransferNs(m_waiters.front().t->cpu, t.cpu);
     if (contended) {
@@ -142,10 +144,8 @@ double SpinLock::handoffNs(const Sched& s, int toCpu, double othersReloadNs) con
 {
     const double toNext = s.lineTransferNs(m_lastCpu, toCpu);
     switch (s.locking().spinlock) {
-    case SpinlockImpl::Queued:
-        // The MCS head spins on the lock word alone: its reload after the release, then set_locked() (or the
-        // cmpxchg of a head that is also the tail) takes the line exclusive (queued_spin_lock_slowpath(),
-        // kernel/locking/qspinlock.c). A ticket's owner owns the lock by reading it; a queued lock's must write it.
+    case SpinlockImpl::Queued: // the MCS head spins on the lock word alone: its reload (grant() adds its stores)
+        return toNext;
     case SpinlockImpl::Byte: // the winner's reload, then its locked RMW (`lock; decb`) takes the line exclusive
         return 2 * toNext;
     case SpinlockImpl::Ticket:

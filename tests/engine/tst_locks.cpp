@@ -206,15 +206,15 @@ private Q_SLOTS:
         const LockStat& st = lock.stat();
         QCOMPARE(st.acquisitions, std::uint64_t(cpus));
         QCOMPARE(st.contentions, std::uint64_t(cpus - 1));
-        // The i-th waiter waits for i holds, each hold = hold + one locked RMW, plus i hand-offs of the queued lock
-        // (the new owner's reload and store) and, in the hold of each earlier waiter granted with another queued
-        // behind it, the MCS pass to the next node. The first waiter is granted the release as it asks, before the
+        // The i-th waiter waits for i holds, each hold = hold + one locked RMW, plus i line transfers and, in the
+        // hold of each earlier waiter granted with another queued behind it, the transfer of its stores (the locked
+        // byte, the next MCS node). The first waiter is granted the release as it asks, before the
         // others queue: waiters 2 .. n-2 pass.
         const double x = m.cost.lineSameSocketNs;
         double perHold = hold + m.cost.lockedRmwNs;
         double expectedWait = 0;
         for (int i = 1; i < cpus; ++i)
-            expectedWait += i * (perHold + 2 * x) + std::max(i - 2, 0) * x;
+            expectedWait += i * (perHold + x) + std::max(i - 2, 0) * x;
         QVERIFY2(std::fabs(toNs(st.waitTotal) - expectedWait) < 1.0 + 0.001 * expectedWait,
             qPrintable(QString("wait %1 ns, expected %2 ns").arg(toNs(st.waitTotal)).arg(expectedWait)));
         // Spinning burns CPU: every task's sys time is its wait plus its hold (plus the switch that started it).
