@@ -140,6 +140,15 @@ Co<std::uint32_t> get_swap_page_slots(Mm& k, Task& t, Pfn p)
 
 std::uint32_t swap_slots_alloc_prefault(Mm& k, int cpu)
 {
+    if (k.swapSlots.empty()) { // swap.slots_cache=off: get_swap_page() takes one slot of the next device
+        std::vector<std::uint32_t> one;
+        if (SwapInfo* si = nextDevice(k))
+            scan_swap_map_slots(*si, 1, one);
+        if (one.empty())
+            return kNoSwapEntry;
+        k.swap[pte::swpType(one[0])]->slot[pte::swpOffset(one[0])].slotCached = kSlotFree;
+        return one[0];
+    }
     SwapSlotsCache& cache = k.swapSlots[static_cast<std::size_t>(cpu)];
     if (cache.cur >= cache.slots.size()) {
         cache.slots.clear();
