@@ -4,6 +4,8 @@
 // writes <golden>.actual beside it; MMSCOPE_UPDATE_GOLDEN=1 rewrites the goldens.
 #include "runcli.h"
 
+#include "../golden.h"
+
 #include <QtTest>
 
 #include <QProcess>
@@ -28,21 +30,7 @@ std::string stable(const QString& json)
     return j.dump(2) + "\n";
 }
 
-void compareGolden(const std::string& name, const std::string& actual)
-{
-    std::string path = std::string(MMSCOPE_TEST_DATA) + "/golden/" + name;
-    if (qEnvironmentVariableIsSet("MMSCOPE_UPDATE_GOLDEN")) {
-        std::ofstream(path, std::ios::binary) << actual;
-        return;
-    }
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream expected;
-    expected << in.rdbuf();
-    if (expected.str() != actual) {
-        std::ofstream(path + ".actual", std::ios::binary) << actual;
-        QFAIL(qPrintable(QString::fromStdString("golden mismatch: diff -u " + path + " " + path + ".actual")));
-    }
-}
+using mms::test::compareGolden;
 
 const mms::LockSummary* lockNamed(const mms::RunResult& r, const std::string& name)
 {

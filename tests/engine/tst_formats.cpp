@@ -6,6 +6,8 @@
 #include "run/render.h"
 #include "run/table.h"
 
+#include "../golden.h"
+
 #include <QtTest>
 
 #include <fstream>
@@ -94,21 +96,7 @@ ResultSet sweepResults()
     return rs;
 }
 
-void compareGolden(const std::string& name, const std::string& actual)
-{
-    std::string path = std::string(MMSCOPE_TEST_DATA) + "/golden/" + name;
-    if (qEnvironmentVariableIsSet("MMSCOPE_UPDATE_GOLDEN")) {
-        std::ofstream(path, std::ios::binary) << actual;
-        return;
-    }
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream expected;
-    expected << in.rdbuf();
-    if (expected.str() != actual) {
-        std::ofstream(path + ".actual", std::ios::binary) << actual;
-        QFAIL(qPrintable(QString::fromStdString("golden mismatch: diff -u " + path + " " + path + ".actual")));
-    }
-}
+using mms::test::compareGolden;
 } // namespace
 
 class TestFormats : public QObject {
