@@ -34,7 +34,7 @@ Recorder::Recorder(Kernel& k, Sched& s, const RecordingOptions& opts, const Work
     m_holdSeen.assign(static_cast<std::size_t>(s.cpuCount()), 0);
     for (std::size_t i = 0; i < static_cast<std::size_t>(Vm::Count); ++i)
         m_rec->m_counterNames.push_back(vmName(static_cast<Vm>(i)));
-    for (const char* n : { "ops", "free_pages", "swap_used", "ipis" })
+    for (const char* n : { "ops", "free_pages", "swap_used", "ipis", "zram_pool_pages", "vm_exits" })
         m_rec->m_counterNames.push_back(n);
     s.setTrace(this);
     sample(s.sim().now());
@@ -166,7 +166,8 @@ void Recorder::appendPageFrame(Recording& r, std::size_t f, const PageFrame& cur
     r.m_deltas.push_back(std::move(d));
 }
 
-// The vm counters (enum Vm, /proc/vmstat's names), then ops done, free pages, swap slots in use and IPIs received.
+// The vm counters (enum Vm, /proc/vmstat's names), then ops done, free pages, swap slots in use, IPIs received, the
+// zram devices' pool (zs_get_total_pages(), 0 without zram) and a guest's VM exits (0 on bare metal).
 void Recorder::sampleCounters()
 {
     std::vector<double> c;
@@ -175,9 +176,11 @@ void Recorder::sampleCounters()
     std::uint64_t ops = 0;
     for (auto& t : m_s.tasks())
         ops += t->opsDone;
-    std::uint64_t swapUsed = 0;
-    for (auto& si : m_k.swap)
+    std::uint64_t swapUsed = 0, zramPool = 0;
+    for (auto& si : m_k.swap) {
         swapUsed += si->inuse;
+        zramPool += si->zram ? si->zram->poolPages() : 0;
+    }
     std::uint64_t ipis = 0;
     for (int cpu = 0; cpu < m_s.cpuCount(); ++cpu)
         ipis += m_s.cpu(cpu).ipisReceived;
@@ -185,6 +188,8 @@ void Recorder::sampleCounters()
     c.push_back(static_cast<double>(m_k.nrFreePages()));
     c.push_back(static_cast<double>(swapUsed));
     c.push_back(static_cast<double>(ipis));
+    c.push_back(static_cast<double>(zramPool));
+    c.push_back(static_cast<double>(m_k.vmExits));
     m_rec->m_counters.push_back(std::move(c));
 }
 
