@@ -174,10 +174,11 @@ private Q_SLOTS:
     void lockHeatmapShowsSaturation()
     {
         Scenario busy = loadScenario("lru-file-readtwice");
-        std::vector<double> heat = lruLockHeat(busy, scaleFor(0.05, 0.03));
+        // 0.05 under the sanitizers too: below it the page cache fills for a larger share of the run (at 0.03 the
+        // lock is held 72 % of a frame).
+        std::vector<double> heat = lruLockHeat(busy, 0.05);
         QVERIFY(heat.size() >= 10);
-        // Held nearly all the time (at the reduced scale the page cache fills for a larger share of the run: 88 %).
-        QVERIFY2(median(heat) > (reduced() ? 0.85 : 0.9), qPrintable(QString::number(median(heat))));
+        QVERIFY2(median(heat) > 0.9, qPrintable(QString::number(median(heat)))); // held nearly all the time
         Scenario light = busy;
         light.set("files", "1");
         std::vector<double> cool = lruLockHeat(light, scaleFor(0.05, 0.03));
