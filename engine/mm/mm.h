@@ -7,8 +7,9 @@
 // they can be read beside the source. The whole kernel of a run (kernel/kernel.h) is this and the subsystems above
 // it: processes, sockets, directories.
 //
-// Era: the defaults model a 4.0-4.5 kernel (zone lru_lock, PAGEVEC_SIZE 14, no swap slots cache); toggles
-// (mm/toggles.h) switch the posts' patches and later changes on and off.
+// Era: the scenario's kernel version sets the toggles (mm/toggles.h, the rule table; docs/kernels.md) and its
+// config the debug options (mm/kconfig.h); a bare kernel's member defaults are 3.12's. Variants switch the posts'
+// patches and later changes on and off.
 
 #include "block/blkdev.h"
 #include "hw/cacheline.h"
