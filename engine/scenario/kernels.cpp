@@ -29,8 +29,10 @@ std::vector<KernelRuleInfo> kernelRuleTable()
 
 std::vector<std::string> kernelReleases()
 {
+    // The last release of each series, as kernel.org tagged them: 2.6.39, then 3.19, 4.20 and 5.19 (Linus's
+    // renumbering at 3.0, 4.0, 5.0 and 6.0); the 6.x series up to the last rule's release.
     std::vector<std::string> out;
-    for (int m = 20; m <= 39; ++m)
+    for (int m = kFirstKernel.patch; m <= 39; ++m)
         out.push_back("2.6." + std::to_string(m));
     const std::pair<int, int> series[] = { { 3, 19 }, { 4, 20 }, { 5, 19 }, { 6, kLastKernel.minor } };
     for (auto [major, last] : series)
