@@ -27,19 +27,18 @@ namespace {
             return "one of " + expected;
         };
     }
+    // Parses true or false (a JSON boolean, or a string from --set) into `out`; else what was expected.
+    std::string booleanInto(bool& out, const nlohmann::json& v)
+    {
+        if (v.is_boolean() || (v.is_string() && (v == "true" || v == "false"))) {
+            out = v.is_boolean() ? v.get<bool>() : v == "true";
+            return {};
+        }
+        return "true or false";
+    }
     Setter boolean(bool Toggles::*field)
     {
-        return [field](Toggles& t, const nlohmann::json& v) -> std::string {
-            if (v.is_boolean()) {
-                t.*field = v.get<bool>();
-                return {};
-            }
-            if (v.is_string() && (v == "true" || v == "false")) {
-                t.*field = v == "true";
-                return {};
-            }
-            return "true or false";
-        };
+        return [field](Toggles& t, const nlohmann::json& v) -> std::string { return booleanInto(t.*field, v); };
     }
     // Parses an integer in [lo, hi] (a JSON number, or a string from --set) into `out`; else what was expected.
     std::string integerInto(int& out, const nlohmann::json& v, int lo, int hi)
@@ -90,23 +89,11 @@ namespace {
     }
     Setter zramBoolean(bool ZramConfig::*field)
     {
-        return [field](Toggles& t, const nlohmann::json& v) -> std::string {
-            if (v.is_boolean() || (v.is_string() && (v == "true" || v == "false"))) {
-                t.zram.*field = v.is_boolean() ? v.get<bool>() : v == "true";
-                return {};
-            }
-            return "true or false";
-        };
+        return [field](Toggles& t, const nlohmann::json& v) -> std::string { return booleanInto(t.zram.*field, v); };
     }
     Setter configBoolean(bool KernelConfig::*field)
     {
-        return [field](Toggles& t, const nlohmann::json& v) -> std::string {
-            if (v.is_boolean() || (v.is_string() && (v == "true" || v == "false"))) {
-                t.config.*field = v.is_boolean() ? v.get<bool>() : v == "true";
-                return {};
-            }
-            return "true or false";
-        };
+        return [field](Toggles& t, const nlohmann::json& v) -> std::string { return booleanInto(t.config.*field, v); };
     }
     const std::map<std::string, Setter>& setters()
     {
