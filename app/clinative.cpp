@@ -9,6 +9,8 @@
 #include "clioutput.h"
 #include "clirun.h"
 #include "nativeworkload.h"
+#include "run/ratio.h"
+#include "run/table.h"
 #include "scenario/size.h"
 
 #include <sys/utsname.h>
@@ -282,24 +284,8 @@ namespace {
         return x;
     }
 
-    std::string cell(double v)
-    {
-        if (std::isnan(v))
-            return "-";
-        char b[32];
-        if (v == std::floor(v) && std::fabs(v) < 1e12)
-            std::snprintf(b, sizeof b, "%.0f", v);
-        else
-            std::snprintf(b, sizeof b, "%.3f", v);
-        return b;
-    }
-
-    std::string ratioCell(double v)
-    {
-        char b[32];
-        std::snprintf(b, sizeof b, "%.2f", v);
-        return b;
-    }
+    // A measured or simulated value as the run tables print it (run/table.h); "-" where there is none.
+    std::string cell(double v, const std::string& metric = {}) { return std::isnan(v) ? "-" : formatNumber(v, metric); }
 
     struct Row {
         std::string variant, metric;
@@ -321,15 +307,15 @@ namespace {
         for (const Row& r : rows) {
             const std::string ratio = std::isnan(r.native) || std::isnan(r.simulated) || r.simulated == 0
                 ? "-"
-                : ratioCell(r.native / r.simulated);
+                : formatRatio(r.native / r.simulated);
             const std::string v = r.variant == last ? "" : r.variant;
             last = r.variant;
             if (markdown)
-                s << "| " << v << " | " << r.metric << " | " << cell(r.native) << " | " << cell(r.simulated) << " | "
+                s << "| " << v << " | " << r.metric << " | " << cell(r.native, r.metric) << " | " << cell(r.simulated, r.metric) << " | "
                   << ratio << " |\n";
             else {
                 std::snprintf(b, sizeof b, "%-18s %-12s %14s %14s %12s\n", v.c_str(), r.metric.c_str(),
-                    cell(r.native).c_str(), cell(r.simulated).c_str(), ratio.c_str());
+                    cell(r.native, r.metric).c_str(), cell(r.simulated, r.metric).c_str(), ratio.c_str());
                 s << b;
             }
         }
