@@ -22,6 +22,9 @@ namespace {
 
     std::string readCapture(const std::string& file)
     {
+        std::error_code ec;
+        if (std::filesystem::is_directory(file, ec))
+            throw BadInput(file + ": cannot read (a directory; expected a capture file)");
         std::ifstream f(file, std::ios::binary);
         if (!f)
             throw BadInput(file + ": cannot read (" + std::string(std::strerror(errno)) + ")");

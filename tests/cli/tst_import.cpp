@@ -184,6 +184,8 @@ private Q_SLOTS:
                                  << "import lockstat: expected exactly one FILE";
         QTest::addRow("missing file") << QStringList { "import", "lockstat", "/nonexistent/lock_stat" }
                                       << "/nonexistent/lock_stat: cannot read (No such file or directory)";
+        QTest::addRow("a directory") << QStringList { "import", "lockstat", QStringLiteral(MMSCOPE_TEST_DATA) }
+                                     << QStringLiteral(MMSCOPE_TEST_DATA) + ": cannot read (a directory; expected a capture file)";
         QTest::addRow("unknown option") << QStringList { "import", "lockstat", capture("lockstat.txt"), "--colour" }
                                         << "--colour: unknown option";
     }
