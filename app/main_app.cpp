@@ -2,6 +2,7 @@
 // main window to FILE, for docs, tests and reviews.
 #include "enginecontroller.h"
 #include "mainwindow.h"
+#include "nativerunview.h"
 #include "pagemapview.h"
 #include "scenario/scale.h"
 #include "scenariobrowser.h"
@@ -27,11 +28,12 @@ namespace {
         QCommandLineOption at { QStringLiteral("at"), QStringLiteral("Time cursor as a fraction of the run (0..1; default: the shown run's first event of interest)."), QStringLiteral("FRACTION") };
         QCommandLineOption scale { QStringLiteral("scale"), QStringLiteral("Scale of memory and work (default: the scenario's faithful scale)."), QStringLiteral("F") };
         QCommandLineOption screenshot { QStringLiteral("screenshot"), QStringLiteral("Write the main window to FILE (PNG) after the run and exit."), QStringLiteral("FILE") };
-        QCommandLineOption raise { QStringLiteral("raise"), QStringLiteral("Bring these docks to the front (comma-separated: scenario, parameters, results, chart, compare, cpus, locks, counters)."), QStringLiteral("DOCKS") };
+        QCommandLineOption raise { QStringLiteral("raise"), QStringLiteral("Bring these docks to the front (comma-separated: scenario, parameters, results, chart, compare, native, cpus, locks, counters)."), QStringLiteral("DOCKS") };
         QCommandLineOption dark { QStringLiteral("dark"), QStringLiteral("Use the dark palette.") };
         QCommandLineOption hover { QStringLiteral("hover"), QStringLiteral("With --screenshot: show the page map's tooltip for page PFN and capture the whole screen."), QStringLiteral("PFN") };
         QCommandLineOption size { QStringLiteral("size"), QStringLiteral("With --screenshot: the window's size (default 1600x1000)."), QStringLiteral("WxH") };
         QCommandLineOption capture { QStringLiteral("capture"), QStringLiteral("Open a lock capture from a real kernel (a file written by mmscope-cli import) beside the run's locks."), QStringLiteral("FILE") };
+        QCommandLineOption native { QStringLiteral("native"), QStringLiteral("After the simulated run, run the workload natively on this machine (the Native run dock): MODE pressure (in a memory cgroup with swap, as the scenario needs) or no-pressure. With --screenshot the shot waits for it."), QStringLiteral("MODE") };
         QCommandLineOption post { QStringLiteral("post"), QStringLiteral("Open the scenario's source post (with --screenshot: capture the whole screen).") };
         QCommandLineParser parser;
 
@@ -40,7 +42,7 @@ namespace {
             parser.setApplicationDescription(QStringLiteral("A desktop laboratory for Linux memory-management performance"));
             parser.addHelpOption();
             parser.addVersionOption();
-            parser.addOptions({ scenario, variant, at, scale, screenshot, raise, dark, hover, size, post, capture });
+            parser.addOptions({ scenario, variant, at, scale, screenshot, raise, dark, hover, size, post, capture, native });
             parser.process(app);
         }
         bool isSet(const QCommandLineOption& o) const { return parser.isSet(o); }
@@ -122,8 +124,38 @@ namespace {
         return QSize(sw, sh);
     }
 
-    // What follows the run: the variant and the moment asked for, then the screenshot; a failed run ends a
-    // screenshot's app with status 1.
+    // --native: false, with a message, when MODE is neither pressure nor no-pressure.
+    bool readNative(mms::MainWindow& w, const CommandLine& cli)
+    {
+        if (!cli.isSet(cli.native))
+            return true;
+        const QString mode = cli.value(cli.native);
+        if (mode != QLatin1String("pressure") && mode != QLatin1String("no-pressure")) {
+            std::fprintf(stderr, "mmscope: --native: expected pressure or no-pressure, got %s\n", qPrintable(mode));
+            return false;
+        }
+        w.nativeRun()->setNoPressure(mode == QLatin1String("no-pressure"));
+        return true;
+    }
+
+    // After the simulated run, the native one of --native; the screenshot follows it (a refusal or failure is in the
+    // dock and on standard error, and still shot).
+    void followNative(mms::MainWindow& w, const CommandLine& cli)
+    {
+        auto* native = w.nativeRun();
+        QObject::connect(native, &mms::NativeRunView::finished, &w, [&w, &cli, native](bool ok) {
+            if (!ok)
+                std::fprintf(stderr, "mmscope: native run: %s\n", qPrintable(native->error()));
+            if (cli.isSet(cli.screenshot))
+                QTimer::singleShot(300, &w, [&w, &cli] { takeScreenshot(w, cli); });
+        });
+        w.runNatively();
+        if (!native->running() && cli.isSet(cli.screenshot))
+            QApplication::exit(1);
+    }
+
+    // What follows the run: the variant and the moment asked for, then the native run of --native, then the
+    // screenshot; a failed run ends a screenshot's app with status 1.
     void followRun(mms::MainWindow& w, const CommandLine& cli, double fraction)
     {
         const bool shot = cli.isSet(cli.screenshot);
@@ -135,7 +167,9 @@ namespace {
             }
             if (fraction >= 0)
                 w.goToFraction(fraction);
-            if (shot)
+            if (cli.isSet(cli.native))
+                followNative(w, cli);
+            else if (shot)
                 QTimer::singleShot(300, &w, [&w, &cli] { takeScreenshot(w, cli); });
         });
         QObject::connect(w.controller(), &mms::EngineController::runFailed, &w, [shot](const QString& msg) {
@@ -161,7 +195,7 @@ int main(int argc, char** argv)
     mms::MainWindow w(opts);
     if (cli.isSet(cli.dark))
         w.setDarkPalette(true);
-    if (!readScale(w, cli))
+    if (!readScale(w, cli) || !readNative(w, cli))
         return 2;
     const std::optional<double> fraction = readFraction(cli);
     if (!fraction)

@@ -74,6 +74,7 @@ bool MainWindow::loadScenario(const QString& idOrPath)
     updateScaleHint(false);
     m_browser->showScenario(*m_scenario);
     m_params->setScenario(*m_scenario);
+    updateNativeScenario();
     setWindowTitle(tr("mmscope — %1").arg(QString::fromStdString(m_scenario->title())));
     return true;
 }

@@ -26,6 +26,7 @@ class LockHeatmapView;
 class CpuLockMapView;
 class LockStatModel;
 class LockCaptureView;
+class NativeRunView;
 struct LockCapture;
 class PageMapView;
 class ParameterEditor;
@@ -50,6 +51,8 @@ public:
     // run's lockstat, and as a run the A/B compare can pick. False, with lastError(), when the file is not one.
     bool openCapture(const QString& path);
     void startRun();
+    // The scenario as edited, at the app's scale, run natively on this machine (the Native run dock).
+    void runNatively();
     // Fixes the scale for this and every later scenario (else each opens at its faithful scale).
     void setScale(double scale);
     double scale() const;
@@ -65,6 +68,7 @@ public:
     LockHeatmapView* lockHeatmap() const { return m_heatmap; }
     CpuLockMapView* cpuLockMap() const { return m_cpuLocks; }
     LockCaptureView* captureView() const { return m_captureView; }
+    NativeRunView* nativeRun() const { return m_native; }
     ComparePanel* comparePanel() const { return m_compare; }
     CpuTimelineView* cpuTimeline() const { return m_timeline; }
     CpuTimesView* cpuTimes() const { return m_cpuTimes; }
@@ -99,6 +103,7 @@ private:
     void fillRunPick(int run);
     void showFirstView(const FirstView& first);
     void updateScaleNote();
+    void updateNativeScenario();
     void showRun(int index);
     void onTime(Time t);
     void nextEvent();
@@ -122,6 +127,7 @@ private:
     QTableView* m_lockTable;
     LockStatModel* m_lockModel;
     LockCaptureView* m_captureView;
+    NativeRunView* m_native;
     CpuTimelineView* m_timeline;
     QLabel* m_explain;
     CounterPlot* m_counters;

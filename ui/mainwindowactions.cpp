@@ -117,6 +117,8 @@ void MainWindow::buildMenus()
     QMenu* run = menuBar()->addMenu(tr("&Run"));
     run->addAction(m_runAction);
     run->addAction(m_cancelAction);
+    run->addAction(tr("Run natively on this machine"), this, &MainWindow::runNatively)
+        ->setToolTip(tr("The scenario's workload as real processes on this machine's kernel, beside the simulated run of its shape"));
     run->addSeparator();
     for (QAction* a : m_transport->actions())
         run->addAction(a);

@@ -1,6 +1,6 @@
-// MainWindow's docks: scenario and parameters on the left, the results table, chart and A/B compare on the right,
-// the CPU timeline, lock contention and counters (over the shown run's CPU times) along the bottom, and their default
-// proportions.
+// MainWindow's docks: scenario and parameters on the left, the results table, chart, A/B compare and the native run
+// on the right, the CPU timeline, lock contention and counters (over the shown run's CPU times) along the bottom, and
+// their default proportions.
 #include "mainwindow.h"
 
 #include "comparepanel.h"
@@ -10,6 +10,7 @@
 #include "cputimesview.h"
 #include "lockcaptureview.h"
 #include "lockheatmapview.h"
+#include "nativerunview.h"
 #include "parametereditor.h"
 #include "resultschart.h"
 #include "resultsmodel.h"
@@ -95,9 +96,12 @@ void MainWindow::buildResultsDocks()
     auto* dResults = dock(this, tr("Results"), QStringLiteral("results"), resultsBox);
     auto* dChart = dock(this, tr("Results chart"), QStringLiteral("chart"), m_chart);
     auto* dCompare = dock(this, tr("A/B compare"), QStringLiteral("compare"), m_compare);
+    m_native = new NativeRunView(this);
+    auto* dNative = dock(this, tr("Native run"), QStringLiteral("native"), m_native);
     addDockWidget(Qt::RightDockWidgetArea, dResults);
     addDockWidget(Qt::RightDockWidgetArea, dChart);
     tabifyDockWidget(dChart, dCompare);
+    tabifyDockWidget(dCompare, dNative);
     dChart->raise();
 }
 

@@ -11,6 +11,7 @@
 #include "firstview.h"
 #include "lockcaptureview.h"
 #include "lockheatmapview.h"
+#include "nativerunview.h"
 #include "pagemapview.h"
 #include "parametereditor.h"
 #include "recordingview.h"
@@ -22,6 +23,7 @@
 
 #include <QAction>
 #include <QComboBox>
+#include <QDoubleSpinBox>
 #include <QDockWidget>
 #include <QLabel>
 #include <QProgressBar>
@@ -111,12 +113,38 @@ void MainWindow::connectRuns()
         fail(tr("The run of %1 failed:\n%2\nThe parameters are kept as you edited them%3.")
                  .arg(m_runDescription, msg, m_results ? tr("; the views still show the previous results") : QString()));
     });
-    connect(m_params, &ParameterEditor::scenarioEdited, this,
-            [this] { statusBar()->showMessage(tr("parameters changed: press Run (Ctrl+R) to run them"), 4000); });
+    connect(m_params, &ParameterEditor::scenarioEdited, this, [this] {
+        statusBar()->showMessage(tr("parameters changed: press Run (Ctrl+R) to run them"), 4000);
+        updateNativeScenario();
+    });
+    connect(m_scale, &QDoubleSpinBox::valueChanged, this, &MainWindow::updateNativeScenario);
+    connect(m_native, &NativeRunView::finished, this, [this](bool ok) {
+        if (ok)
+            statusBar()->showMessage(tr("native run done: measured beside simulated in the Native run dock"), 8000);
+        else
+            statusBar()->showMessage(tr("native run: %1").arg(m_native->error()), 15000);
+    });
     connect(m_browser, &ScenarioBrowser::scenarioRequested, this, [this](const QString& id) {
         if (loadScenario(id))
             startRun();
     });
+}
+
+void MainWindow::updateNativeScenario()
+{
+    if (std::shared_ptr<const Scenario> sc = m_params->scenario())
+        m_native->setScenario(*sc, scale());
+}
+
+void MainWindow::runNatively()
+{
+    if (auto* d = findChild<QDockWidget*>(QStringLiteral("native"))) {
+        d->show();
+        d->raise();
+    }
+    updateNativeScenario();
+    if (!m_native->running() && !m_native->start())
+        fail(tr("Cannot run natively: %1").arg(m_native->error()));
 }
 
 void MainWindow::startRun()
