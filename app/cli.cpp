@@ -148,6 +148,7 @@ namespace {
         addImportCommand(cl);
         addNativeCommand(cl);
         addKernelsCommand(cl);
+        addCompletionCommand(cl);
         bool man = false;
         std::vector<std::string> topic;
         addHelpCommand(cl, man, topic);
@@ -156,6 +157,8 @@ namespace {
                 err << usageText(cl);
                 return 2;
             }
+            if (args.front() == "__complete")
+                return runCompletionQuery(cl, std::vector<std::string>(args.begin() + 1, args.end()), out);
             // `--help` anywhere: the named command's help (every help lists all commands), else the usage.
             if (std::any_of(args.begin(), args.end(), isHelp)) {
                 const Command* c = cl.find(args.front());

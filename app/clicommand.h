@@ -59,6 +59,11 @@ void addReproduceCommand(CommandLine& cl); // reproduce (clireproduce.cpp)
 void addImportCommand(CommandLine& cl); // import lockstat|perf-lock (cliimport.cpp)
 void addNativeCommand(CommandLine& cl); // native (clinative.cpp)
 void addKernelsCommand(CommandLine& cl); // kernels (clikernels.cpp)
+void addCompletionCommand(CommandLine& cl); // completion bash (clicomplete.cpp)
+
+// `mmscope-cli __complete WORD...` (what the completion script asks): one candidate per line for the last WORD,
+// then "@files" where a file name may stand there too.
+int runCompletionQuery(const CommandLine& cl, const std::vector<std::string>& words, std::ostream& out);
 
 // clihelp.cpp: the usage, one command's help, the man page in roff.
 std::string usageText(const CommandLine& cl);

@@ -51,7 +51,7 @@ step "man mmscope-cli | head"
 man mmscope-cli | head -20
 
 step "installed files"
-ls -l /usr/share/mmscope/scenarios /usr/share/applications/mmscope.desktop \
+ls -l /usr/share/mmscope/scenarios /usr/share/applications/mmscope.desktop /usr/share/bash-completion/completions/mmscope-cli \
     /usr/share/icons/hicolor/scalable/apps/mmscope.svg /usr/share/metainfo/io.github.mmscope.metainfo.xml
 
 step "mmscope-cli reproduce --scale 0.05"
