@@ -28,7 +28,7 @@ namespace {
         QCommandLineOption at { QStringLiteral("at"), QStringLiteral("Time cursor as a fraction of the run (0..1; default: the shown run's first event of interest)."), QStringLiteral("FRACTION") };
         QCommandLineOption scale { QStringLiteral("scale"), QStringLiteral("Scale of memory and work (default: the scenario's faithful scale)."), QStringLiteral("F") };
         QCommandLineOption screenshot { QStringLiteral("screenshot"), QStringLiteral("Write the main window to FILE (PNG) after the run and exit."), QStringLiteral("FILE") };
-        QCommandLineOption raise { QStringLiteral("raise"), QStringLiteral("Bring these docks to the front (comma-separated: scenario, parameters, results, chart, compare, native, cpus, locks, counters)."), QStringLiteral("DOCKS") };
+        QCommandLineOption raise { QStringLiteral("raise"), QStringLiteral("Bring these docks to the front (comma-separated: scenario, parameters, kernel, results, chart, compare, native, cpus, locks, counters)."), QStringLiteral("DOCKS") };
         QCommandLineOption dark { QStringLiteral("dark"), QStringLiteral("Use the dark palette.") };
         QCommandLineOption hover { QStringLiteral("hover"), QStringLiteral("With --screenshot: show the page map's tooltip for page PFN and capture the whole screen."), QStringLiteral("PFN") };
         QCommandLineOption size { QStringLiteral("size"), QStringLiteral("With --screenshot: the window's size (default 1600x1000)."), QStringLiteral("WxH") };

@@ -75,6 +75,7 @@ bool MainWindow::loadScenario(const QString& idOrPath)
     m_browser->showScenario(*m_scenario);
     m_params->setScenario(*m_scenario);
     updateNativeScenario();
+    updateKernelRules();
     setWindowTitle(tr("mmscope — %1").arg(QString::fromStdString(m_scenario->title())));
     return true;
 }

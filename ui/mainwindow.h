@@ -26,6 +26,7 @@ class LockHeatmapView;
 class CpuLockMapView;
 class LockStatModel;
 class LockCaptureView;
+class KernelRulesView;
 class NativeRunView;
 struct LockCapture;
 class PageMapView;
@@ -69,6 +70,7 @@ public:
     CpuLockMapView* cpuLockMap() const { return m_cpuLocks; }
     LockCaptureView* captureView() const { return m_captureView; }
     NativeRunView* nativeRun() const { return m_native; }
+    KernelRulesView* kernelRules() const { return m_rules; }
     ComparePanel* comparePanel() const { return m_compare; }
     CpuTimelineView* cpuTimeline() const { return m_timeline; }
     CpuTimesView* cpuTimes() const { return m_cpuTimes; }
@@ -104,6 +106,7 @@ private:
     void showFirstView(const FirstView& first);
     void updateScaleNote();
     void updateNativeScenario();
+    void updateKernelRules();
     void showRun(int index);
     void onTime(Time t);
     void nextEvent();
@@ -128,6 +131,7 @@ private:
     LockStatModel* m_lockModel;
     LockCaptureView* m_captureView;
     NativeRunView* m_native;
+    KernelRulesView* m_rules;
     CpuTimelineView* m_timeline;
     QLabel* m_explain;
     CounterPlot* m_counters;

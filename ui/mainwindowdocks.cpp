@@ -1,4 +1,4 @@
-// MainWindow's docks: scenario and parameters on the left, the results table, chart, A/B compare and the native run
+// MainWindow's docks: scenario, parameters and the kernel's rules on the left, the results table, chart, A/B compare and the native run
 // on the right, the CPU timeline, lock contention and counters (over the shown run's CPU times) along the bottom, and
 // their default proportions.
 #include "mainwindow.h"
@@ -9,6 +9,7 @@
 #include "cputimelineview.h"
 #include "cputimesview.h"
 #include "lockcaptureview.h"
+#include "kernelrulesview.h"
 #include "lockheatmapview.h"
 #include "nativerunview.h"
 #include "parametereditor.h"
@@ -62,9 +63,12 @@ void MainWindow::buildScenarioDocks()
     m_params = new ParameterEditor(this);
     auto* dScenario = dock(this, tr("Scenario"), QStringLiteral("scenario"), m_browser);
     auto* dParams = dock(this, tr("Parameters"), QStringLiteral("parameters"), m_params);
+    m_rules = new KernelRulesView(this);
+    auto* dKernel = dock(this, tr("Kernel"), QStringLiteral("kernel"), m_rules);
     addDockWidget(Qt::LeftDockWidgetArea, dScenario);
     addDockWidget(Qt::LeftDockWidgetArea, dParams);
     tabifyDockWidget(dScenario, dParams);
+    tabifyDockWidget(dParams, dKernel);
     dScenario->raise();
 }
 

@@ -9,6 +9,7 @@
 #include "cputimesview.h"
 #include "enginecontroller.h"
 #include "firstview.h"
+#include "kernelrulesview.h"
 #include "lockcaptureview.h"
 #include "lockheatmapview.h"
 #include "nativerunview.h"
@@ -116,6 +117,15 @@ void MainWindow::connectRuns()
     connect(m_params, &ParameterEditor::scenarioEdited, this, [this] {
         statusBar()->showMessage(tr("parameters changed: press Run (Ctrl+R) to run them"), 4000);
         updateNativeScenario();
+        updateKernelRules();
+    });
+    connect(m_rules, &KernelRulesView::kernelChosen, this, [this](const QString& v) {
+        if (!m_params->setEverywhere(QStringLiteral("kernel"), v))
+            updateKernelRules(); // refused: the pick goes back to the scenario's release
+    });
+    connect(m_rules, &KernelRulesView::toggleChosen, this, [this](const QString& toggle, const QString& value) {
+        if (!m_params->setEverywhere(toggle, value))
+            updateKernelRules();
     });
     connect(m_scale, &QDoubleSpinBox::valueChanged, this, &MainWindow::updateNativeScenario);
     connect(m_native, &NativeRunView::finished, this, [this](bool ok) {
@@ -134,6 +144,12 @@ void MainWindow::updateNativeScenario()
 {
     if (std::shared_ptr<const Scenario> sc = m_params->scenario())
         m_native->setScenario(*sc, scale());
+}
+
+void MainWindow::updateKernelRules()
+{
+    if (std::shared_ptr<const Scenario> sc = m_params->scenario())
+        m_rules->setScenario(*sc, m_scenario ? QString::fromStdString(m_scenario->json().value("kernel", std::string())) : QString());
 }
 
 void MainWindow::runNatively()

@@ -9,6 +9,8 @@
 #include <QScrollArea>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 namespace mms {
 
 namespace {
@@ -154,6 +156,21 @@ bool ParameterEditor::edit(const QString& path, const QString& value)
     if (QLineEdit* e = field(path))
         e->setText(value);
     return apply(path, value);
+}
+
+bool ParameterEditor::setEverywhere(const QString& path, const QString& value)
+{
+    std::vector<std::string> unchecked;
+    for (auto& [name, check] : m_variants)
+        if (!check->isChecked())
+            unchecked.push_back(name);
+    if (!apply(path, value))
+        return false;
+    rebuild();
+    for (auto* box : m_form->findChildren<QGroupBox*>())
+        if (box->isCheckable() && std::find(unchecked.begin(), unchecked.end(), box->title().toStdString()) != unchecked.end())
+            box->setChecked(false);
+    return true;
 }
 
 QLineEdit* ParameterEditor::field(const QString& path) const

@@ -33,6 +33,9 @@ public:
     // Applies one edit as if typed (tests); returns false (and shows the error) if the engine rejects it.
     bool edit(const QString& path, const QString& value);
     QLineEdit* field(const QString& path) const;
+    // A field the form may not show (kernel) or a toggle for every variant (`--set` of the command line): applied,
+    // and the form rebuilt to show it, the variants' run boxes kept; false (and the error shown) if refused.
+    bool setEverywhere(const QString& path, const QString& value);
 
 Q_SIGNALS:
     void scenarioEdited();
