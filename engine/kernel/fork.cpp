@@ -87,7 +87,9 @@ Co<Task*> do_fork_task(Kernel& k, Task& t, std::string name, std::uint64_t seed)
     FnScope fn(t, "do_fork");
     std::unique_ptr<Process> child = co_await copy_process(k, t);
     co_await k.s.flush(t); // the fork's work is done before the child is woken
-    Task& c = k.s.spawn(std::move(name), k.s.forkBalanceCpu(t.cpu), false, child->mm, seed);
+    Task& c = k.s.spawn(std::move(name), k.s.forkBalanceCpu(t), false, child->mm, seed);
+    c.cpusFirst = t.cpusFirst;
+    c.cpusCount = t.cpusCount;
     if (k.procs.size() <= c.id)
         k.procs.resize(c.id + 1u);
     child->ownTask = true;

@@ -57,7 +57,22 @@ Task& spawn_process(Kernel& k, std::string name, int cpu, std::uint64_t seed)
 
 Task& spawn_thread(Kernel& k, Task& leader, std::string name, int cpu, std::uint64_t seed)
 {
-    return k.s.spawn(std::move(name), cpu, false, leader.mm, seed);
+    // clone() keeps the leader's affinity: a CPU outside it becomes one inside, in turn.
+    if (!leader.allowedOn(cpu))
+        cpu = leader.cpusFirst + cpu % leader.cpusCount;
+    Task& t = k.s.spawn(std::move(name), cpu, false, leader.mm, seed);
+    t.cpusFirst = leader.cpusFirst;
+    t.cpusCount = leader.cpusCount;
+    return t;
+}
+
+void sched_setaffinity(Kernel& k, Task& t, int first, int count)
+{
+    const int n = k.s.cpuCount();
+    first = std::clamp(first, 0, n - 1);
+    count = std::clamp(count, 0, n - first);
+    t.cpusFirst = first;
+    t.cpusCount = count;
 }
 
 void start(Kernel& k, Task& t, Co<> body) { k.s.start(t, std::move(body)); }

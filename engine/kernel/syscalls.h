@@ -42,6 +42,9 @@ namespace sys {
     Task& spawn_process(Kernel& k, std::string name, int cpu, std::uint64_t seed);
     // Set-up: a thread of `leader`'s process (clone(CLONE_VM | CLONE_THREAD)): it shares the address space.
     Task& spawn_thread(Kernel& k, Task& leader, std::string name, int cpu, std::uint64_t seed);
+    // Set-up: sched_setaffinity(), as `taskset -c FIRST-(FIRST+COUNT-1) program` starts it: the task, its threads
+    // and children run only on those CPUs (COUNT 0: all). The task is one spawned on one of them.
+    void sched_setaffinity(Kernel& k, Task& t, int first, int count);
     // Set-up: the thread runs `body` when the simulation starts.
     void start(Kernel& k, Task& t, Co<> body);
     // Set-up: put the task in memory cgroup `memcg` (echo PID > cgroup.procs); 0 is the root.

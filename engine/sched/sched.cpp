@@ -195,7 +195,7 @@ void Sched::tryToWakeUp(Task& t, bool fromLoop)
     t.state = TaskState::Runnable;
     t.interruptible = false;
     if (m_wakeIdleSibling)
-        set_task_cpu(t, selectIdleSibling(t.cpu));
+        set_task_cpu(t, selectIdleSibling(t));
     Cpu& c = cpu(t.cpu);
     c.runq.push_back(&t);
     if (!c.current)
@@ -222,19 +222,20 @@ Task* const* Sched::siblingCurrentOf(int c) const
     return sibling < 0 ? nullptr : &cpu(sibling).current;
 }
 
-int Sched::forkBalanceCpu(int parentCpu) const
+int Sched::forkBalanceCpu(const Task& parent) const
 {
     auto load = [this](int i) { return (cpu(i).current ? 1u : 0u) + cpu(i).runq.size(); };
-    int best = parentCpu;
+    int best = parent.cpu;
     for (int i = 0; i < cpuCount(); ++i)
-        if (load(i) < load(best))
+        if (parent.allowedOn(i) && load(i) < load(best))
             best = i;
     return best;
 }
 
-int Sched::selectIdleSibling(int target) const
+int Sched::selectIdleSibling(const Task& t) const
 {
-    auto idle = [this](int i) { return !cpu(i).current && cpu(i).runq.empty(); };
+    const int target = t.cpu;
+    auto idle = [this, &t](int i) { return t.allowedOn(i) && !cpu(i).current && cpu(i).runq.empty(); };
     if (idle(target))
         return target;
     // The target's socket (the LLC domain) first, then the others, each scanned from the target on.

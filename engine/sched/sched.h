@@ -89,7 +89,7 @@ public:
     void start(Task& t, Co<> body);
     // wake_up_new_task()'s CPU for a forked task (select_task_rq with SD_BALANCE_FORK -> find_idlest_cpu): the CPU
     // with the fewest tasks running or queued, the parent's own on a tie, else the lowest-numbered.
-    int forkBalanceCpu(int parentCpu) const;
+    int forkBalanceCpu(const Task& parent) const;
 
     // Charge compute to the running task (no suspension; see Task::debt): `nsCost` is what it takes the core alone,
     // longer while the task's SMT sibling computes too (Task::siblingCurrent).
@@ -289,7 +289,7 @@ private:
         m_cacheClock[static_cast<std::size_t>(socket)] = static_cast<CacheLines::Stamp>(
             static_cast<std::uint64_t>(f * m_cacheUnitInv));
     }
-    int selectIdleSibling(int cpu) const;
+    int selectIdleSibling(const Task& t) const;
     // Task::siblingCurrent of a task on `cpu`: the SMT sibling CPU's current, null with one thread a core.
     Task* const* siblingCurrentOf(int cpu) const;
 };

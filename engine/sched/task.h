@@ -27,6 +27,10 @@ struct Task {
     std::uint32_t id = 0;
     std::string name;
     int cpu = 0; // the CPU whose run queue holds this task; a wake-up may move it (Sched::set_task_cpu)
+    // sched_setaffinity (taskset -c FIRST-LAST): the CPUs [cpusFirst, cpusFirst + cpusCount) the task may run on;
+    // cpusCount 0: every CPU. Threads and forked children inherit it.
+    int cpusFirst = 0, cpusCount = 0;
+    bool allowedOn(int c) const { return cpusCount == 0 || (c >= cpusFirst && c < cpusFirst + cpusCount); }
     bool kthread = false;
     MmStruct* mm = nullptr;
 

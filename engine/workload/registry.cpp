@@ -3,6 +3,7 @@
 #include "workload/ebizzy.h"
 #include "workload/memsetmadvise.h"
 #include "workload/sysbench.h"
+#include "workload/threadtouch.h"
 #include "workload/vmscalability.h"
 #include "workload/usemem.h"
 #include "workload/workload.h"
@@ -22,6 +23,7 @@ const std::vector<WorkloadKind>& workloadKinds()
         v.push_back(sysbenchOltpKind());
         v.push_back(ebizzyKind());
         v.push_back(aim7FserverKind());
+        v.push_back(threadTouchKind());
         return v;
     }();
     return kinds;

@@ -5,12 +5,14 @@
 // when none can be had; a fork_process() child starts as its fork returns and gives everything back at exit; a TLB
 // flush interrupts a CPU in lazy TLB mode once (before 4.19); a loopback round trip between two processes costs two
 // sends, two copies and two context switches, and a dying server closes its end; SIGKILL wakes a thread asleep in a
-// futex, a socket read or nanosleep.
+// futex, a socket read or nanosleep; a process's threads stay on the CPUs its sched_setaffinity names; the thread
+// microbenchmark's faults follow its advice in closed form.
 #include "kernel/process.h"
 #include "kernel/syscalls.h"
 #include "mm/futex.h"
 #include "kernel/kernel.h"
 #include "mm/tlb.h"
+#include "scenario/scenario.h"
 #include "testutil.h"
 
 #include <QtTest>
@@ -614,6 +616,41 @@ private Q_SLOTS:
         QVERIFY(inUse >= 2 * pageblock_nr_pages + 10);
         QCOMPARE(b.nrFree(), free0);
         QVERIFY2(b.k.checkInvariants().empty(), b.k.checkInvariants().c_str());
+    }
+
+    // The thread's microbenchmark in closed form: each of N threads faults its P pages in every one of L loops
+    // under MADV_DONTNEED, and only in the first under MADV_FREE (the pages stay mapped).
+    void threadTouchFaultsInClosedForm()
+    {
+        Scenario sc = loadScenario("madv-free-threads");
+        sc.set("loops", "10");
+        const ResultSet rs = test::run(sc, 1.0);
+        QCOMPARE(test::metric(rs, "dontneed", "vm.pgfault"), 32.0 * 128 * 10);
+        QCOMPARE(test::metric(rs, "madvfree", "vm.pgfault"), 32.0 * 128);
+    }
+
+    // sched_setaffinity (taskset -c 0,1): the process and its 31 threads run on CPUs 0 and 1 only; without it they
+    // keep all eight busy.
+    void tasksetKeepsThreadsOnItsCpus()
+    {
+        for (int cpus : { 2, 0 }) {
+            Scenario sc = loadScenario("mmap-sem-8way");
+            sc.set("loops", "5");
+            sc.set("taskset_cpus", std::to_string(cpus));
+            const ResultSet rs = test::run(sc, 1.0);
+            QCOMPARE(rs.results.size(), std::size_t(1));
+            const auto& stats = rs.results.front().cpus;
+            QCOMPARE(stats.size(), std::size_t(8));
+            const double cpu0 = stats[0].userS + stats[0].sysS;
+            for (std::size_t c = 0; c < stats.size(); ++c) {
+                // Outside the set only the kernel's threads run (a node's kswapd starting on its first CPU).
+                const double busy = stats[c].userS + stats[c].sysS;
+                if (cpus == 2 && c >= 2)
+                    QVERIFY2(busy < 1e-3 * cpu0, qPrintable(QStringLiteral("CPU %1 ran %2 s").arg(c).arg(busy)));
+                else
+                    QVERIFY2(busy > 0.1 * cpu0, qPrintable(QStringLiteral("CPU %1 ran %2 s, CPU 0 %3 s, taskset_cpus %4").arg(c).arg(busy).arg(cpu0).arg(cpus)));
+            }
+        }
     }
 };
 

@@ -186,7 +186,8 @@ private Q_SLOTS:
                 return l.startsWith(QLatin1String("Subject: ")) || l.startsWith(QLatin1String("From: "));
             }));
         }
-        if (!sc.published().is_object() || sc.published().empty())
+        // Figures from other mails of the post's thread ("messages") are not in the post to land on.
+        if (!sc.published().is_object() || sc.published().empty() || sc.published().contains("messages"))
             return;
         const QString mark = v.highlightedText();
         QVERIFY2(!mark.isEmpty(), "no published figure found in the post");

@@ -1,0 +1,6 @@
+#pragma once
+#include "workload/workload.h"
+
+namespace mms {
+WorkloadKind threadTouchKind();
+}
