@@ -5,6 +5,7 @@ namespace mms {
 RwSem::RwSem(std::string name, RwsemImpl impl)
     : m_impl(impl)
 {
+    m_waitLock.setGuardsItsLine(true); // struct rw_semaphore: its count and wait list beside the lock
     setName(std::move(name));
     m_stat.kind = "rwsem";
 }

@@ -115,6 +115,18 @@ void SpinLock::grant(Sched& s, Task& t, Time at, Time waited, bool contended)
     // ticket's owner owns the lock by reading it, and the byte lock's winner pays its RMW in the hand-off.
     if (contended && !m_waiters.empty() && s.locking().spinlock == SpinlockImpl::Queued)
         cost += s.lineTransferNs(m_waiters.front().t->cpu, t.cpu);
+    // A byte lock's losers: every spinner saw the release (`cmpb $0` read 1) and jumps back to `lock; decb`, which
+    // takes the line exclusive and fails (2.6.20 include/asm-x86_64/spinlock.h: spin_lock_string). Their RMWs come
+    // right after the winner's, one after another; where the guarded data shares the lock's line, the holder's
+    // first store to it waits for the line to come back through all of them.
+    if (contended && m_guardsItsLine && s.locking().spinlock == SpinlockImpl::Byte) {
+        int from = t.cpu;
+        for (std::size_t i = 0; i < m_waiters.size(); ++i) {
+            cost += s.lineTransferNs(from, m_waiters[i].t->cpu);
+            from = m_waiters[i].t->cpu;
+        }
+        cost += s.lineTransferNs(from, t.cpu);
+    }
     if (contended) {
         t.sysTime += waited; // spinning burns the CPU; the wait itself passes on the clock while suspended
         if (s.trace())

@@ -87,6 +87,9 @@ public:
     LockStat& stat() { return m_stat; }
     const LockStat& stat() const { return m_stat; }
     void setName(std::string n) { m_stat.name = std::move(n); }
+    // The data the lock guards shares its cache line (2.6.20's struct rw_semaphore: activity, wait_lock and
+    // wait_list in 24 bytes): what a byte lock's losers do to its holder, grant() charges.
+    void setGuardsItsLine(bool on) { m_guardsItsLine = on; }
 
 private:
     friend struct Acquire;
@@ -124,6 +127,7 @@ private:
     Time m_freeAt = 0; // released by its last holder at this time (may be in the future of the clock)
     Fifo<Waiter> m_waiters;
     bool m_handOffPending = false; // a release ahead of the clock will hand the lock to the waiters (handOffAt)
+    bool m_guardsItsLine = false;
     LockStat m_stat;
 };
 
