@@ -1,6 +1,8 @@
 #include "sim/simulator.h"
 
 #include <algorithm>
+#include <stdexcept>
+#include <string>
 
 namespace mms {
 
@@ -10,41 +12,91 @@ void Simulator::push(Time t, std::uint32_t key, Callback fn, void* ctx, std::uin
 {
     assert(t < kNever);
     std::uint32_t slot = m_freeSlot;
-    if (slot == kNoSlot) [[unlikely]]
-        return pushNewSlot(t, key, fn, ctx, arg);
+    if (slot == kNoSlot || key >= kKeyLimit || m_seq >= m_rareFrom) [[unlikely]] // (kObserverKey is past kKeyLimit)
+        return pushRare(t, key, fn, ctx, arg);
     Payload& p = m_slots[slot];
-    m_freeSlot = static_cast<std::uint32_t>(p.seq);
-    p.seq = m_seq++;
+    m_freeSlot = static_cast<std::uint32_t>(p.next);
     p.fn = fn;
     p.ctx = ctx;
     p.arg = arg;
+    const std::uint64_t ks = std::uint64_t { key } << kSeqBits | m_seq++;
     if (!m_sorted) [[unlikely]]
-        return heapPush(Entry { t, key, slot });
+        return heapPush(Entry { t, ks, slot });
     // Insert into the latest-first array from a hole at the end: shift the earlier entries one place up. Those
     // strictly earlier in time first, one compare of the times each; then the few at the very same time with a
-    // key no larger (a new event's sequence number is above every pending one's, so at equal time and key it goes
-    // after them). The place one loop over before() finds; the sentinel stops both walks.
+    // smaller key, or the same key and so a smaller sequence number (a new event's is above every pending one's).
+    // The place one loop over before() finds; the sentinel stops both walks.
     Entry* q = m_s + m_n + 1;
     while (q[-1].t < t) {
         q[0] = q[-1];
         --q;
     }
-    while (q[-1].t == t && q[-1].key <= key) {
-        assert(m_slots[q[-1].slot].seq < m_slots[slot].seq);
+    while (q[-1].t == t && q[-1].ks < ks) {
         q[0] = q[-1];
         --q;
     }
-    *q = Entry { t, key, slot };
+    *q = Entry { t, ks, slot };
     if (++m_n > kSortedMax) [[unlikely]]
         return toHeap();
 }
 
-void Simulator::pushNewSlot(Time t, std::uint32_t key, Callback fn, void* ctx, std::uint64_t arg)
+// push() off its common path: no free slot, the observers' key (or a key past the entry's bits), the sequence
+// numbers' bits used up, or a trace to record.
+void Simulator::pushRare(Time t, std::uint32_t key, Callback fn, void* ctx, std::uint64_t arg)
 {
-    assert(m_freeSlot == kNoSlot);
-    m_freeSlot = static_cast<std::uint32_t>(m_slots.size());
-    m_slots.push_back(Payload { kNoSlot, nullptr, nullptr, 0 });
-    push(t, key, fn, ctx, arg);
+    if (m_trace)
+        m_trace->push_back(TracedPush { t, key, static_cast<std::uint32_t>(pending()) });
+    std::uint64_t k = key;
+    if (key == kObserverKey)
+        k = kKeyLimit; // after every other key
+    else if (key >= kKeyLimit)
+        throw std::length_error("an event key past the simulator's " + std::to_string(kKeyLimit) + " keys");
+    if (m_freeSlot == kNoSlot) {
+        m_freeSlot = static_cast<std::uint32_t>(m_slots.size());
+        m_slots.push_back(Payload { kNoSlot, nullptr, nullptr, 0 });
+    }
+    if (m_seq >= m_seqLimit)
+        renumber();
+    std::uint32_t slot = m_freeSlot;
+    Payload& p = m_slots[slot];
+    m_freeSlot = static_cast<std::uint32_t>(p.next);
+    p.fn = fn;
+    p.ctx = ctx;
+    p.arg = arg;
+    const Entry e { t, k << kSeqBits | m_seq++, slot };
+    if (!m_sorted)
+        return heapPush(e);
+    Entry* q = m_s + m_n + 1;
+    while (before(q[-1], e)) {
+        q[0] = q[-1];
+        --q;
+    }
+    *q = e;
+    if (++m_n > kSortedMax)
+        toHeap();
+}
+
+// Every pending event gets a new sequence number, 0, 1, 2, ... in the queue's order; the next push continues
+// from there. Only the order of the sequence numbers is ever read, so nothing that compares them changes.
+void Simulator::renumber()
+{
+    constexpr std::uint64_t seqMask = (std::uint64_t { 1 } << kSeqBits) - 1;
+    std::vector<Entry*> all;
+    if (m_sorted) {
+        for (std::size_t i = m_n; i >= 1; --i)
+            all.push_back(&m_s[i]);
+    } else {
+        if (m_hasFront)
+            all.push_back(&m_front);
+        for (Entry& e : m_heap)
+            all.push_back(&e);
+        std::sort(all.begin(), all.end(), [](const Entry* a, const Entry* b) { return before(*a, *b); });
+    }
+    // Renumbering keeps each entry's order with every other, so the heap stays a heap and the array sorted.
+    std::uint64_t seq = 0;
+    for (Entry* e : all)
+        e->ks = (e->ks & ~seqMask) | seq++;
+    m_seq = seq;
 }
 
 void Simulator::heapPush(Entry e)
@@ -87,7 +139,7 @@ void Simulator::toHeap()
 void Simulator::toSorted()
 {
     assert(!m_sorted && !m_hasFront && m_heap.size() <= kSortedMax);
-    std::sort(m_heap.begin(), m_heap.end(), [this](const Entry& a, const Entry& b) { return before(b, a); });
+    std::sort(m_heap.begin(), m_heap.end(), [](const Entry& a, const Entry& b) { return before(b, a); });
     std::copy(m_heap.begin(), m_heap.end(), m_s + 1);
     m_n = m_heap.size();
     m_heap.clear();
@@ -103,25 +155,41 @@ Simulator::Entry Simulator::heapPop()
     Entry top = m_heap.front();
     Entry last = m_heap.back();
     m_heap.pop_back();
-    std::size_t n = m_heap.size();
+    const std::size_t n = m_heap.size();
     if (n > 0) {
-        // sift `last` down from a hole at the root
+        Entry* h = m_heap.data();
+        // Move the hole at the root down to a leaf, each step to the earliest of the children: the three compares
+        // of a full group of four become conditional moves.
         std::size_t i = 0;
         for (;;) {
-            std::size_t first = i * kArity + 1;
-            if (first >= n)
+            const std::size_t first = i * kArity + 1;
+            if (first + kArity > n)
                 break;
+            const Entry* c = h + first;
+            std::size_t b01 = before(c[1], c[0]) ? 1 : 0;
+            std::size_t b23 = before(c[3], c[2]) ? 3 : 2;
+            std::size_t best = before(c[b23], c[b01]) ? b23 : b01;
+            h[i] = c[best];
+            i = first + best;
+        }
+        // A last, partial group of children at the bottom.
+        if (std::size_t first = i * kArity + 1; first < n) {
             std::size_t best = first;
-            std::size_t end = first + kArity < n ? first + kArity : n;
-            for (std::size_t c = first + 1; c < end; ++c)
-                if (before(m_heap[c], m_heap[best]))
+            for (std::size_t c = first + 1; c < n; ++c)
+                if (before(h[c], h[best]))
                     best = c;
-            if (!before(m_heap[best], last))
-                break;
-            m_heap[i] = m_heap[best];
+            h[i] = h[best];
             i = best;
         }
-        m_heap[i] = last;
+        // Sift `last` up from the hole at the leaf.
+        while (i > 0) {
+            std::size_t parent = (i - 1) / kArity;
+            if (!before(last, h[parent]))
+                break;
+            h[i] = h[parent];
+            i = parent;
+        }
+        h[i] = last;
     }
     if (n <= kSortedMin)
         toSorted();
@@ -132,7 +200,7 @@ void Simulator::dropObservers()
 {
     while (!empty()) {
         Entry e = m_sorted ? m_s[m_n--] : heapPop();
-        assert(e.key == kObserverKey);
+        assert(isObserver(e));
         freeSlot(e.slot);
     }
     m_observers = 0;
@@ -156,7 +224,7 @@ bool Simulator::run(Interrupter* interrupter)
         void* ctx = p.ctx;
         std::uint64_t arg = p.arg;
         freeSlot(e.slot);
-        if (e.key == kObserverKey) [[unlikely]] {
+        if (isObserver(e)) [[unlikely]] {
             --m_observers;
             if (pending() == m_observers) { // nothing but observers left: the simulation is over
                 dropObservers();

@@ -162,6 +162,51 @@ private Q_SLOTS:
             QVERIFY2(ctx.got[i - 1] < ctx.got[i], "events left out of (time, key, push order)");
     }
 
+    // The sequence numbers that order simultaneous events of one key are renumbered when their bits run out
+    // (2^40 pushes in a run; here every 300 pushes): the pop order is the same as without renumbering, in the sorted
+    // array and in the heap. The trace records every push with the number of events pending before it.
+    void queueOrderSurvivesRenumbering()
+    {
+        auto run = [](std::uint64_t limit, std::vector<Simulator::TracedPush>* trace) {
+            struct Ctx {
+                Simulator sim;
+                Rng rng { 5 };
+                int pushed = 0;
+                int budget = 20000;
+                std::vector<std::pair<Time, int>> got;
+                void add(Time t, std::uint32_t key) { sim.callAt(t, key, &Ctx::fire, this, static_cast<std::uint64_t>(pushed++)); }
+                static void fire(void* c, std::uint64_t arg)
+                {
+                    auto* x = static_cast<Ctx*>(c);
+                    x->got.emplace_back(x->sim.now(), static_cast<int>(arg));
+                    // Few distinct times and keys: many ties that only the push order breaks. 0..120 pending.
+                    int children = x->sim.pending() > 120 ? 0 : 1 + static_cast<int>(x->rng.next() % 2);
+                    for (int i = 0; i < children && x->budget > 0; ++i, --x->budget)
+                        x->add(x->sim.now() + static_cast<Time>(x->rng.next() % 3), static_cast<std::uint32_t>(x->rng.next() % 2));
+                }
+            } ctx;
+            ctx.sim.setSequenceLimit(limit);
+            ctx.sim.setTrace(trace);
+            for (std::uint32_t k = 0; k < 4; ++k)
+                ctx.add(0, k % 2);
+            ctx.sim.run();
+            return std::make_pair(ctx.got, ctx.pushed);
+        };
+        std::vector<Simulator::TracedPush> trace;
+        auto [plain, pushed] = run(~std::uint64_t { 0 }, nullptr);
+        auto [renumbered, pushed2] = run(300, &trace);
+        QVERIFY(pushed > 10000);
+        QCOMPARE(pushed2, pushed);
+        QCOMPARE(static_cast<int>(plain.size()), pushed);
+        QVERIFY(plain == renumbered);
+        QCOMPARE(trace.size(), static_cast<std::size_t>(pushed));
+        QCOMPARE(trace.front().pending, 0u);
+        QCOMPARE(trace[1].pending, 1u);
+        // A key past the queue's bits is refused, not truncated into another key's place.
+        Simulator sim;
+        QVERIFY_THROWS_EXCEPTION(std::length_error, sim.callAt(0, Simulator::kKeyLimit, [](void*, std::uint64_t) { }, nullptr, 0));
+    }
+
     void inlinePathKeepsOrderAndCount()
     {
         // Several coroutines on different keys, with ties in time: every wake-up, its time and order, and the
