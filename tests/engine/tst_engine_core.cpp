@@ -1,6 +1,7 @@
 // The engine's core data structures against simple references: the event queue's order and its inline fast path,
 // FlatMap against std::map, and the packed struct page (links, mapcount, page_private). Plus the determinism the
 // optimisations must keep: the same run at any runner thread count gives the same results.
+#include "mm/immaplist.h"
 #include "mm/page.h"
 #include "mm/pinset.h"
 #include "run/runner.h"
@@ -236,6 +237,42 @@ private Q_SLOTS:
         QVERIFY(on == off);
         QCOMPARE(evOn, evOff);
         QCOMPARE(evOn, std::uint64_t { 5 + 5 * 300 });
+    }
+
+    // The i_mmap list against a vector with erase_if: the same VMAs in the same order after any mix of links and
+    // unlinks (its holes and compactions never show), and the same count.
+    void immapListMatchesAVector()
+    {
+        struct V {
+            const int* mm = nullptr;
+            std::uint32_t start = 0;
+            std::uint32_t pages = 0;
+        };
+        static const int mms[8] = {};
+        IMmapList<V> list;
+        std::vector<V> ref;
+        Rng rng(9);
+        for (int i = 0; i < 20000; ++i) {
+            const int* mm = &mms[rng.next() % 8];
+            auto start = static_cast<std::uint32_t>(rng.next() % 64);
+            if (rng.next() % 5 < 3) {
+                V v { mm, start, static_cast<std::uint32_t>(i) };
+                list.push_back(v);
+                ref.push_back(v);
+            } else {
+                list.erase(mm, start);
+                std::erase_if(ref, [&](const V& v) { return v.mm == mm && v.start == start; });
+            }
+            if (i % 97 == 0 || i == 19999) {
+                QCOMPARE(list.size(), ref.size());
+                std::size_t n = 0;
+                for (const V& v : list) {
+                    QVERIFY(n < ref.size() && v.mm == ref[n].mm && v.start == ref[n].start && v.pages == ref[n].pages);
+                    ++n;
+                }
+                QCOMPARE(n, ref.size());
+            }
+        }
     }
 
     void flatMapMatchesStdMap()
