@@ -7,6 +7,7 @@
 #include "run/runner.h"
 #include "sim/co.h"
 #include "sim/flatmap.h"
+#include "sim/reuse.h"
 #include "sim/rng.h"
 #include "sim/simulator.h"
 
@@ -273,6 +274,32 @@ private Q_SLOTS:
                 QCOMPARE(n, ref.size());
             }
         }
+    }
+
+    // A large array freed by one run is what the next run of the same shape gets back (same thread); a request of
+    // another size frees what was cached.
+    void reusedBlocksComeBackForTheSameShape()
+    {
+        ReusedBlocks::release();
+        const void* first = nullptr;
+        {
+            ReusedVector<std::uint64_t> a(1u << 18, 7); // 2 MiB
+            first = a.data();
+        }
+        {
+            ReusedVector<std::uint64_t> b(1u << 18, 9);
+            QCOMPARE(static_cast<const void*>(b.data()), first);
+            QCOMPARE(b[12345], std::uint64_t { 9 });
+        }
+        {
+            ReusedVector<std::uint64_t> c((1u << 18) + 1, 3); // another shape: the cached block is freed
+            QCOMPARE(c.back(), std::uint64_t { 3 });
+        }
+        {
+            ReusedVector<std::uint8_t> small(100, 1); // below the threshold: plain allocation
+            QCOMPARE(small[99], std::uint8_t { 1 });
+        }
+        ReusedBlocks::release();
     }
 
     void flatMapMatchesStdMap()
