@@ -21,7 +21,7 @@ void Simulator::push(Time t, std::uint32_t key, Callback fn, void* ctx, std::uin
     p.arg = arg;
     const std::uint64_t ks = std::uint64_t { key } << kSeqBits | m_seq++;
     if (!m_sorted) [[unlikely]]
-        return heapPush(Entry { t, ks, slot });
+        return m_radix.push(Entry { t, ks, slot });
     // Insert into the latest-first array from a hole at the end: shift the earlier entries one place up. Those
     // strictly earlier in time first, one compare of the times each; then the few at the very same time with a
     // smaller key, or the same key and so a smaller sequence number (a new event's is above every pending one's).
@@ -65,7 +65,7 @@ void Simulator::pushRare(Time t, std::uint32_t key, Callback fn, void* ctx, std:
     p.arg = arg;
     const Entry e { t, k << kSeqBits | m_seq++, slot };
     if (!m_sorted)
-        return heapPush(e);
+        return m_radix.push(e);
     Entry* q = m_s + m_n + 1;
     while (before(q[-1], e)) {
         q[0] = q[-1];
@@ -81,117 +81,53 @@ void Simulator::pushRare(Time t, std::uint32_t key, Callback fn, void* ctx, std:
 void Simulator::renumber()
 {
     constexpr std::uint64_t seqMask = (std::uint64_t { 1 } << kSeqBits) - 1;
-    std::vector<Entry*> all;
-    if (m_sorted) {
+    // The entries' orders, earliest first, and each entry's new number by its slot (unique among pending events).
+    m_drained.clear();
+    if (m_sorted)
         for (std::size_t i = m_n; i >= 1; --i)
-            all.push_back(&m_s[i]);
-    } else {
-        if (m_hasFront)
-            all.push_back(&m_front);
-        for (Entry& e : m_heap)
-            all.push_back(&e);
-        std::sort(all.begin(), all.end(), [](const Entry* a, const Entry* b) { return before(*a, *b); });
-    }
-    // Renumbering keeps each entry's order with every other, so the heap stays a heap and the array sorted.
-    std::uint64_t seq = 0;
-    for (Entry* e : all)
-        e->ks = (e->ks & ~seqMask) | seq++;
-    m_seq = seq;
+            m_drained.push_back(m_s[i]);
+    else
+        m_radix.updateAll([this](const Entry& e) { m_drained.push_back(e); });
+    std::sort(m_drained.begin(), m_drained.end(), [](const Entry& a, const Entry& b) { return before(a, b); });
+    std::vector<std::uint64_t> seqOf(m_slots.size());
+    for (std::size_t i = 0; i < m_drained.size(); ++i)
+        seqOf[m_drained[i].slot] = i;
+    // Renumbering keeps each entry's order with every other, so the radix heap stays valid and the array sorted.
+    auto renumberOne = [&](Entry& e) { e.ks = (e.ks & ~seqMask) | seqOf[e.slot]; };
+    if (m_sorted)
+        for (std::size_t i = 1; i <= m_n; ++i)
+            renumberOne(m_s[i]);
+    else
+        m_radix.updateAll(renumberOne);
+    m_seq = m_drained.size();
 }
 
-void Simulator::heapPush(Entry e)
-{
-    if (m_hasFront) {
-        if (before(e, m_front))
-            std::swap(e, m_front);
-    } else if (before(e, m_heap.front())) {
-        m_front = e;
-        m_hasFront = true;
-        return;
-    }
-    heapSiftUp(e);
-}
-
-void Simulator::heapSiftUp(Entry e)
-{
-    // sift up from a hole at the end
-    std::size_t i = m_heap.size();
-    m_heap.push_back(e);
-    while (i > 0) {
-        std::size_t parent = (i - 1) / kArity;
-        if (!before(e, m_heap[parent]))
-            break;
-        m_heap[i] = m_heap[parent];
-        i = parent;
-    }
-    m_heap[i] = e;
-}
-
-// The array, latest first, reversed: earliest first, every parent before its children.
+// The array's entries into the radix heap, its buckets placed around the clock.
 void Simulator::toHeap()
 {
-    assert(m_sorted && !m_hasFront);
-    m_heap.assign(std::make_reverse_iterator(m_s + m_n + 1), std::make_reverse_iterator(m_s + 1));
+    assert(m_sorted);
+    m_radix.reset(m_now);
+    for (std::size_t i = m_n; i >= 1; --i)
+        m_radix.push(m_s[i]);
     m_n = 0;
     m_sorted = false;
 }
 
 void Simulator::toSorted()
 {
-    assert(!m_sorted && !m_hasFront && m_heap.size() <= kSortedMax);
-    std::sort(m_heap.begin(), m_heap.end(), [](const Entry& a, const Entry& b) { return before(b, a); });
-    std::copy(m_heap.begin(), m_heap.end(), m_s + 1);
-    m_n = m_heap.size();
-    m_heap.clear();
+    assert(!m_sorted && m_radix.size() <= kSortedMax);
+    m_drained.clear();
+    m_radix.drainInto(m_drained);
+    std::sort(m_drained.begin(), m_drained.end(), [](const Entry& a, const Entry& b) { return before(b, a); });
+    std::copy(m_drained.begin(), m_drained.end(), m_s + 1);
+    m_n = m_drained.size();
     m_sorted = true;
 }
 
-Simulator::Entry Simulator::heapPop()
+Simulator::Entry Simulator::radixPop()
 {
-    if (m_hasFront) {
-        m_hasFront = false;
-        return m_front;
-    }
-    Entry top = m_heap.front();
-    Entry last = m_heap.back();
-    m_heap.pop_back();
-    const std::size_t n = m_heap.size();
-    if (n > 0) {
-        Entry* h = m_heap.data();
-        // Move the hole at the root down to a leaf, each step to the earliest of the children: the three compares
-        // of a full group of four become conditional moves.
-        std::size_t i = 0;
-        for (;;) {
-            const std::size_t first = i * kArity + 1;
-            if (first + kArity > n)
-                break;
-            const Entry* c = h + first;
-            std::size_t b01 = before(c[1], c[0]) ? 1 : 0;
-            std::size_t b23 = before(c[3], c[2]) ? 3 : 2;
-            std::size_t best = before(c[b23], c[b01]) ? b23 : b01;
-            h[i] = c[best];
-            i = first + best;
-        }
-        // A last, partial group of children at the bottom.
-        if (std::size_t first = i * kArity + 1; first < n) {
-            std::size_t best = first;
-            for (std::size_t c = first + 1; c < n; ++c)
-                if (before(h[c], h[best]))
-                    best = c;
-            h[i] = h[best];
-            i = best;
-        }
-        // Sift `last` up from the hole at the leaf.
-        while (i > 0) {
-            std::size_t parent = (i - 1) / kArity;
-            if (!before(last, h[parent]))
-                break;
-            h[i] = h[parent];
-            i = parent;
-        }
-        h[i] = last;
-    }
-    if (n <= kSortedMin)
+    Entry top = m_radix.pop();
+    if (m_radix.size() <= kSortedMin)
         toSorted();
     return top;
 }
@@ -199,7 +135,7 @@ Simulator::Entry Simulator::heapPop()
 void Simulator::dropObservers()
 {
     while (!empty()) {
-        Entry e = m_sorted ? m_s[m_n--] : heapPop();
+        Entry e = m_sorted ? m_s[m_n--] : radixPop();
         assert(isObserver(e));
         freeSlot(e.slot);
     }
@@ -217,7 +153,7 @@ bool Simulator::run(Interrupter* interrupter)
                 break;
             e = m_s[m_n--];
         } else
-            e = heapPop();
+            e = radixPop();
         // What to run leaves the slot before the slot is freed: the event may push the next one into it.
         const Payload& p = m_slots[e.slot];
         Callback fn = p.fn;

@@ -5,6 +5,8 @@
 // Units: simulated time is an integer count of picoseconds (Time), so sub-nanosecond costs from the cost model
 // accumulate exactly and identically on every host. Use ns()/us()/ms() to build times, toNs()/toSec() to print them.
 
+#include "sim/radixqueue.h"
+
 #include <cassert>
 #include <coroutine>
 #include <cstdint>
@@ -14,9 +16,6 @@
 namespace mms {
 
 using Time = std::int64_t; // picoseconds
-
-// An event's place in the queue, (time, key, sequence number) as one unsigned 128-bit number (GCC and Clang).
-__extension__ typedef unsigned __int128 EventOrder;
 
 // Rounds half away from zero. The sign is copied onto the 0.5 rather than chosen by a compare (the same value for
 // every v, -0.0 included; fewer instructions in Sched::burn, which converts a cost at nearly every line of a path).
@@ -135,7 +134,7 @@ public:
         updateInlineUntil();
     }
     bool empty() const { return pending() == 0; }
-    std::size_t pending() const { return m_sorted ? m_n : m_heap.size() + (m_hasFront ? 1 : 0); }
+    std::size_t pending() const { return m_sorted ? m_n : m_radix.size(); }
 
 private:
     // Two shapes of queue, ordered by (t, key, seq) either way; which one holds the events is a host-side choice
@@ -146,18 +145,9 @@ private:
     // sorted entries moves a few entries with one compare each. m_s[0] is a sentinel later than every event, so
     // the insertion's walk needs no bounds check and an empty queue's top is the sentinel.
     //
-    // Past kSortedMax entries (the 144-CPU machines, hundreds of tasks) the events move to a 4-ary min-heap, and
-    // back to the array when the heap has shrunk to kSortedMin. An entry carries its whole order, (t, key, seq),
-    // as one 128-bit number, so a pop picks the earliest of four children with compares and conditional moves and
-    // no branch the host must guess (the order of simultaneous events is data, and a guessed branch on it missed
-    // about every other time). A pop moves the hole to a leaf along the earliest children and sifts the last
-    // entry up from there (Floyd's), which is where it nearly always belongs. The order is strict (no two events
-    // share a sequence number), so every valid heap pops the same sequence. In heap mode the earliest event may
-    // wait outside the heap, in m_front: an event pushed while the front is empty and earlier than the heap's top
-    // goes there, and the next pop takes it without a sift. That is the common shape of an event handler's last
-    // act -- a lock attempt that schedules the holder's resumption, a timer whose wake-up schedules the switch-in
-    // -- which then costs neither a sift-up nor a sift-down. Invariant: when m_hasFront is set (heap mode only),
-    // m_front is before every heap entry.
+    // Past kSortedMax entries (the 144-CPU machines, hundreds of tasks, thousands of timers) the events move to a
+    // radix heap on their times (sim/radixqueue.h), and back to the array when it has shrunk to kSortedMin. An entry
+    // carries its whole order, (t, key, seq), as one 128-bit number.
     //
     // The sequence number lives in the entry's low kSeqBits bits, below the key. It counts from the last
     // renumbering: when it would overflow those bits (after 2^40 events, never in a real run), the pending events
@@ -170,12 +160,7 @@ private:
     // caller's stores had left the store buffer: a host store-forwarding stall per event).
     static constexpr unsigned kSeqBits = 40;
     static_assert(std::uint64_t { kKeyLimit } < std::uint64_t { 1 } << (64 - kSeqBits)); // a key and the observers'
-    struct Entry {
-        Time t;
-        std::uint64_t ks; // key << kSeqBits | sequence number
-        std::uint32_t slot;
-        EventOrder order() const { return static_cast<EventOrder>(static_cast<std::uint64_t>(t)) << 64 | ks; }
-    };
+    using Entry = QueueEntry; // t, ks = key << kSeqBits | sequence number, slot
     // A resumption has no fn and its coroutine's address in ctx. A free slot keeps the next free slot's index in
     // next (the free list is LIFO, so the slot reused is the one whose line was touched last).
     struct Payload {
@@ -184,7 +169,6 @@ private:
         void* ctx;
         std::uint64_t arg;
     };
-    static constexpr std::size_t kArity = 4;
     static constexpr std::size_t kSortedMax = 32;
     static constexpr std::size_t kSortedMin = 16;
     static constexpr std::uint32_t kNoSlot = ~0u;
@@ -203,22 +187,19 @@ private:
     {
         if (m_sorted) [[likely]]
             return m_s[m_n];
-        return m_hasFront ? m_front : m_heap.front();
+        return m_radix.top();
     }
-    void heapPush(Entry e);
-    void heapSiftUp(Entry e);
-    Entry heapPop();
+    Entry radixPop();
     void dropObservers();
     void toHeap();
     void toSorted();
     void renumber();
 
     bool m_sorted = true;
-    bool m_hasFront = false;
     std::size_t m_n = 0; // entries in m_s (sorted mode)
     Entry m_s[kSortedMax + 2] = { { kNever, ~std::uint64_t { 0 }, kNoSlot } }; // the sentinel, then the entries
-    Entry m_front {};
-    std::vector<Entry> m_heap; // heap mode: a 4-ary heap, earliest first
+    RadixQueue m_radix; // past kSortedMax pending events
+    std::vector<Entry> m_drained; // toSorted()'s and renumber()'s scratch
     std::vector<Payload> m_slots;
     std::uint32_t m_freeSlot = kNoSlot; // head of the free slots' list
 #ifndef NDEBUG

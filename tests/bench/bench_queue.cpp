@@ -10,12 +10,15 @@
 //  - heap-indirect: the queue before the packed order: a sorted array up to 32 events, past it a 4-ary heap of
 //    16-byte (time, key, slot) entries whose sequence numbers are read from the slots on a tie, a one-entry front,
 //    a sift-down that compares with branches;
-//  - heap-packed: the queue the simulator uses (sim/simulator.cpp): the same shape with (time, key, sequence) as one
-//    128-bit number in a 24-byte entry, the earliest of four children picked with conditional moves, and a pop that
-//    moves the hole to a leaf before sifting the last entry up (Floyd's);
+//  - heap-packed: the same shape with (time, key, sequence) as one 128-bit number in a 24-byte entry, the earliest
+//    of four children picked with conditional moves, and a pop that moves the hole to a leaf before sifting the last
+//    entry up (Floyd's);
+//  - radix: the queue the simulator uses (sim/simulator.cpp): the sorted array up to 32 events, past it the radix
+//    heap of sim/radixqueue.h;
 //  - binary-heap: std::priority_queue over the packed order, for reference.
 #include "run/run.h"
 #include "scenario/scenario.h"
+#include "sim/radixqueue.h"
 #include "sim/simulator.h"
 
 #include <algorithm>
@@ -301,6 +304,75 @@ private:
     std::uint64_t m_seq = 0;
 };
 
+class RadixSimQueue {
+public:
+    void push(Time t, std::uint32_t key, std::uint32_t id)
+    {
+        std::uint32_t slot;
+        if (m_free.empty()) {
+            slot = static_cast<std::uint32_t>(m_idOf.size());
+            m_idOf.push_back(0);
+        } else {
+            slot = m_free.back();
+            m_free.pop_back();
+        }
+        m_idOf[slot] = id;
+        const std::uint64_t ks = std::uint64_t { key } << 40 | m_seq++;
+        QueueEntry e { t, ks, slot };
+        if (!m_sorted)
+            return m_radix.push(e);
+        QueueEntry* q = m_s + m_n + 1;
+        while (q[-1].t < t) {
+            q[0] = q[-1];
+            --q;
+        }
+        while (q[-1].t == t && q[-1].ks < ks) {
+            q[0] = q[-1];
+            --q;
+        }
+        *q = e;
+        if (++m_n > kSortedMax) {
+            m_radix.reset(m_now);
+            for (std::size_t i = m_n; i >= 1; --i)
+                m_radix.push(m_s[i]);
+            m_n = 0;
+            m_sorted = false;
+        }
+    }
+    std::uint32_t pop()
+    {
+        QueueEntry e;
+        if (m_sorted)
+            e = m_s[m_n--];
+        else {
+            e = m_radix.pop();
+            if (m_radix.size() <= kSortedMin) {
+                m_drained.clear();
+                m_radix.drainInto(m_drained);
+                std::sort(m_drained.begin(), m_drained.end(),
+                    [](const QueueEntry& a, const QueueEntry& b) { return b.order() < a.order(); });
+                std::copy(m_drained.begin(), m_drained.end(), m_s + 1);
+                m_n = m_drained.size();
+                m_sorted = true;
+            }
+        }
+        m_now = e.t;
+        m_free.push_back(e.slot);
+        return m_idOf[e.slot];
+    }
+
+private:
+    bool m_sorted = true;
+    std::size_t m_n = 0;
+    QueueEntry m_s[kSortedMax + 2] = { { kNever, ~std::uint64_t { 0 }, 0 } };
+    RadixQueue m_radix;
+    std::vector<QueueEntry> m_drained;
+    std::vector<std::uint32_t> m_idOf;
+    std::vector<std::uint32_t> m_free;
+    std::uint64_t m_seq = 0;
+    Time m_now = 0;
+};
+
 class BinaryHeapQueue {
 public:
     void push(Time t, std::uint32_t key, std::uint32_t id)
@@ -379,8 +451,8 @@ int main(int argc, char** argv)
 
     std::printf("## Event queues on recorded event streams (scale %g, %d replays: ns per event, min / median / max)\n\n",
         scale, reps);
-    std::printf("| scenario | point | pushes | max pending | heap-indirect | heap-packed | binary-heap | same order |\n"
-                "|---|---|---:|---:|---:|---:|---:|---|\n");
+    std::printf("| scenario | point | pushes | max pending | heap-indirect | heap-packed | radix | binary-heap | same order |\n"
+                "|---|---|---:|---:|---:|---:|---:|---:|---|\n");
     for (auto& id : ids) {
         Scenario sc = loadScenario(id);
         std::vector<OJson> points = sc.points();
@@ -402,7 +474,7 @@ int main(int argc, char** argv)
         for (const Push& p : trace)
             maxPending = std::max(maxPending, p.pending);
 
-        std::vector<double> a, b, c;
+        std::vector<double> a, b, c, d;
         bool same = true;
         for (int r = 0; r < reps; ++r) {
             double s = 0;
@@ -410,8 +482,10 @@ int main(int argc, char** argv)
             a.push_back(s);
             same = same && replay<PackedQueue>(trace, s) == ref;
             b.push_back(s);
-            same = same && replay<BinaryHeapQueue>(trace, s) == ref;
+            same = same && replay<RadixSimQueue>(trace, s) == ref;
             c.push_back(s);
+            same = same && replay<BinaryHeapQueue>(trace, s) == ref;
+            d.push_back(s);
         }
         auto per = [&](const std::vector<double>& v) {
             Stats s = stats(v);
@@ -420,8 +494,8 @@ int main(int argc, char** argv)
             std::snprintf(buf, sizeof buf, "%.1f / %.1f / %.1f", s.min * 1e9 / n, s.median * 1e9 / n, s.max * 1e9 / n);
             return std::string(buf);
         };
-        std::printf("| %s | %s | %zu | %u | %s | %s | %s | %s |\n", id.c_str(), spec.point.dump().c_str(), trace.size(),
-            maxPending, per(a).c_str(), per(b).c_str(), per(c).c_str(), same ? "yes" : "NO");
+        std::printf("| %s | %s | %zu | %u | %s | %s | %s | %s | %s |\n", id.c_str(), spec.point.dump().c_str(),
+            trace.size(), maxPending, per(a).c_str(), per(b).c_str(), per(c).c_str(), per(d).c_str(), same ? "yes" : "NO");
         std::fflush(stdout);
         if (!same)
             return 1;
