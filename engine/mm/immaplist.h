@@ -108,8 +108,8 @@ private:
     std::size_t mask() const { return m_table.size() - 1; }
     std::size_t homeOf(const void* mm, std::uint32_t start) const
     {
-        std::uint64_t h = (static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(mm)) ^ (std::uint64_t { start } << 40))
-            * 0x9e3779b97f4a7c15ull;
+        const auto p = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(mm));
+        std::uint64_t h = (p ^ (std::uint64_t { start } << 40)) * 0x9e3779b97f4a7c15ull;
         return static_cast<std::size_t>(h >> 32) & mask();
     }
     void index(std::size_t pos)
