@@ -7,6 +7,7 @@
 // in its mapping from add_to_page_cache_lru() until __remove_mapping() (reclaim) takes it out.
 
 #include "mm/fastpath.h"
+#include "mm/immaplist.h"
 #include "mm/page.h"
 #include "mm/toggles.h"
 #include "sim/co.h"
@@ -63,7 +64,7 @@ struct AddressSpace {
     std::vector<std::pair<Task*, std::uint32_t>> pageWaiters;
     // The file's VMAs (the i_mmap interval tree) and the lock rmap walks and vma_link take: i_mmap_mutex until 3.18,
     // i_mmap_rwsem since (i_mmap.lock). Only the one the toggle names is used.
-    std::vector<FileVma> i_mmap;
+    IMmapList<FileVma> i_mmap;
     IMmapLock i_mmap_kind = IMmapLock::Mutex;
     Mutex i_mmap_mutex { "mapping->i_mmap_mutex" };
     RwSem i_mmap_rwsem { "mapping->i_mmap_rwsem" };

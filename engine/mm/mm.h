@@ -24,6 +24,7 @@
 #include "mm/vmstat.h"
 #include "sched/sched.h"
 #include "sched/signal.h"
+#include "sim/reuse.h"
 #include "sim/rng.h"
 #include "sim/flatmap.h"
 #include "sync/mutex.h"
@@ -75,7 +76,7 @@ public:
     // the root.
     std::vector<Lruvec*> lruvecs;
     int memcgs() const { return static_cast<int>(nodes.front()->lruvecs.size()); }
-    std::vector<std::uint8_t> pageMemcg; // by Pfn; empty with one lruvec a node
+    ReusedVector<std::uint8_t> pageMemcg; // by Pfn; empty with one lruvec a node
     std::vector<std::uint8_t> taskMemcg; // by task id; missing = root
     void setTaskMemcg(const Task& t, int memcg)
     {

@@ -10,6 +10,7 @@
 #include "sim/flatmap.h"
 #include "sim/pagecontent.h"
 #include "sim/pagestate.h"
+#include "sim/reuse.h"
 
 #include <cassert>
 #include <cstdint>
@@ -176,9 +177,9 @@ public:
 
 private:
     std::uint32_t m_nr = 0;
-    std::vector<std::uint16_t> m_flags;
-    std::vector<std::uint16_t> m_owner;
-    std::vector<std::uint32_t> m_index;
+    ReusedVector<std::uint16_t> m_flags;
+    ReusedVector<std::uint16_t> m_owner;
+    ReusedVector<std::uint32_t> m_index;
     // m_link[p]: next in bits 0..27, prev in bits 28..55, mapcount (up to 255) in bits 56..63. kLinkNone stands for kNoPage.
     static constexpr std::uint32_t kLinkMask = (1u << 28) - 1;
     static constexpr std::uint32_t kLinkNone = kLinkMask;
@@ -203,8 +204,8 @@ private:
     void setNext(Pfn p, Pfn n) { m_link[p] = (m_link[p] & ~kNextBits) | pack(n); }
     void setPrev(Pfn p, Pfn v) { m_link[p] = (m_link[p] & ~kPrevBits) | (pack(v) << kPrevShift); }
 
-    std::vector<std::uint64_t> m_link;
-    std::vector<std::uint8_t> m_content; // PageContent, 2 bits a frame
+    ReusedVector<std::uint64_t> m_link;
+    ReusedVector<std::uint8_t> m_content; // PageContent, 2 bits a frame
     FlatMap<std::uint32_t> m_private;
     FlatMap<std::uint32_t> m_mapcountHigh; // the mapcounts of 255 and more
 };

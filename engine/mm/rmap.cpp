@@ -236,13 +236,7 @@ Co<> unlink_file_vmas(Mm& k, Task& t, MmStruct& mm)
         AddressSpace& m = *v.file;
         co_await i_mmap_lock_write(k, t, m);
         Sched::burn(t, intervalTreeDescentNs(k.cost, m.i_mmap.size()) + k.cost.listOpNs); // vma_interval_tree_remove
-        // erase_if(), but each match erased in place: one VMA of `mm` at most matches, so the tail behind it moves
-        // in one memmove rather than through remove_if's compare-and-copy (the tree of a shared file holds
-        // thousands of VMAs in aim7).
-        auto match = [&](const FileVma& f) { return f.mm == &mm && f.start == v.start; };
-        for (auto it = std::find_if(m.i_mmap.begin(), m.i_mmap.end(), match); it != m.i_mmap.end();
-             it = std::find_if(it, m.i_mmap.end(), match))
-            it = m.i_mmap.erase(it);
+        m.i_mmap.erase(&mm, v.start);
         co_await i_mmap_unlock_write(k, t, m);
     }
 }

@@ -6,6 +6,7 @@
 #include "block/blkdev.h"
 #include "block/zram_drv.h"
 #include "mm/page.h"
+#include "sim/reuse.h"
 #include "sync/spinlock.h"
 
 #include <cstddef>
@@ -44,7 +45,7 @@ struct SwapInfo {
     int type = 0;
     SpinLock lock; // swap_info_struct->lock
     SpinLock treeLock; // swapper_spaces[type].tree_lock (the swap cache radix tree)
-    std::vector<SwapSlot> slot; // by offset: swap_map, the swap cache and the slots-cache mark
+    ReusedVector<SwapSlot> slot; // by offset: swap_map, the swap cache and the slots-cache mark
     std::uint32_t inuse = 0; // slots with a PTE reference or a cached page
     std::uint32_t clusterNext = 1; // next offset to try (slot 0 is the header)
     std::unique_ptr<BlockDevice> dev;

@@ -224,6 +224,7 @@ RunResult executeRun(const RunSpec& spec, Interrupter* interrupter)
 {
     RunSetup setup = spec.scenario->resolve(spec.variant, spec.point, spec.scale);
     Simulator sim;
+    sim.setTrace(spec.queueTrace);
     Sched sched(sim, setup.machine);
     Kernel kernel(sched, setup.toggles);
     kernel.boot(spec.bootSeed);

@@ -5,6 +5,8 @@
 #include "run/result.h"
 #include "sim/simulator.h"
 
+#include <vector>
+
 namespace mms {
 
 struct RecordingOptions {
@@ -29,6 +31,7 @@ struct RunSpec {
     RecordingOptions recording;
     bool checkInvariants = false; // verify the kernel's invariants at the end (tests)
     std::uint64_t maxEvents = kDefaultMaxEvents; // the event budget (RunTooLong past it); 0: none
+    std::vector<Simulator::TracedPush>* queueTrace = nullptr; // benchmarks: the event queue's pushes (setTrace)
 };
 
 // A run the model has no way out of, stopped by the watchdog (docs/reliability.md): the message names the simulated

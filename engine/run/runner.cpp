@@ -1,6 +1,7 @@
 #include "run/runner.h"
 
 #include "scenario/runsetup.h"
+#include "sim/reuse.h"
 
 #include <oneapi/tbb/global_control.h>
 #include <oneapi/tbb/parallel_for.h>
@@ -364,6 +365,9 @@ namespace {
                 (void)handoff.load(std::memory_order_acquire);
                 for (std::size_t k = next++; k < count; k = next++)
                     body(k);
+                // The arrays the runs on this thread kept for the next run of their shape (sim/reuse.h): there is
+                // none, so they go back to the host.
+                ReusedBlocks::release();
             });
         });
     }

@@ -1,6 +1,8 @@
 #include "sim/simulator.h"
 
 #include <algorithm>
+#include <stdexcept>
+#include <string>
 
 namespace mms {
 
@@ -10,120 +12,122 @@ void Simulator::push(Time t, std::uint32_t key, Callback fn, void* ctx, std::uin
 {
     assert(t < kNever);
     std::uint32_t slot = m_freeSlot;
-    if (slot == kNoSlot) [[unlikely]]
-        return pushNewSlot(t, key, fn, ctx, arg);
+    if (slot == kNoSlot || key >= kKeyLimit || m_seq >= m_rareFrom) [[unlikely]] // (kObserverKey is past kKeyLimit)
+        return pushRare(t, key, fn, ctx, arg);
     Payload& p = m_slots[slot];
-    m_freeSlot = static_cast<std::uint32_t>(p.seq);
-    p.seq = m_seq++;
+    m_freeSlot = static_cast<std::uint32_t>(p.next);
     p.fn = fn;
     p.ctx = ctx;
     p.arg = arg;
+    const std::uint64_t ks = std::uint64_t { key } << kSeqBits | m_seq++;
     if (!m_sorted) [[unlikely]]
-        return heapPush(Entry { t, key, slot });
+        return m_radix.push(Entry { t, ks, slot });
     // Insert into the latest-first array from a hole at the end: shift the earlier entries one place up. Those
     // strictly earlier in time first, one compare of the times each; then the few at the very same time with a
-    // key no larger (a new event's sequence number is above every pending one's, so at equal time and key it goes
-    // after them). The place one loop over before() finds; the sentinel stops both walks.
+    // smaller key, or the same key and so a smaller sequence number (a new event's is above every pending one's).
+    // The place one loop over before() finds; the sentinel stops both walks.
     Entry* q = m_s + m_n + 1;
     while (q[-1].t < t) {
         q[0] = q[-1];
         --q;
     }
-    while (q[-1].t == t && q[-1].key <= key) {
-        assert(m_slots[q[-1].slot].seq < m_slots[slot].seq);
+    while (q[-1].t == t && q[-1].ks < ks) {
         q[0] = q[-1];
         --q;
     }
-    *q = Entry { t, key, slot };
+    *q = Entry { t, ks, slot };
     if (++m_n > kSortedMax) [[unlikely]]
         return toHeap();
 }
 
-void Simulator::pushNewSlot(Time t, std::uint32_t key, Callback fn, void* ctx, std::uint64_t arg)
+// push() off its common path: no free slot, the observers' key (or a key past the entry's bits), the sequence
+// numbers' bits used up, or a trace to record.
+void Simulator::pushRare(Time t, std::uint32_t key, Callback fn, void* ctx, std::uint64_t arg)
 {
-    assert(m_freeSlot == kNoSlot);
-    m_freeSlot = static_cast<std::uint32_t>(m_slots.size());
-    m_slots.push_back(Payload { kNoSlot, nullptr, nullptr, 0 });
-    push(t, key, fn, ctx, arg);
-}
-
-void Simulator::heapPush(Entry e)
-{
-    if (m_hasFront) {
-        if (before(e, m_front))
-            std::swap(e, m_front);
-    } else if (before(e, m_heap.front())) {
-        m_front = e;
-        m_hasFront = true;
-        return;
+    if (m_trace)
+        m_trace->push_back(TracedPush { t, key, static_cast<std::uint32_t>(pending()) });
+    std::uint64_t k = key;
+    if (key == kObserverKey)
+        k = kKeyLimit; // after every other key
+    else if (key >= kKeyLimit)
+        throw std::length_error("an event key past the simulator's " + std::to_string(kKeyLimit) + " keys");
+    if (m_freeSlot == kNoSlot) {
+        m_freeSlot = static_cast<std::uint32_t>(m_slots.size());
+        m_slots.push_back(Payload { kNoSlot, nullptr, nullptr, 0 });
     }
-    heapSiftUp(e);
-}
-
-void Simulator::heapSiftUp(Entry e)
-{
-    // sift up from a hole at the end
-    std::size_t i = m_heap.size();
-    m_heap.push_back(e);
-    while (i > 0) {
-        std::size_t parent = (i - 1) / kArity;
-        if (!before(e, m_heap[parent]))
-            break;
-        m_heap[i] = m_heap[parent];
-        i = parent;
+    if (m_seq >= m_seqLimit)
+        renumber();
+    std::uint32_t slot = m_freeSlot;
+    Payload& p = m_slots[slot];
+    m_freeSlot = static_cast<std::uint32_t>(p.next);
+    p.fn = fn;
+    p.ctx = ctx;
+    p.arg = arg;
+    const Entry e { t, k << kSeqBits | m_seq++, slot };
+    if (!m_sorted)
+        return m_radix.push(e);
+    Entry* q = m_s + m_n + 1;
+    while (before(q[-1], e)) {
+        q[0] = q[-1];
+        --q;
     }
-    m_heap[i] = e;
+    *q = e;
+    if (++m_n > kSortedMax)
+        toHeap();
 }
 
-// The array, latest first, reversed: earliest first, every parent before its children.
+// Every pending event gets a new sequence number, 0, 1, 2, ... in the queue's order; the next push continues
+// from there. Only the order of the sequence numbers is ever read, so nothing that compares them changes.
+void Simulator::renumber()
+{
+    constexpr std::uint64_t seqMask = (std::uint64_t { 1 } << kSeqBits) - 1;
+    // The entries' orders, earliest first, and each entry's new number by its slot (unique among pending events).
+    m_drained.clear();
+    if (m_sorted)
+        for (std::size_t i = m_n; i >= 1; --i)
+            m_drained.push_back(m_s[i]);
+    else
+        m_radix.updateAll([this](const Entry& e) { m_drained.push_back(e); });
+    std::sort(m_drained.begin(), m_drained.end(), [](const Entry& a, const Entry& b) { return before(a, b); });
+    std::vector<std::uint64_t> seqOf(m_slots.size());
+    for (std::size_t i = 0; i < m_drained.size(); ++i)
+        seqOf[m_drained[i].slot] = i;
+    // Renumbering keeps each entry's order with every other, so the radix heap stays valid and the array sorted.
+    auto renumberOne = [&](Entry& e) { e.ks = (e.ks & ~seqMask) | seqOf[e.slot]; };
+    if (m_sorted)
+        for (std::size_t i = 1; i <= m_n; ++i)
+            renumberOne(m_s[i]);
+    else
+        m_radix.updateAll(renumberOne);
+    m_seq = m_drained.size();
+}
+
+// The array's entries into the radix heap, its buckets placed around the clock.
 void Simulator::toHeap()
 {
-    assert(m_sorted && !m_hasFront);
-    m_heap.assign(std::make_reverse_iterator(m_s + m_n + 1), std::make_reverse_iterator(m_s + 1));
+    assert(m_sorted);
+    m_radix.reset(m_now);
+    for (std::size_t i = m_n; i >= 1; --i)
+        m_radix.push(m_s[i]);
     m_n = 0;
     m_sorted = false;
 }
 
 void Simulator::toSorted()
 {
-    assert(!m_sorted && !m_hasFront && m_heap.size() <= kSortedMax);
-    std::sort(m_heap.begin(), m_heap.end(), [this](const Entry& a, const Entry& b) { return before(b, a); });
-    std::copy(m_heap.begin(), m_heap.end(), m_s + 1);
-    m_n = m_heap.size();
-    m_heap.clear();
+    assert(!m_sorted && m_radix.size() <= kSortedMax);
+    m_drained.clear();
+    m_radix.drainInto(m_drained);
+    std::sort(m_drained.begin(), m_drained.end(), [](const Entry& a, const Entry& b) { return before(b, a); });
+    std::copy(m_drained.begin(), m_drained.end(), m_s + 1);
+    m_n = m_drained.size();
     m_sorted = true;
 }
 
-Simulator::Entry Simulator::heapPop()
+Simulator::Entry Simulator::radixPop()
 {
-    if (m_hasFront) {
-        m_hasFront = false;
-        return m_front;
-    }
-    Entry top = m_heap.front();
-    Entry last = m_heap.back();
-    m_heap.pop_back();
-    std::size_t n = m_heap.size();
-    if (n > 0) {
-        // sift `last` down from a hole at the root
-        std::size_t i = 0;
-        for (;;) {
-            std::size_t first = i * kArity + 1;
-            if (first >= n)
-                break;
-            std::size_t best = first;
-            std::size_t end = first + kArity < n ? first + kArity : n;
-            for (std::size_t c = first + 1; c < end; ++c)
-                if (before(m_heap[c], m_heap[best]))
-                    best = c;
-            if (!before(m_heap[best], last))
-                break;
-            m_heap[i] = m_heap[best];
-            i = best;
-        }
-        m_heap[i] = last;
-    }
-    if (n <= kSortedMin)
+    Entry top = m_radix.pop();
+    if (m_radix.size() <= kSortedMin)
         toSorted();
     return top;
 }
@@ -131,8 +135,8 @@ Simulator::Entry Simulator::heapPop()
 void Simulator::dropObservers()
 {
     while (!empty()) {
-        Entry e = m_sorted ? m_s[m_n--] : heapPop();
-        assert(e.key == kObserverKey);
+        Entry e = m_sorted ? m_s[m_n--] : radixPop();
+        assert(isObserver(e));
         freeSlot(e.slot);
     }
     m_observers = 0;
@@ -149,14 +153,14 @@ bool Simulator::run(Interrupter* interrupter)
                 break;
             e = m_s[m_n--];
         } else
-            e = heapPop();
+            e = radixPop();
         // What to run leaves the slot before the slot is freed: the event may push the next one into it.
         const Payload& p = m_slots[e.slot];
         Callback fn = p.fn;
         void* ctx = p.ctx;
         std::uint64_t arg = p.arg;
         freeSlot(e.slot);
-        if (e.key == kObserverKey) [[unlikely]] {
+        if (isObserver(e)) [[unlikely]] {
             --m_observers;
             if (pending() == m_observers) { // nothing but observers left: the simulation is over
                 dropObservers();

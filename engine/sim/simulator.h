@@ -5,6 +5,8 @@
 // Units: simulated time is an integer count of picoseconds (Time), so sub-nanosecond costs from the cost model
 // accumulate exactly and identically on every host. Use ns()/us()/ms() to build times, toNs()/toSec() to print them.
 
+#include "sim/radixqueue.h"
+
 #include <cassert>
 #include <coroutine>
 #include <cstdint>
@@ -39,6 +41,7 @@ public:
     Time now() const { return m_now; }
     std::uint64_t eventsProcessed() const { return m_events; }
     static constexpr std::uint32_t kObserverKey = ~0u; // the key of observeAt's events; no other event uses it
+    static constexpr std::uint32_t kKeyLimit = (1u << 24) - 1; // every other key lies below it (push() checks)
 
     // Resume a suspended coroutine at time t. `key` orders simultaneous events (the CPU number, or a device id
     // above the CPU range), then insertion order breaks the remaining ties.
@@ -80,7 +83,7 @@ public:
         if (m_events + 1 >= m_inlineUntil)
             return false;
         const Entry& top = queueTop(); // an empty queue's top is the sentinel, after every event
-        return t < top.t || (t == top.t && key < top.key);
+        return t < top.t || (t == top.t && key < (top.ks >> kSeqBits)); // (the sentinel's key part is kKeyLimit)
     }
     // runsNext() for two events in a row at (t, key) with nothing pushed between them (a lock attempt and the
     // grant it makes at the same moment): the queue's answer is the same for both, so only the 64 Ki check differs.
@@ -100,6 +103,29 @@ public:
         updateInlineUntil();
     }
 
+    // Tests: renumber the pending events once `n` sequence numbers have been used since the last renumbering (the
+    // real limit, 2^40, is never reached by a test), to show that the order survives it.
+    void setSequenceLimit(std::uint64_t n)
+    {
+        m_seqLimit = n < m_seqLimit ? n : m_seqLimit;
+        m_rareFrom = m_trace ? 0 : m_seqLimit;
+    }
+
+    // The queue's operations of a run, for the event-queue benchmark (tests/bench/bench_queue): each push's time and
+    // key and the number of events pending just before it. The pops between two pushes are what that number says
+    // (as many as bring the queue down to it), and after the last push the queue empties. Off (nullptr) by default;
+    // while on, every push takes push()'s rare path, which records it.
+    struct TracedPush {
+        Time t;
+        std::uint32_t key;
+        std::uint32_t pending;
+    };
+    void setTrace(std::vector<TracedPush>* trace)
+    {
+        m_trace = trace;
+        m_rareFrom = m_trace ? 0 : m_seqLimit;
+    }
+
     // Runs until no event is left, stop() is called or the interrupter fires. Returns false when interrupted.
     bool run(Interrupter* interrupter = nullptr);
     void stop()
@@ -108,7 +134,7 @@ public:
         updateInlineUntil();
     }
     bool empty() const { return pending() == 0; }
-    std::size_t pending() const { return m_sorted ? m_n : m_heap.size() + (m_hasFront ? 1 : 0); }
+    std::size_t pending() const { return m_sorted ? m_n : m_radix.size(); }
 
 private:
     // Two shapes of queue, ordered by (t, key, seq) either way; which one holds the events is a host-side choice
@@ -116,83 +142,74 @@ private:
     //
     // A short queue is a sorted array (m_sorted): m_s[1..m_n], latest first, so the next event is m_s[m_n] and a
     // pop is a decrement. A run on a dozen CPUs keeps about one event per CPU pending; inserting into a dozen
-    // sorted entries moves a few 16-byte entries with one compare each. m_s[0] is a sentinel later than every
-    // event, so the insertion's walk needs no bounds check and an empty queue's top is the sentinel.
+    // sorted entries moves a few entries with one compare each. m_s[0] is a sentinel later than every event, so
+    // the insertion's walk needs no bounds check and an empty queue's top is the sentinel.
     //
-    // Past kSortedMax entries (the 144-CPU machines) the events move to a 4-ary min-heap of 16-byte entries (four
-    // children share a cache line), and back to the array when the heap has shrunk to kSortedMin. In heap mode the
-    // earliest event may wait outside the heap, in m_front: an event pushed while the front is empty and earlier
-    // than the heap's top goes there, and the next pop takes it without a sift. That is the common shape of an
-    // event handler's last act -- a lock attempt that schedules the holder's resumption, a timer whose wake-up
-    // schedules the switch-in -- which then costs neither a sift-up nor a sift-down. Invariant: when m_hasFront is
-    // set (heap mode only), m_front is before every heap entry.
+    // Past kSortedMax entries (the 144-CPU machines, hundreds of tasks, thousands of timers) the events move to a
+    // radix heap on their times (sim/radixqueue.h), and back to the array when it has shrunk to kSortedMin. An entry
+    // carries its whole order, (t, key, seq), as one 128-bit number.
     //
-    // The rest of an event (its sequence number and what to run) waits in a slot of a free-listed array, so
-    // sorting moves 16 bytes, not 32, and no event allocates once the arrays have grown. push() is one
-    // out-of-line function whose common path (a slot from the free list, the sorted insertion) makes tail calls
-    // only, and whose arguments are the payload's fields, written straight into the slot (a Payload built by the
-    // caller and copied in was read back before the caller's stores had left the store buffer: a host
-    // store-forwarding stall per event).
-    struct Entry {
-        Time t;
-        std::uint32_t key;
-        std::uint32_t slot;
-    };
+    // The sequence number lives in the entry's low kSeqBits bits, below the key. It counts from the last
+    // renumbering: when it would overflow those bits (after 2^40 events, never in a real run), the pending events
+    // are numbered afresh 0, 1, 2, ... in their order, which keeps every comparison's answer.
+    //
+    // What to run waits in a slot of a free-listed array, so sorting moves 24 bytes, not 48, and no event
+    // allocates once the arrays have grown. push() is one out-of-line function whose common path (a slot from the
+    // free list, the sorted insertion) makes tail calls only, and whose arguments are the payload's fields,
+    // written straight into the slot (a Payload built by the caller and copied in was read back before the
+    // caller's stores had left the store buffer: a host store-forwarding stall per event).
+    static constexpr unsigned kSeqBits = 40;
+    static_assert(std::uint64_t { kKeyLimit } < std::uint64_t { 1 } << (64 - kSeqBits)); // a key and the observers'
+    using Entry = QueueEntry; // t, ks = key << kSeqBits | sequence number, slot
     // A resumption has no fn and its coroutine's address in ctx. A free slot keeps the next free slot's index in
-    // seq (the free list is LIFO, so the slot reused is the one whose line was touched last).
+    // next (the free list is LIFO, so the slot reused is the one whose line was touched last).
     struct Payload {
-        std::uint64_t seq;
+        std::uint64_t next;
         Callback fn;
         void* ctx;
         std::uint64_t arg;
     };
-    static constexpr std::size_t kArity = 4;
     static constexpr std::size_t kSortedMax = 32;
     static constexpr std::size_t kSortedMin = 16;
     static constexpr std::uint32_t kNoSlot = ~0u;
     static constexpr Time kNever = INT64_MAX; // the sentinel's time; no event is scheduled there
 
-    bool before(const Entry& a, const Entry& b) const
-    {
-        if (a.t != b.t)
-            return a.t < b.t;
-        if (a.key != b.key)
-            return a.key < b.key;
-        return m_slots[a.slot].seq < m_slots[b.slot].seq;
-    }
+    static bool before(const Entry& a, const Entry& b) { return a.order() < b.order(); }
+    static bool isObserver(const Entry& e) { return e.ks >> kSeqBits == kKeyLimit; }
     void push(Time t, std::uint32_t key, Callback fn, void* ctx, std::uint64_t arg);
-    void pushNewSlot(Time t, std::uint32_t key, Callback fn, void* ctx, std::uint64_t arg);
+    void pushRare(Time t, std::uint32_t key, Callback fn, void* ctx, std::uint64_t arg);
     void freeSlot(std::uint32_t slot)
     {
-        m_slots[slot].seq = m_freeSlot;
+        m_slots[slot].next = m_freeSlot;
         m_freeSlot = slot;
     }
     const Entry& queueTop() const
     {
         if (m_sorted) [[likely]]
             return m_s[m_n];
-        return m_hasFront ? m_front : m_heap.front();
+        return m_radix.top();
     }
-    void heapPush(Entry e);
-    void heapSiftUp(Entry e);
-    Entry heapPop();
+    Entry radixPop();
     void dropObservers();
     void toHeap();
     void toSorted();
+    void renumber();
 
     bool m_sorted = true;
-    bool m_hasFront = false;
     std::size_t m_n = 0; // entries in m_s (sorted mode)
-    Entry m_s[kSortedMax + 2] = { { kNever, ~0u, kNoSlot } }; // the sentinel, then the sorted entries
-    Entry m_front {};
-    std::vector<Entry> m_heap; // heap mode: a 4-ary heap, earliest first
+    Entry m_s[kSortedMax + 2] = { { kNever, ~std::uint64_t { 0 }, kNoSlot } }; // the sentinel, then the entries
+    RadixQueue m_radix; // past kSortedMax pending events
+    std::vector<Entry> m_drained; // toSorted()'s and renumber()'s scratch
     std::vector<Payload> m_slots;
     std::uint32_t m_freeSlot = kNoSlot; // head of the free slots' list
 #ifndef NDEBUG
     std::vector<std::coroutine_handle<>> m_debugPending; // debug builds: coroutines scheduled and not yet resumed
 #endif
     Time m_now = 0;
-    std::uint64_t m_seq = 0;
+    std::uint64_t m_seq = 0; // the next event's sequence number, counted from the last renumbering
+    std::uint64_t m_seqLimit = std::uint64_t { 1 } << kSeqBits; // renumber() when m_seq reaches it
+    std::uint64_t m_rareFrom = m_seqLimit; // push() takes its rare path when m_seq reaches it (m_seqLimit, or 0)
+    std::vector<TracedPush>* m_trace = nullptr;
     std::uint64_t m_events = 0;
     std::uint64_t m_observers = 0; // observeAt() events pending
     std::uint64_t m_nextCheck = kCheckEvery;

@@ -108,11 +108,19 @@ Co<bool> Mutex::mutex_optimistic_spin(Sched& s, Task& t, Time since)
 // the mutex owned.
 Co<> Mutex::sleepUntilFree(Sched& s, Task& t, Time since)
 {
-    m_waiters.push_back(Waiter { &t, since });
+    // Whether this task's entry is on the list: unlock() clears it as it takes the entry off, so that neither the
+    // acquisition nor the return to the head of the list searches the list (hundreds of waiters on a shared file's
+    // i_mmap_mutex). The note lives in this frame, which outlives the entry: the frame leaves this function only
+    // with its entry off the list, and frames are destroyed only with the run (Sched::~Sched), when nothing unlocks.
+    bool queued = true;
+    m_waiters.push_back(Waiter { &t, since, &queued });
     for (;;) {
         Time now = s.sim().now();
         if (!m_owner && m_freeAt <= now) {
-            std::erase_if(m_waiters, [&](const Waiter& w) { return w.t == &t; });
+            if (queued) {
+                dropWaiter(t);
+                queued = false;
+            }
             m_owner = &t;
             co_return;
         }
@@ -122,14 +130,24 @@ Co<> Mutex::sleepUntilFree(Sched& s, Task& t, Time since)
             co_await ResumeAt { s.sim(), m_freeAt, static_cast<std::uint32_t>(t.cpu) };
             continue;
         }
-        if (std::none_of(m_waiters.begin(), m_waiters.end(), [&](const Waiter& w) { return w.t == &t; }))
-            m_waiters.push_front(Waiter { &t, since });
+        if (!queued) {
+            m_waiters.push_front(Waiter { &t, since, &queued });
+            queued = true;
+        }
         const int cpu = t.cpu;
         const Time asleep = now + t.debt; // Sched::block() spends pending CPU time before the switch
         co_await s.sleep(t);
         traceSleep(s, cpu, asleep);
         co_await s.flush(t);
     }
+}
+
+// Takes t's entry off the list, wherever it is (nearly always the last: a waiter that finds the mutex free at once).
+void Mutex::dropWaiter(const Task& t)
+{
+    auto it = std::find_if(m_waiters.rbegin(), m_waiters.rend(), [&](const Waiter& w) { return w.t == &t; });
+    if (it != m_waiters.rend())
+        m_waiters.erase(std::next(it).base());
 }
 
 // The acquisition that ends a sleeping wait: lock_stat's wait since `since`, and the cmpxchg on a line the last
@@ -161,6 +179,7 @@ void Mutex::unlock(Sched& s, Task& t)
     // __mutex_unlock_slowpath(): release, then wake the first waiter (it leaves the list when it gets the mutex).
     Waiter w = m_waiters.front();
     m_waiters.pop_front();
+    *w.queued = false;
     Sched::burn(t, s.cost().wakeupNs);
     s.sim().callAt(
         releaseAt, static_cast<std::uint32_t>(t.cpu),

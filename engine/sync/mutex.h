@@ -40,6 +40,7 @@ private:
     struct Waiter {
         Task* t;
         Time since;
+        bool* queued; // the waiter's own note that this entry is on the list; cleared when unlock() takes it off
     };
     struct Spinner {
         Task* t;
@@ -61,6 +62,7 @@ private:
     Co<bool> mutex_spin_on_owner(Sched& s, Task& t, Task* owner);
     Co<> sleepUntilFree(Sched& s, Task& t, Time since);
     void takeAfterSleep(Sched& s, Task& t, Time since);
+    void dropWaiter(const Task& t);
     // Contended since `since`, spinning since `spinSince` (the wait's part drawn as busy on the CPU).
     void take(Sched& s, Task& t, Time since, Time spinSince);
     void traceWait(Sched& s, int cpu, Time from, Time to, SpanKind kind) const;

@@ -8,8 +8,12 @@
 #            and the maximum resident set where /usr/bin/time exists
 #   stream   the per-page read path with memory bandwidth: `run dd-sparse-read --threads 1` at full scale (40 runs,
 #            26 M pages each), RUNS times (default 3; a minute or two each): the process's user CPU time
+#   table    every built-in scenario, one `run ID --scale SCALE --threads 2` each (the third argument is the scale,
+#            default 1: minutes): a markdown table of its runs, simulated events, events per second per thread (the
+#            events over the process's user CPU time), wall time and peak resident set (docs/benchmarks.md)
 #
 # usage: tests/bench/figures.sh events|reproduce|stream CLI [RUNS]
+#        tests/bench/figures.sh table CLI [SCALE]
 # Each prints min / median / max over the runs. Wall time depends on what else the host runs: measure on an idle
 # host and say when it was not.
 set -euo pipefail
@@ -64,8 +68,22 @@ stream)
     done
     echo "user s (min / median / max): $(stats < "$tmp/runs")"
     ;;
+table)
+    scale=${3:-1}
+    echo "| scenario | runs | events | M events/s per thread | wall s | user s | peak RSS MB |"
+    echo "|---|---:|---:|---:|---:|---:|---:|"
+    for id in $("$cli" list | awk '/^[a-z]/ { print $1 }'); do
+        /usr/bin/time -f '%e %U %S %M' -o "$tmp/time" "$cli" run "$id" --scale "$scale" --threads 2 --format json \
+            --out "$tmp/run.json" 2> /dev/null
+        runs=$(grep -c '"variant":' "$tmp/run.json")
+        events=$(awk -F: '/"events":/ { gsub(/[ ,]/, "", $2); s += $2 } END { printf "%d", s }' "$tmp/run.json")
+        read -r wall user sys rss < <(tail -1 "$tmp/time")
+        awk -v id="$id" -v r="$runs" -v e="$events" -v w="$wall" -v u="$user" -v m="$rss" 'BEGIN {
+            printf "| `%s` | %d | %.1f M | %.1f | %.1f | %.1f | %.0f |\n", id, r, e / 1e6, e / u / 1e6, w, u, m * 1024 / 1e6 }'
+    done
+    ;;
 *)
-    echo "figures.sh: $what: expected events, reproduce or stream" >&2
+    echo "figures.sh: $what: expected events, reproduce, stream or table" >&2
     exit 2
     ;;
 esac

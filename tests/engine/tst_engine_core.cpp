@@ -1,11 +1,13 @@
 // The engine's core data structures against simple references: the event queue's order and its inline fast path,
 // FlatMap against std::map, and the packed struct page (links, mapcount, page_private). Plus the determinism the
 // optimisations must keep: the same run at any runner thread count gives the same results.
+#include "mm/immaplist.h"
 #include "mm/page.h"
 #include "mm/pinset.h"
 #include "run/runner.h"
 #include "sim/co.h"
 #include "sim/flatmap.h"
+#include "sim/reuse.h"
 #include "sim/rng.h"
 #include "sim/simulator.h"
 
@@ -162,6 +164,51 @@ private Q_SLOTS:
             QVERIFY2(ctx.got[i - 1] < ctx.got[i], "events left out of (time, key, push order)");
     }
 
+    // The sequence numbers that order simultaneous events of one key are renumbered when their bits run out
+    // (2^40 pushes in a run; here every 300 pushes): the pop order is the same as without renumbering, in the sorted
+    // array and in the heap. The trace records every push with the number of events pending before it.
+    void queueOrderSurvivesRenumbering()
+    {
+        auto run = [](std::uint64_t limit, std::vector<Simulator::TracedPush>* trace) {
+            struct Ctx {
+                Simulator sim;
+                Rng rng { 5 };
+                int pushed = 0;
+                int budget = 20000;
+                std::vector<std::pair<Time, int>> got;
+                void add(Time t, std::uint32_t key) { sim.callAt(t, key, &Ctx::fire, this, static_cast<std::uint64_t>(pushed++)); }
+                static void fire(void* c, std::uint64_t arg)
+                {
+                    auto* x = static_cast<Ctx*>(c);
+                    x->got.emplace_back(x->sim.now(), static_cast<int>(arg));
+                    // Few distinct times and keys: many ties that only the push order breaks. 0..120 pending.
+                    int children = x->sim.pending() > 120 ? 0 : 1 + static_cast<int>(x->rng.next() % 2);
+                    for (int i = 0; i < children && x->budget > 0; ++i, --x->budget)
+                        x->add(x->sim.now() + static_cast<Time>(x->rng.next() % 3), static_cast<std::uint32_t>(x->rng.next() % 2));
+                }
+            } ctx;
+            ctx.sim.setSequenceLimit(limit);
+            ctx.sim.setTrace(trace);
+            for (std::uint32_t k = 0; k < 4; ++k)
+                ctx.add(0, k % 2);
+            ctx.sim.run();
+            return std::make_pair(ctx.got, ctx.pushed);
+        };
+        std::vector<Simulator::TracedPush> trace;
+        auto [plain, pushed] = run(~std::uint64_t { 0 }, nullptr);
+        auto [renumbered, pushed2] = run(300, &trace);
+        QVERIFY(pushed > 10000);
+        QCOMPARE(pushed2, pushed);
+        QCOMPARE(static_cast<int>(plain.size()), pushed);
+        QVERIFY(plain == renumbered);
+        QCOMPARE(trace.size(), static_cast<std::size_t>(pushed));
+        QCOMPARE(trace.front().pending, 0u);
+        QCOMPARE(trace[1].pending, 1u);
+        // A key past the queue's bits is refused, not truncated into another key's place.
+        Simulator sim;
+        QVERIFY_THROWS_EXCEPTION(std::length_error, sim.callAt(0, Simulator::kKeyLimit, [](void*, std::uint64_t) { }, nullptr, 0));
+    }
+
     void inlinePathKeepsOrderAndCount()
     {
         // Several coroutines on different keys, with ties in time: every wake-up, its time and order, and the
@@ -191,6 +238,68 @@ private Q_SLOTS:
         QVERIFY(on == off);
         QCOMPARE(evOn, evOff);
         QCOMPARE(evOn, std::uint64_t { 5 + 5 * 300 });
+    }
+
+    // The i_mmap list against a vector with erase_if: the same VMAs in the same order after any mix of links and
+    // unlinks (its holes and compactions never show), and the same count.
+    void immapListMatchesAVector()
+    {
+        struct V {
+            const int* mm = nullptr;
+            std::uint32_t start = 0;
+            std::uint32_t pages = 0;
+        };
+        static const int mms[8] = {};
+        IMmapList<V> list;
+        std::vector<V> ref;
+        Rng rng(9);
+        for (int i = 0; i < 20000; ++i) {
+            const int* mm = &mms[rng.next() % 8];
+            auto start = static_cast<std::uint32_t>(rng.next() % 64);
+            if (rng.next() % 5 < 3) {
+                V v { mm, start, static_cast<std::uint32_t>(i) };
+                list.push_back(v);
+                ref.push_back(v);
+            } else {
+                list.erase(mm, start);
+                std::erase_if(ref, [&](const V& v) { return v.mm == mm && v.start == start; });
+            }
+            if (i % 97 == 0 || i == 19999) {
+                QCOMPARE(list.size(), ref.size());
+                std::size_t n = 0;
+                for (const V& v : list) {
+                    QVERIFY(n < ref.size() && v.mm == ref[n].mm && v.start == ref[n].start && v.pages == ref[n].pages);
+                    ++n;
+                }
+                QCOMPARE(n, ref.size());
+            }
+        }
+    }
+
+    // A large array freed by one run is what the next run of the same shape gets back (same thread); a request of
+    // another size frees what was cached.
+    void reusedBlocksComeBackForTheSameShape()
+    {
+        ReusedBlocks::release();
+        const void* first = nullptr;
+        {
+            ReusedVector<std::uint64_t> a(1u << 18, 7); // 2 MiB
+            first = a.data();
+        }
+        {
+            ReusedVector<std::uint64_t> b(1u << 18, 9);
+            QCOMPARE(static_cast<const void*>(b.data()), first);
+            QCOMPARE(b[12345], std::uint64_t { 9 });
+        }
+        {
+            ReusedVector<std::uint64_t> c((1u << 18) + 1, 3); // another shape: the cached block is freed
+            QCOMPARE(c.back(), std::uint64_t { 3 });
+        }
+        {
+            ReusedVector<std::uint8_t> small(100, 1); // below the threshold: plain allocation
+            QCOMPARE(small[99], std::uint8_t { 1 });
+        }
+        ReusedBlocks::release();
     }
 
     void flatMapMatchesStdMap()
