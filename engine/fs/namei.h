@@ -13,6 +13,11 @@ namespace mms {
 
 struct Directory {
     Mutex i_mutex { "dir->i_mutex" };
+    // The filesystem's side (fs/fs.h): the directory's inode number and block, given on first use, and the inode
+    // numbers of the names created in it and not yet unlinked, newest last.
+    std::uint32_t ino = 0;
+    std::uint32_t block = 0;
+    std::vector<std::uint32_t> names;
 };
 
 // The directories the programs made (sys::Dir), for as long as the kernel runs.

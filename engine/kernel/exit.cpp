@@ -37,6 +37,9 @@ namespace {
     {
         if (child.slab != kNoPage)
             co_await free_pages(k, t, child.slab, child.slabOrder);
+        if (child.taskFrag != kNoPage) // free_task -> put_page(tsk->task_frag.page)
+            co_await free_pages(k, t, child.taskFrag, child.taskFragOrder);
+        child.taskFrag = kNoPage;
         if (child.stack != kNoPage)
             co_await free_pages(k, t, child.stack, child.stackOrder);
         child.slab = child.stack = kNoPage;

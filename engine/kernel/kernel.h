@@ -13,6 +13,7 @@
 namespace mms {
 
 struct Process; // kernel/process.h
+struct Vfs; // fs/fs.h
 
 class Kernel : public Mm {
 public:
@@ -23,6 +24,12 @@ public:
     std::vector<std::unique_ptr<Process>> procs;
     SocketTable sockets;
     Directories dirs;
+    // The filesystem (fs/fs.h), mounted on first use: a run that never writes, syncs or names a file has none.
+    Vfs& vfs();
+    bool hasVfs() const { return m_vfs != nullptr; }
+    const Vfs* vfsIfMounted() const { return m_vfs.get(); }
+    // The time user tasks spent in page faults (handle_mm_fault from a load or store, waits included), picoseconds.
+    Time faultTime = 0;
 
     // The last time a user task returned from a system call or ran its own code (the run's livelock watchdog).
     Time lastUserProgress = 0;
@@ -30,6 +37,9 @@ public:
 
     // Every lock, for lockstat (instances with the same name are summed by the reports).
     LockStats lockStats() const;
+
+private:
+    std::unique_ptr<Vfs> m_vfs;
 };
 
 } // namespace mms

@@ -40,6 +40,9 @@ struct Process {
     int stackOrder = 0;
     Pfn slab = kNoPage; // the new slab this fork needed, if any
     int slabOrder = 0;
+    // current->task_frag: the page sockets' sends copy into (sk_page_frag_refill), order 3 or, failing that, 0.
+    Pfn taskFrag = kNoPage;
+    int taskFragOrder = 0;
     std::unique_ptr<Process> parent; // asleep in wait4 while this child runs in its task
     bool ownTask = false; // forked into a task of its own (do_fork_task): its parent waits in another task
     std::unique_ptr<Process> zombie; // an exited child not yet reaped by wait

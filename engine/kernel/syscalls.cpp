@@ -1,7 +1,9 @@
 // The system-call entry points (kernel/syscalls.h): each enters the kernel function it names.
 #include "kernel/syscalls.h"
 
+#include "fs/fs.h"
 #include "kernel/process.h"
+#include "mm/page_alloc.h"
 #include "kernel/kernel.h"
 #include "mm/futex.h"
 #include "mm/madvise.h"
@@ -102,20 +104,18 @@ Co<> exit(Kernel& k, Task& t) { co_await do_exit(k, t); }
 
 Co<> sync(Kernel& k, Task& t)
 {
-    {
-        FnScope fn(t, "sys_sync");
-        Sched::burn(t, k.cost.faultEntryNs + k.cost.wakeupNs); // the syscall; wakeup_flusher_threads
-        std::uint64_t inodes = 0;
-        for (const auto& m : k.mappings)
-            inodes += m->nrpages != 0;
-        // wait_sb_inodes(), per inode with pages: i_lock lock and unlock, __iget, inode_sb_list_lock unlock and
-        // lock, iput (six locked operations) on the inode's line, last written by whichever CPU used the file (on
-        // this 4-socket machine most likely another socket), and the writeback-tag lookup.
-        Sched::burn(t,
-            static_cast<double>(inodes) * (6 * k.cost.lockedRmwNs + k.cost.lineCrossSocketNs + k.cost.pteOpNs));
-    }
+    Sched::burn(t, k.cost.faultEntryNs); // the syscall's entry and exit
+    co_await ksys_sync(k, k.vfs(), t);
     co_await ret_to_user(k, t);
 }
+
+Co<> fsync(Kernel& k, Task& t, File f)
+{
+    Sched::burn(t, k.cost.faultEntryNs);
+    co_await vfs_fsync(k, k.vfs(), t, *f.mapping());
+    co_await ret_to_user(k, t);
+}
+
 Co<bool> wait(Kernel& k, Task& t) { co_return co_await do_wait(k, t); }
 
 Dir create_dir(Kernel& k)
@@ -126,16 +126,35 @@ Dir create_dir(Kernel& k)
 namespace {
     // A name operation: the syscall and its path walks, the filesystem's part under the directory's i_mutex, then
     // what follows the unlock.
-    Co<> dir_op(Kernel& k, Task& t, Dir d, const char* fn, int walks, double underLock, double after)
+    enum class DirOp : std::uint8_t { Create, ReCreate, Link, Unlink, UnlinkLast };
+
+    Co<> dir_op(Kernel& k, Task& t, Dir d, DirOp op, const char* fn, int walks, double underLock, double after)
     {
         {
             FnScope scope(t, fn);
             Sched::burn(t, k.cost.faultEntryNs + walks * k.cost.pathWalkNs);
-            Mutex& m = d.dir()->i_mutex;
-            co_await mutex_lock(k.s, t, m);
+            Directory& dir = *d.dir();
+            Vfs& fs = k.vfs();
+            co_await mutex_lock(k.s, t, dir.i_mutex);
             Sched::burn(t, underLock);
-            mutex_unlock(k.s, t, m);
+            switch (op) { // the filesystem's part, in a journal handle
+            case DirOp::Create:
+                co_await vfs_create(k, fs, t, dir);
+                break;
+            case DirOp::ReCreate: // O_TRUNC of an empty file: nothing to journal
+                break;
+            case DirOp::Link:
+                co_await vfs_link(k, fs, t, dir);
+                break;
+            case DirOp::Unlink:
+            case DirOp::UnlinkLast:
+                co_await vfs_unlink(k, fs, t, dir, op == DirOp::UnlinkLast);
+                break;
+            }
+            mutex_unlock(k.s, t, dir.i_mutex);
             Sched::burn(t, after);
+            if (op == DirOp::UnlinkLast)
+                co_await evict_inode(k, fs, t); // iput of the last reference: ext4_evict_inode
         }
         co_await ret_to_user(k, t);
     }
@@ -144,18 +163,19 @@ namespace {
 Co<> creat(Kernel& k, Task& t, Dir d, bool existing)
 {
     // close(2) of the file: fput's last reference, outside the lock.
-    co_await dir_op(
-        k, t, d, "sys_creat", 1, existing ? k.cost.pathWalkNs : k.cost.dirCreateNs, k.cost.faultEntryNs);
+    co_await dir_op(k, t, d, existing ? DirOp::ReCreate : DirOp::Create, "sys_creat", 1,
+        existing ? k.cost.pathWalkNs : k.cost.dirCreateNs, k.cost.faultEntryNs);
 }
 
 Co<> link(Kernel& k, Task& t, Dir d)
 {
-    co_await dir_op(k, t, d, "sys_link", 2, k.cost.dirLinkNs, 0);
+    co_await dir_op(k, t, d, DirOp::Link, "sys_link", 2, k.cost.dirLinkNs, 0);
 }
 
 Co<> unlink(Kernel& k, Task& t, Dir d, bool lastLink)
 {
-    co_await dir_op(k, t, d, "sys_unlink", 1, k.cost.dirUnlinkNs, lastLink ? k.cost.inodeEvictNs : 0.0);
+    co_await dir_op(k, t, d, lastLink ? DirOp::UnlinkLast : DirOp::Unlink, "sys_unlink", 1, k.cost.dirUnlinkNs,
+        lastLink ? k.cost.inodeEvictNs : 0.0);
 }
 
 bool killed(const Kernel&, const Task& t) { return fatal_signal_pending(t); }
@@ -215,7 +235,9 @@ namespace {
     Co<> touch_fault(Kernel& k, Task& t, std::uint32_t vpn, Access access)
     {
         MmStruct& mm = *t.mm;
+        const Time from = k.s.sim().now() + t.debt;
         co_await handle_mm_fault(k, t, mm, vpn, access == Access::Write);
+        k.faultTime += k.s.sim().now() + t.debt - from;
         if (access == Access::Read && pte::present(mm.pte[vpn]))
             mm.pte[vpn] |= pte::kYoung; // the load that faulted completes
         if (access == Access::Write && pte::present(mm.pte[vpn]))
@@ -257,7 +279,9 @@ Co<> brk(Kernel& k, Task& t, std::uint32_t pages)
 
 Co<> touch_heap(Kernel& k, Task& t)
 {
+    const Time from = k.s.sim().now() + t.debt;
     co_await heap_touch(k, t, *t.mm);
+    k.faultTime += k.s.sim().now() + t.debt - from;
     co_await ret_to_user(k, t);
 }
 
@@ -319,10 +343,11 @@ Co<std::uint64_t> pread(Kernel& k, Task& t, File f, std::uint64_t index, std::ui
     co_return n;
 }
 
-Co<> pwrite(Kernel& k, Task& t, File f, std::uint64_t index, std::uint64_t pages)
+Co<> pwrite(Kernel& k, Task& t, File f, std::uint64_t index, std::uint64_t pages, std::uint64_t calls)
 {
     Sched::burn(t, k.cost.faultEntryNs); // syscall entry/exit, vfs_write
     co_await generic_perform_write(k, t, *f.mapping(), index, pages);
+    co_await ext4_file_write(k, k.vfs(), t, *f.mapping(), index, pages, std::max<std::uint64_t>(1, calls));
     co_await ret_to_user(k, t);
 }
 
@@ -330,10 +355,32 @@ Co<> punch_hole(Kernel& k, Task& t, File f, std::uint64_t index, std::uint64_t p
 {
     Sched::burn(t, k.cost.faultEntryNs); // syscall entry/exit, vfs_fallocate
     co_await truncate_inode_pages_range(k, t, *f.mapping(), index, index + pages);
+    if (k.hasVfs())
+        co_await ext4_punch_hole(k, k.vfs(), t, *f.mapping());
     co_await ret_to_user(k, t);
 }
 
 void write_null(Kernel& k, Task& t) { Sched::burn(t, k.cost.faultEntryNs); }
+
+Co<> loopback_messages(Kernel& k, Task& t, int msgs)
+{
+    if (msgs <= 0)
+        co_return;
+    {
+        FnScope fn(t, "tcp_sendmsg");
+        Process& p = current_process(k, t);
+        if (p.taskFrag == kNoPage) { // skb_page_frag_refill(32768, pfrag, GFP_KERNEL)
+            p.taskFragOrder = 3; // SKB_FRAG_PAGE_ORDER
+            p.taskFrag = co_await alloc_pages(k, t, 3, GFP_NORETRY);
+            if (p.taskFrag == kNoPage && !fatal_signal_pending(t)) {
+                p.taskFragOrder = 0;
+                p.taskFrag = co_await alloc_pages(k, t, 0);
+            }
+        }
+        Sched::burn(t, static_cast<double>(msgs) * (2 * k.cost.faultEntryNs + k.cost.loopbackMsgNs));
+    }
+    co_await ret_to_user(k, t);
+}
 
 Futex::Futex(Kernel&)
     : m_q(std::make_unique<FutexQueue>())
@@ -463,6 +510,39 @@ LockStat i_mmap_lock_stat(const Kernel&, File f)
 }
 
 Time idle_time(const Kernel& k) { return k.s.idleTotal(); }
+
+TimeBreakdown time_breakdown(const Kernel& k)
+{
+    TimeBreakdown b;
+    for (const auto& t : k.s.tasks()) {
+        b.user += toSec(t->userTime);
+        b.sys += toSec(t->sysTime);
+    }
+    b.faults = toSec(k.faultTime);
+    b.compaction = toSec(k.compactStallTime);
+    if (const Vfs* fs = k.vfsIfMounted()) {
+        b.sync = toSec(fs->syncTime);
+        b.syncWait = toSec(fs->syncWait);
+        b.journalWait = toSec(fs->journalWait);
+        b.syncs = fs->syncs;
+        b.commits = fs->journal.commits;
+        b.pagesWrittenBack = fs->wb.pagesWritten;
+    }
+    std::vector<std::pair<std::string, double>> waits;
+    for (const LockStat* l : k.lockStats()) {
+        if (l->waitTotal == 0)
+            continue;
+        const std::string name(lockClass(l->name));
+        auto it = std::find_if(waits.begin(), waits.end(), [&](const auto& w) { return w.first == name; });
+        if (it == waits.end())
+            waits.emplace_back(name, toSec(l->waitTotal));
+        else
+            it->second += toSec(l->waitTotal);
+    }
+    std::stable_sort(waits.begin(), waits.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+    b.lockWait = std::move(waits);
+    return b;
+}
 
 MemInfo meminfo(const Kernel& k)
 {

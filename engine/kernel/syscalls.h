@@ -23,6 +23,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace mms {
@@ -152,19 +153,30 @@ namespace sys {
     // pread() of `pages` pages from `index` in one call: the syscall's entry and exit, then the buffered read of each
     // page. Returns the pages read (fewer at EOF).
     Co<std::uint64_t> pread(Kernel& k, Task& t, File f, std::uint64_t index, std::uint64_t pages);
-    // pwrite() of `pages` pages at `index`: the syscall's entry and exit, then generic_perform_write: each page not
-    // cached is allocated and added to the page cache (__GFP_NORETRY: short of memory, fewer), then each is copied
-    // from the user buffer.
-    Co<> pwrite(Kernel& k, Task& t, File f, std::uint64_t index, std::uint64_t pages);
+    // pwrite() of `pages` pages at `index`, in `calls` write(2) calls of equal size: each call's entry and exit and
+    // the filesystem's handle (ext4_da_write_begin/end: the inode's new size in its inode-table block, journaled),
+    // and generic_perform_write: each page not cached is allocated and added to the page cache (__GFP_NORETRY:
+    // short of memory, fewer), then each is copied from the user buffer and left dirty for writeback.
+    Co<> pwrite(Kernel& k, Task& t, File f, std::uint64_t index, std::uint64_t pages, std::uint64_t calls = 1);
+    // fsync(2): the file's dirty pages written back and waited for, then the journal's commit of its transaction.
+    Co<> fsync(Kernel& k, Task& t, File f);
     // fallocate(FALLOC_FL_PUNCH_HOLE) of `pages` pages at `index`: truncate_inode_pages_range() takes them out of the
     // page cache and frees them; a page someone else holds (isolated by reclaim or compaction, in a pagevec,
     // locked, referenced) stays cached, for reclaim to take later.
     Co<> punch_hole(Kernel& k, Task& t, File f, std::uint64_t index, std::uint64_t pages);
+    // `msgs` messages sent and received over a loopback TCP or UDP connection within the process (re-aim's
+    // tcp_test, udp_test): per message a sendmsg and a recvmsg and the loopback path between them
+    // (CostModel::loopbackMsgNs). The first send of a task fills its page frag (sk_page_frag_refill ->
+    // skb_page_frag_refill: an order-3 page with __GFP_NORETRY | __GFP_NOWARN, order 0 if none; 3.12), kept until
+    // the task is freed: loopback's receiver has let go of each message's bytes before the next send reuses them.
+    Co<> loopback_messages(Kernel& k, Task& t, int msgs);
     // write() to /dev/null: entry and exit, write_null returns at once.
     void write_null(Kernel& k, Task& t);
-    // sync(2) (fs/sync.c, 3.x): wakeup_flusher_threads, then sync_inodes_sb -> wait_sb_inodes, which walks the
-    // superblock's inodes and, for each with page cache, takes its i_lock, grabs it (__iget), drops and re-takes
-    // inode_sb_list_lock around filemap_fdatawait (no page under writeback in the model: one tag lookup) and iput.
+    // sync(2) (fs/sync.c, 3.12): wakeup_flusher_threads; sync_inodes_sb, which queues a WB_SYNC_ALL work for the
+    // flusher thread (every dirty inode's pages written back) and waits for it, then wait_sb_inodes, which walks
+    // every inode under inode_sb_list_lock and, for each with page cache, grabs it (__iget), drops and re-takes the
+    // lock around filemap_fdatawait and iput; ext4_sync_fs, a journal commit, waited for; and the block device's
+    // dirty metadata written back and waited for (iterate_bdevs). fs/fs.h.
     Co<> sync(Kernel& k, Task& t);
 
     // --- names in a directory ---------------------------------------------------------------------------------------
@@ -320,6 +332,16 @@ namespace sys {
     LockStat i_mmap_lock_stat(const Kernel& k, File f);
     // /proc/stat: the CPUs' idle time so far, summed.
     Time idle_time(const Kernel& k);
+    // Where the tasks' time went, summed over every task of the run (seconds): their user and system time, and of
+    // the elapsed time in the kernel, page faults (a program's loads and stores), sync(2) (its waits for the flusher
+    // and the journal apart), waits for a locked journal transaction, direct compaction, and each lock class's
+    // waits (lockstat's wait-total, named as /proc/lock_stat names it).
+    struct TimeBreakdown {
+        double user = 0, sys = 0, faults = 0, sync = 0, syncWait = 0, journalWait = 0, compaction = 0;
+        std::uint64_t syncs = 0, commits = 0, pagesWrittenBack = 0;
+        std::vector<std::pair<std::string, double>> lockWait; // by class, largest first
+    };
+    TimeBreakdown time_breakdown(const Kernel& k);
 
 } // namespace sys
 } // namespace mms

@@ -242,6 +242,9 @@ public:
     // (mm/oom_kill.h).
     std::uint64_t nrAllocFail = 0;
     OomState oom;
+    // The time tasks spent in direct compaction (__alloc_pages_direct_compact, its lock waits included), in
+    // picoseconds: where a job's time goes (kernel/syscalls.h's time_breakdown). Not a /proc/vmstat field.
+    Time compactStallTime = 0;
 
     // A synchronous IPI round to `targets` CPUs (at least one), as flush_tlb_others() and on_each_cpu_mask() send
     // it: what the initiator waits until the last has acknowledged (CostModel::ipiRoundNs), plus, in a guest whose

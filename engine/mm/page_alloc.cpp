@@ -289,7 +289,9 @@ Co<Pfn> rmqueue_order(Mm& k, Task& t, int order, Wmark mark)
 Co<Pfn> direct_compact(Mm& k, Task& t, int order, bool sync, bool* gaveUp)
 {
     bool contended = false;
+    const Time start = k.s.sim().now() + t.debt;
     CompactResult cr = co_await try_to_compact_pages(k, t, order, sync, &contended);
+    k.compactStallTime += k.s.sim().now() + t.debt - start;
     if (gaveUp)
         *gaveUp = contended || cr == CompactResult::Deferred;
     if (cr == CompactResult::Skipped || cr == CompactResult::Deferred)

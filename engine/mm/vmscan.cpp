@@ -341,6 +341,13 @@ namespace {
                 list[kept++] = p;
                 continue;
             }
+            if (k.pages.test(p, PG_dirty | PG_writeback)) {
+                // A dirty page-cache page (a filesystem's data or metadata not written back yet): 3.x's
+                // shrink_page_list() leaves it to the flusher threads (keep_locked; only kswapd writes file pages,
+                // and only from a zone flagged ZONE_TAIL_LRU_DIRTY, which these runs never reach).
+                list[kept++] = p;
+                continue;
+            }
             k.pages.set(p, PG_locked);
             Sched::burn(t, k.cost.lockedRmwNs); // trylock_page
             int referenced_ptes = co_await page_referenced(k, t, p);

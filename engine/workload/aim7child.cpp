@@ -37,7 +37,7 @@ Co<> Fserver::diskTest(Kernel& k, Task& t, const TestDef& d, sys::File file, std
         sys::syscall_work(t, perCall * static_cast<double>(m_p.fileBlocks - 1));
     }
     for (int i = 0; i < d.writeFiles; ++i) {
-        co_await sys::pwrite(k, t, file, start, pages);
+        co_await sys::pwrite(k, t, file, start, pages, m_p.fileBlocks); // 1 KiB a write(2)
         sys::syscall_work(t, perCall * static_cast<double>(m_p.fileBlocks - 1));
     }
     for (int i = 0; m_p.systemSync && i + 1 < d.syncs && !sys::killed(k, t); ++i)
@@ -76,9 +76,8 @@ Co<> Fserver::runTest(Kernel& k, Task& t, int i, sys::File file, std::uint64_t& 
         }
         co_await sys::unlink(k, t, m_diskDir);
     }
-    sys::syscall_work(t,
-        d.otherSyscalls * (c.faultEntryNs + c.shortSyscallNs)
-            + d.socketMsgs * (2 * c.faultEntryNs + c.loopbackMsgNs));
+    sys::syscall_work(t, d.otherSyscalls * (c.faultEntryNs + c.shortSyscallNs));
+    co_await sys::loopback_messages(k, t, d.socketMsgs);
     co_await sys::preempt(k, t);
     if (sys::killed(k, t))
         co_return; // killed during the test: not completed

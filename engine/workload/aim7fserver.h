@@ -103,6 +103,7 @@ private:
     DriftParts windowMetrics(const Kernel& k, Metrics& out) const;
     void iMmapMetrics(const Kernel& k, Metrics& out) const;
     void compactionMetrics(const Kernel& k, Metrics& out) const;
+    void breakdownMetrics(const Kernel& k, Metrics& out) const;
     double testsDone() const; // at least 1, to divide by
     double forksDone() const;
 

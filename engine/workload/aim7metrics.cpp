@@ -20,6 +20,33 @@ void Fserver::finish(WorkloadContext& ctx, Metrics& out)
     iMmapMetrics(k, out);
     out["system_per_test"] = static_cast<double>(m_systems) / testsDone();
     compactionMetrics(k, out);
+    breakdownMetrics(k, out);
+}
+
+// Where a job's (a test's) time went, in ms of task time per test completed: user and system time, and of the elapsed
+// time, page faults, sync(2) (its waits for the flusher and the journal's commit apart), waits for a locked journal
+// transaction, direct compaction, and the three lock classes waited on longest (each under its own name too).
+void Fserver::breakdownMetrics(const Kernel& k, Metrics& out) const
+{
+    const sys::TimeBreakdown b = sys::time_breakdown(k);
+    const double perJob = 1000.0 / testsDone();
+    out["user_ms_per_test"] = b.user * perJob;
+    out["sys_ms_per_test"] = b.sys * perJob;
+    out["fault_ms_per_test"] = b.faults * perJob;
+    out["sync_ms_per_test"] = b.sync * perJob;
+    out["sync_wait_ms_per_test"] = b.syncWait * perJob;
+    out["journal_wait_ms_per_test"] = b.journalWait * perJob;
+    out["compaction_ms_per_test"] = b.compaction * perJob;
+    out["journal_commits_per_test"] = static_cast<double>(b.commits) / testsDone();
+    out["writeback_pages_per_test"] = static_cast<double>(b.pagesWrittenBack) / testsDone();
+    double locks = 0;
+    for (const auto& [name, s] : b.lockWait) {
+        out["wait_ms_per_test." + name] = s * perJob;
+        locks += s;
+    }
+    out["lock_wait_ms_per_test"] = locks * perJob;
+    for (std::size_t i = 0; i < 3; ++i)
+        out["top_lock_wait_ms_per_test_" + std::to_string(i + 1)] = i < b.lockWait.size() ? b.lockWait[i].second * perJob : 0.0;
 }
 
 double Fserver::testsDone() const { return static_cast<double>(std::max<std::uint64_t>(1, m_testsAll)); }
