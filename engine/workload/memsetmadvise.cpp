@@ -59,15 +59,7 @@ namespace {
         }
         void finish(WorkloadContext& ctx, Metrics& out) override
         {
-            Time user = 0, sys = 0, end = 0;
-            for (Task* t : m_tasks) {
-                user += t->userTime;
-                sys += t->sysTime;
-                end = std::max(end, t->finished);
-            }
-            out["user_s"] = toSec(user);
-            out["sys_s"] = toSec(sys);
-            out["elapsed_s"] = toSec(end);
+            ownTimes(m_tasks, out);
             out["swapins"] = static_cast<double>(sys::vmstat(ctx.k, "pswpin"));
             out["swapouts"] = static_cast<double>(sys::vmstat(ctx.k, "pswpout"));
         }

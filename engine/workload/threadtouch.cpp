@@ -75,19 +75,11 @@ namespace {
 
         void finish(WorkloadContext& ctx, Metrics& out) override
         {
-            Time user = 0, sys = 0, end = 0;
-            for (const Task* t : m_tasks) {
-                user += t->userTime;
-                sys += t->sysTime;
-                end = std::max(end, t->finished);
-            }
-            out["user_s"] = toSec(user);
-            out["sys_s"] = toSec(sys);
-            out["elapsed_s"] = toSec(end);
+            ownTimes(m_tasks, out);
             const double idle = toSec(sys::idle_time(ctx.k));
             out["idle_s"] = idle;
-            // vmstat's id column over the run: idle CPU time of all CPUs' time.
-            const double cpuTime = toSec(end) * sys::nr_cpus(ctx.k); // vmstat counts every CPU, taskset or not
+            // vmstat's id column over the run: idle CPU time of all CPUs' time (every CPU, taskset or not).
+            const double cpuTime = out["elapsed_s"] * sys::nr_cpus(ctx.k);
             out["idle_pct"] = cpuTime > 0 ? 100.0 * std::min(idle, cpuTime) / cpuTime : 0.0;
         }
 

@@ -53,6 +53,21 @@ public:
     virtual double progress() const { return -1; }
 };
 
+// time(1) of a command whose processes or threads are `tasks`: their user and system time summed, and the moment the
+// last one exited (user_s, sys_s, elapsed_s).
+inline void ownTimes(const std::vector<Task*>& tasks, Metrics& out)
+{
+    Time user = 0, sys = 0, end = 0;
+    for (const Task* t : tasks) {
+        user += t->userTime;
+        sys += t->sysTime;
+        end = std::max(end, t->finished);
+    }
+    out["user_s"] = toSec(user);
+    out["sys_s"] = toSec(sys);
+    out["elapsed_s"] = toSec(end);
+}
+
 // Progress of a workload that runs for a fixed simulated time: now against the run's end (negative before setup).
 inline double timeProgress(const Simulator* sim, Time end)
 {
