@@ -6,6 +6,7 @@
 #include "mainwindow.h"
 #include "pagemapview.h"
 
+#include "quietwindow.h"
 #include "run/recording.h"
 #include "run/run.h"
 
@@ -114,10 +115,7 @@ private Q_SLOTS:
         // The whole window, shown, with its progress bar moving inside each run: the longest gap between two 5 ms
         // ticks while the run goes, and separately the one that holds the delivery of the results (every view
         // rebuilt from the recordings at once).
-        MainWindow::Options o;
-        o.restoreLayout = false;
-        o.dialogs = false;
-        MainWindow w(o);
+        MainWindow w(mms::test::quietWindow());
         w.resize(1280, 800);
         w.setScale(0.05);
         QVERIFY(w.loadScenario(QStringLiteral("madv-free-swapin")));

@@ -6,6 +6,7 @@
 #include "enginecontroller.h"
 #include "firstview.h"
 #include "mainwindow.h"
+#include "quietwindow.h"
 #include "resultschart.h"
 #include "resultsmodel.h"
 #include "transportbar.h"
@@ -266,10 +267,7 @@ private Q_SLOTS:
     // Each scenario opens at its faithful scale; below it, the label by the scale control says so.
     void opensAtTheFaithfulScale()
     {
-        MainWindow::Options o;
-        o.restoreLayout = false;
-        o.dialogs = false;
-        MainWindow w(o);
+        MainWindow w(mms::test::quietWindow());
         for (const char* id : { "madv-free-tlb-batch", "lru-file-readtwice" }) {
             QVERIFY(w.loadScenario(QString::fromLatin1(id)));
             const double faithful = loadScenario(id).faithfulScale();
@@ -289,10 +287,7 @@ private Q_SLOTS:
     // The app opens on that run and moment, and at 1280x800 the headline's ratio column is on screen unscrolled.
     void appOpensOnTheStory()
     {
-        MainWindow::Options o;
-        o.restoreLayout = false;
-        o.dialogs = false;
-        MainWindow w(o);
+        MainWindow w(mms::test::quietWindow());
         w.resize(1280, 800);
         w.setScale(0.01);
         QVERIFY(w.loadScenario(QStringLiteral("madv-free-swapin")));

@@ -4,6 +4,7 @@
 #include "kernelrulesview.h"
 #include "mainwindow.h"
 #include "parametereditor.h"
+#include "quietwindow.h"
 #include "scenario/scenario.h"
 
 #include <QtTest>
@@ -31,10 +32,7 @@ class TestKernelRules : public QObject {
 private Q_SLOTS:
     void init()
     {
-        mms::MainWindow::Options o;
-        o.restoreLayout = false;
-        o.dialogs = false;
-        m_w = std::make_unique<mms::MainWindow>(o);
+        m_w = std::make_unique<mms::MainWindow>(mms::test::quietWindow());
         QVERIFY(m_w->loadScenario(QStringLiteral("madv-free-swapin")));
         m_rules = m_w->kernelRules();
     }

@@ -5,6 +5,7 @@
 #include "enginecontroller.h"
 #include "lockcaptureview.h"
 #include "mainwindow.h"
+#include "quietwindow.h"
 #include "resultsmodel.h"
 
 #include <QComboBox>
@@ -17,13 +18,6 @@ using namespace mms;
 
 class TestLockCapture : public QObject {
     Q_OBJECT
-    static MainWindow::Options quiet()
-    {
-        MainWindow::Options o;
-        o.restoreLayout = false;
-        o.dialogs = false;
-        return o;
-    }
     static QString golden(const char* name)
     {
         return QStringLiteral(MMSCOPE_TEST_DATA "/golden/") + QLatin1String(name);
@@ -32,7 +26,7 @@ class TestLockCapture : public QObject {
 private Q_SLOTS:
     void captureBesideARun()
     {
-        MainWindow w(quiet());
+        MainWindow w(test::quietWindow());
         w.resize(1400, 900);
         w.setScale(0.01);
         QVERIFY(w.loadScenario(QStringLiteral("madv-free-swapin")));
@@ -73,7 +67,7 @@ private Q_SLOTS:
 
     void notACapture()
     {
-        MainWindow w(quiet());
+        MainWindow w(test::quietWindow());
         QTemporaryDir dir;
         const QString bad = dir.filePath("bad.json");
         QFile f(bad);

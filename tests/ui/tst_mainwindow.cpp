@@ -4,6 +4,7 @@
 #include "mainwindow.h"
 #include "pagemapview.h"
 #include "parametereditor.h"
+#include "quietwindow.h"
 #include "recordingview.h"
 #include "resultsmodel.h"
 #include "sourcepostview.h"
@@ -30,13 +31,6 @@ using namespace mms;
 
 class TestMainWindow : public QObject {
     Q_OBJECT
-    static MainWindow::Options quiet()
-    {
-        MainWindow::Options o;
-        o.restoreLayout = false;
-        o.dialogs = false;
-        return o;
-    }
     static int distinctColours(const QImage& img, QRect r)
     {
         QSet<QRgb> c;
@@ -49,7 +43,7 @@ class TestMainWindow : public QObject {
 private Q_SLOTS:
     void smallRunFillsTheWindow()
     {
-        MainWindow w(quiet());
+        MainWindow w(test::quietWindow());
         w.resize(1400, 900);
         w.setScale(0.01);
         QVERIFY(w.loadScenario(QStringLiteral("madv-free-swapin")));
@@ -91,7 +85,7 @@ private Q_SLOTS:
         QVERIFY(f.open(QIODevice::WriteOnly));
         f.write("{\"id\": \"x\", \"machine\": {\"cpus\": \"many\"}");
         f.close();
-        MainWindow w(quiet());
+        MainWindow w(test::quietWindow());
         QVERIFY(!w.loadScenario(path));
         QVERIFY2(w.lastError().contains(QLatin1String("broken.json")), qPrintable(w.lastError()));
         QVERIFY(!w.loadScenario(QStringLiteral("no-such-scenario")));
@@ -120,7 +114,7 @@ private Q_SLOTS:
         QVERIFY(f.open(QIODevice::WriteOnly));
         f.write(content);
         f.close();
-        MainWindow::Options o = quiet();
+        MainWindow::Options o = test::quietWindow();
         o.dialogs = true;
         MainWindow w(o);
         QVERIFY(w.loadScenario(QStringLiteral("madv-free-swapin")));
@@ -141,7 +135,7 @@ private Q_SLOTS:
 
     void sourcePostIsOneClickAway()
     {
-        MainWindow w(quiet());
+        MainWindow w(test::quietWindow());
         QVERIFY(w.loadScenario(QStringLiteral("madv-free-swapin")));
         w.show();
         auto* button = w.findChild<QPushButton*>(QStringLiteral("source-post-button"));
@@ -235,7 +229,7 @@ private Q_SLOTS:
         // A run that fails after Run was pressed (here: 1TiB doubled by --scale 2 is past what a PTE can address,
         // which resolve() refuses in the worker) says what failed, of which run; the parameter panel keeps every
         // edit, and correcting the one bad value runs the others.
-        MainWindow w(quiet());
+        MainWindow w(test::quietWindow());
         QVERIFY(w.loadScenario(QStringLiteral("madv-free-swapin")));
         ParameterEditor* p = w.parameters();
         const QString memory = p->field(QStringLiteral("machine.memory"))->text();
@@ -269,7 +263,7 @@ private Q_SLOTS:
     {
         // A field the engine refused stays red with the user's text; Run must not quietly run the last valid value
         // in its place: it refuses, naming the field, and starts nothing. Once corrected, the edits run.
-        MainWindow w(quiet());
+        MainWindow w(test::quietWindow());
         w.setScale(0.01);
         QVERIFY(w.loadScenario(QStringLiteral("madv-free-swapin")));
         ParameterEditor* p = w.parameters();
@@ -296,7 +290,7 @@ private Q_SLOTS:
     // The spin box takes the range mmscope-cli takes (scenario/scale.h), so a scale set in one runs in the other.
     void scaleSpinBoxTakesTheCliRange()
     {
-        MainWindow w(quiet());
+        MainWindow w(test::quietWindow());
         auto* spin = w.findChild<QDoubleSpinBox*>();
         QVERIFY(spin);
         QCOMPARE(spin->minimum(), kMinScale);
@@ -307,7 +301,7 @@ private Q_SLOTS:
 
     void cancelKeepsTheAppUsable()
     {
-        MainWindow w(quiet());
+        MainWindow w(test::quietWindow());
         w.setScale(0.05);
         QVERIFY(w.loadScenario(QStringLiteral("madv-free-swapin")));
         QSignalSpy finished(w.controller(), &EngineController::runFinished);

@@ -3,6 +3,7 @@
 // Tiny scales: a few MiB per process.
 #include "mainwindow.h"
 #include "nativerunview.h"
+#include "quietwindow.h"
 #include "scenario/scenario.h"
 
 #include <QtTest>
@@ -120,10 +121,7 @@ private Q_SLOTS:
     // The Run menu's action runs the scenario shown, at the app's scale, in the Native run dock.
     void mainWindowActionUsesTheShownScenario()
     {
-        mms::MainWindow::Options o;
-        o.restoreLayout = false;
-        o.dialogs = false;
-        mms::MainWindow w(o);
+        mms::MainWindow w(mms::test::quietWindow());
         QVERIFY(w.loadScenario(QStringLiteral("madv-free-swapin")));
         w.setScale(0.01);
         w.nativeRun()->setNoPressure(true);
