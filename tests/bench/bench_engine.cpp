@@ -5,6 +5,7 @@
 //  - runner wall time at 1, 2, 4, ... threads up to the host's cores (or --max-threads), min/median/max of N;
 //  - engine memory per simulated page (the page arrays), page-table bytes per mapped page, and recording bytes
 //    per frame of one recorded run.
+#include "benchstats.h"
 #include "mm/page.h"
 #include "mm/pte.h"
 #include "run/recording.h"
@@ -21,19 +22,13 @@
 using namespace mms;
 
 namespace {
+using bench::Stats;
+using bench::stats;
 double now()
 {
     return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-struct Stats {
-    double min, median, max;
-};
-Stats stats(std::vector<double> v)
-{
-    std::sort(v.begin(), v.end());
-    return { v.front(), v[v.size() / 2], v.back() };
-}
 } // namespace
 
 int main(int argc, char** argv)

@@ -17,6 +17,7 @@
 //  - radix: the queue the simulator uses (sim/simulator.cpp): the sorted array up to 32 events, past it the radix
 //    heap of sim/radixqueue.h;
 //  - binary-heap: std::priority_queue over the packed order, for reference.
+#include "benchstats.h"
 #include "run/run.h"
 #include "scenario/scenario.h"
 #include "sim/radixqueue.h"
@@ -36,6 +37,8 @@ using namespace mms;
 using Push = Simulator::TracedPush;
 
 namespace {
+using bench::Stats;
+using bench::stats;
 // This thread's CPU time: a replay on a host shared with other work is not charged for the time it waits.
 double now()
 {
@@ -420,14 +423,6 @@ std::vector<std::uint32_t> replay(const std::vector<Push>& trace, double& second
     return popped;
 }
 
-struct Stats {
-    double min, median, max;
-};
-Stats stats(std::vector<double> v)
-{
-    std::sort(v.begin(), v.end());
-    return { v.front(), v[v.size() / 2], v.back() };
-}
 } // namespace
 
 int main(int argc, char** argv)
