@@ -4,6 +4,7 @@
 #include "mainwindow.h"
 #include "nativerunview.h"
 #include "pagemapview.h"
+#include "run/recording.h"
 #include "scenario/scale.h"
 #include "scenariobrowser.h"
 #include "sourcepostview.h"
@@ -13,12 +14,15 @@
 #include <QCommandLineParser>
 #include <QDir>
 #include <QDockWidget>
+#include <QElapsedTimer>
 #include <QHelpEvent>
 #include <QScreen>
 #include <QTimer>
 
 #include <cstdio>
+#include <memory>
 #include <optional>
+#include <vector>
 
 namespace {
     // mmscope's options, read from the command line.
@@ -33,6 +37,7 @@ namespace {
         QCommandLineOption hover { QStringLiteral("hover"), QStringLiteral("With --screenshot: show the page map's tooltip for page PFN and capture the whole screen."), QStringLiteral("PFN") };
         QCommandLineOption size { QStringLiteral("size"), QStringLiteral("With --screenshot: the window's size (default 1600x1000)."), QStringLiteral("WxH") };
         QCommandLineOption capture { QStringLiteral("capture"), QStringLiteral("Open a lock capture from a real kernel (a file written by mmscope-cli import) beside the run's locks."), QStringLiteral("FILE") };
+        QCommandLineOption during { QStringLiteral("shots-during"), QStringLiteral("With --screenshot: also write the window at these host times after Run, in milliseconds (comma-separated), while the run animates: FILE's name with -<MS>ms before its extension. Standard error says when the first live frame came."), QStringLiteral("MS,...") };
         QCommandLineOption native { QStringLiteral("native"), QStringLiteral("After the simulated run, run the workload natively on this machine (the Native run dock): MODE pressure (in a memory cgroup with swap, as the scenario needs) or no-pressure. With --screenshot the shot waits for it."), QStringLiteral("MODE") };
         QCommandLineOption post { QStringLiteral("post"), QStringLiteral("Open the scenario's source post (with --screenshot: capture the whole screen).") };
         QCommandLineParser parser;
@@ -42,7 +47,7 @@ namespace {
             parser.setApplicationDescription(QStringLiteral("A desktop laboratory for Linux memory-management performance"));
             parser.addHelpOption();
             parser.addVersionOption();
-            parser.addOptions({ scenario, variant, at, scale, screenshot, raise, dark, hover, size, post, capture, native });
+            parser.addOptions({ scenario, variant, at, scale, screenshot, raise, dark, hover, size, post, capture, native, during });
             parser.process(app);
         }
         bool isSet(const QCommandLineOption& o) const { return parser.isSet(o); }
@@ -154,6 +159,44 @@ namespace {
             QApplication::exit(1);
     }
 
+    // --shots-during: the window at each of these host times after Run, and the time the first live frame came. False,
+    // with a message, when a time is not a number of milliseconds.
+    bool shootDuringRun(mms::MainWindow& w, const CommandLine& cli)
+    {
+        if (!cli.isSet(cli.during))
+            return true;
+        const QString file = cli.value(cli.screenshot);
+        const int dot = file.lastIndexOf(QLatin1Char('.'));
+        const QString stem = dot > 0 ? file.left(dot) : file, ext = dot > 0 ? file.mid(dot) : QStringLiteral(".png");
+        std::vector<int> times;
+        for (const QString& t : cli.value(cli.during).split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+            bool ok = false;
+            const int ms = t.trimmed().toInt(&ok);
+            if (!ok || ms < 0) {
+                std::fprintf(stderr, "mmscope: --shots-during: expected milliseconds such as 500,1000,2000, got %s\n", qPrintable(t));
+                return false;
+            }
+            times.push_back(ms);
+        }
+        auto clock = std::make_shared<QElapsedTimer>();
+        auto firstFrame = std::make_shared<QMetaObject::Connection>();
+        QObject::connect(w.controller(), &mms::EngineController::runStarted, &w, [&w, clock, times, stem, ext] {
+            clock->start();
+            for (int ms : times)
+                QTimer::singleShot(ms, &w, [&w, ms, stem, ext] {
+                    const QString name = QStringLiteral("%1-%2ms%3").arg(stem).arg(ms, 4, 10, QLatin1Char('0')).arg(ext);
+                    if (!w.grab().save(name, "PNG"))
+                        std::fprintf(stderr, "mmscope: cannot write %s\n", qPrintable(name));
+                });
+        });
+        *firstFrame = QObject::connect(w.controller(), &mms::EngineController::liveRecording, &w, [clock, firstFrame](auto rec) {
+            std::fprintf(stderr, "mmscope: first live frame %lld ms after Run (%zu frames, %.3f simulated s)\n",
+                static_cast<long long>(clock->elapsed()), rec->frameCount(), mms::toSec(rec->frameTime(rec->frameCount() - 1)));
+            QObject::disconnect(*firstFrame);
+        });
+        return true;
+    }
+
     // What follows the run: the variant and the moment asked for, then the native run of --native, then the
     // screenshot; a failed run ends a screenshot's app with status 1.
     void followRun(mms::MainWindow& w, const CommandLine& cli, double fraction)
@@ -222,6 +265,8 @@ int main(int argc, char** argv)
         if (auto* d = w.findChild<QDockWidget*>(name.trimmed()))
             d->raise();
 
+    if (!shootDuringRun(w, cli))
+        return 2;
     followRun(w, cli, *fraction);
     if (!w.lastError().isEmpty() && !shot)
         return app.exec();

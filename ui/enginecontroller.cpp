@@ -1,5 +1,6 @@
 #include "enginecontroller.h"
 
+#include "run/recording.h"
 #include "run/runner.h"
 
 #include <QElapsedTimer>
@@ -20,6 +21,7 @@ EngineController::EngineController(QObject* parent)
     : QObject(parent)
 {
     qRegisterMetaType<std::shared_ptr<const mms::ResultSet>>();
+    qRegisterMetaType<std::shared_ptr<const mms::Recording>>();
 }
 
 EngineController::~EngineController()
@@ -51,6 +53,12 @@ quint64 EngineController::start(const Request& request)
     m_running = true;
     m_pendingScenario = request.scenario;
     m_progress = 0;
+    m_done.clear();
+    m_partialHeader = ResultSet {};
+    m_partialHeader.scenario = request.scenario->id();
+    m_partialHeader.engineVersion = engineVersion();
+    m_partialHeader.seed = request.scenario->seed();
+    m_partialHeader.scale = request.scale;
     Q_EMIT runStarted(gen);
     Q_EMIT progressChanged(0.0);
 
@@ -62,6 +70,28 @@ quint64 EngineController::start(const Request& request)
         opts.scale = req.scale;
         opts.interrupter = job.get();
         opts.recording.enabled = req.record;
+        // Each run's result as it ends, and the watched run's recording as it grows: queued to the GUI thread, where
+        // a superseded generation's are dropped.
+        opts.runDone = [self, gen](std::size_t, std::size_t index, const RunResult& r) {
+            QMetaObject::invokeMethod(
+                self.data(), [self, gen, index, r] {
+                    if (self && self->m_generation == gen && self->m_running)
+                        self->addPartial(index, r);
+                },
+                Qt::QueuedConnection);
+        };
+        if (req.record && req.liveRun >= 0) {
+            opts.liveRun = static_cast<std::size_t>(req.liveRun);
+            opts.recording.livePeriodSeconds = req.livePeriodSeconds;
+            opts.recording.live = [self, gen](std::shared_ptr<const Recording> rec) {
+                QMetaObject::invokeMethod(
+                    self.data(), [self, gen, rec] {
+                        if (self && self->m_generation == gen && self->m_running)
+                            Q_EMIT self->liveRecording(rec);
+                    },
+                    Qt::QueuedConnection);
+            };
+        }
         // The runner reports the share of all the work done (finished runs and the running ones' own progress)
         // in 0.1 % steps, like heaptrack; each step is one queued call. They may arrive out of order from
         // parallel runs: the GUI side keeps the largest.
@@ -101,6 +131,16 @@ quint64 EngineController::start(const Request& request)
     return gen;
 }
 
+void EngineController::addPartial(std::size_t index, const RunResult& r)
+{
+    auto at = std::lower_bound(m_done.begin(), m_done.end(), index, [](const auto& d, std::size_t i) { return d.first < i; });
+    m_done.insert(at, { index, r });
+    auto rs = std::make_shared<ResultSet>(m_partialHeader);
+    for (const auto& d : m_done)
+        rs->results.push_back(d.second);
+    Q_EMIT partialResults(rs);
+}
+
 void EngineController::cancel()
 {
     if (m_job && m_running) {
@@ -117,6 +157,7 @@ void EngineController::deliver(quint64 generation, std::shared_ptr<const ResultS
     if (generation != m_generation)
         return; // stale: superseded by a newer run
     m_running = false;
+    m_done.clear();
     if (!error.isEmpty()) {
         Q_EMIT runFailed(error);
         return;

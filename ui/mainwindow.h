@@ -102,6 +102,16 @@ private:
     // mainwindowrun.cpp
     void connectRuns();
     void showResults(std::shared_ptr<const ResultSet> rs);
+    // While a run goes on: the runs done so far in the results table and chart, and the watched run's recording
+    // so far in the views, the time cursor following its latest frame unless the user moved it back.
+    void showPartialResults(std::shared_ptr<const ResultSet> rs);
+    void showLiveRecording(std::shared_ptr<const Recording> rec);
+    // The run ended without results (cancelled, failed): the views go back to the previous results.
+    void endLive();
+    // The run of the plan to watch while `sc` runs: the one shown now when it is in the new plan, else the first.
+    int liveRunFor(const Scenario& sc, QString& label) const;
+    // The recording the views show: the live one while a run streams, else the shown run's.
+    const Recording* shownRecording() const;
     void fillRunPick(int run);
     void showFirstView(const FirstView& first);
     void updateScaleNote();
@@ -155,6 +165,10 @@ private:
     std::shared_ptr<const Scenario> m_resultsScenario;
     std::shared_ptr<const LockCapture> m_capture;
     int m_run = -1;
+    std::shared_ptr<const Scenario> m_runningScenario; // the scenario of the run in progress
+    std::shared_ptr<const Recording> m_liveRecording; // its watched run's recording so far
+    QString m_liveLabel; // "running: madvfree"
+    bool m_liveFollow = true; // the time cursor stays at the live recording's latest frame
     QString m_lastError;
     QString m_runDescription; // "ID at scale S" of the run last started, for its failure message
     bool m_firstView = true; // the next results are the first of the scenario just opened: show its story

@@ -19,6 +19,7 @@
 #include "resultschart.h"
 #include "resultsmodel.h"
 #include "run/recording.h"
+#include "run/runner.h"
 #include "scenariobrowser.h"
 #include "transportbar.h"
 
@@ -91,7 +92,11 @@ void MainWindow::connectRuns()
         statusBar()->clearMessage(); // the first view's note names the run it chose, no longer the one shown
         showRun(m_runPick->itemData(i).toInt());
     });
-    connect(m_transport, &TransportBar::timeChanged, this, &MainWindow::onTime);
+    connect(m_transport, &TransportBar::timeChanged, this, [this](Time t) {
+        if (m_liveRecording)
+            m_liveFollow = t >= m_transport->end();
+        onTime(t);
+    });
     connect(m_transport, &TransportBar::nextEventRequested, this, &MainWindow::nextEvent);
     connect(m_controller, &EngineController::runStarted, this, [this] {
         m_runAction->setEnabled(true);
@@ -101,13 +106,17 @@ void MainWindow::connectRuns()
         statusBar()->showMessage(tr("running %1 at scale %2…").arg(QString::fromStdString(m_scenario->id())).arg(scale()));
     });
     connect(m_controller, &EngineController::progressChanged, this, [this](double f) { m_progress->setValue(int(f * 1000)); });
+    connect(m_controller, &EngineController::partialResults, this, &MainWindow::showPartialResults);
+    connect(m_controller, &EngineController::liveRecording, this, &MainWindow::showLiveRecording);
     connect(m_controller, &EngineController::runFinished, this, &MainWindow::showResults);
     connect(m_controller, &EngineController::runCancelled, this, [this] {
+        endLive();
         m_cancelAction->setEnabled(false);
         m_progress->setFormat(tr("cancelled"));
         statusBar()->showMessage(tr("run cancelled; the previous results stay"), 5000);
     });
     connect(m_controller, &EngineController::runFailed, this, [this](const QString& msg) {
+        endLive();
         m_cancelAction->setEnabled(false);
         m_progress->setFormat(tr("failed"));
         // The parameter editor is left alone: the edited scenario is still there to correct and run again.
@@ -179,12 +188,95 @@ void MainWindow::startRun()
     EngineController::Request req;
     req.scenario = sc;
     req.scale = scale();
+    req.liveRun = liveRunFor(*sc, m_liveLabel);
     m_runDescription = tr("%1 at scale %2").arg(QString::fromStdString(sc->id())).arg(req.scale);
+    endLive(); // a run superseded mid-way leaves its views to the next one's
+    m_runningScenario = sc;
     m_controller->start(req);
+}
+
+int MainWindow::liveRunFor(const Scenario& sc, QString& label) const
+{
+    const std::vector<PlannedRun> plan = planRuns(sc);
+    int pick = 0;
+    if (const RunResult* shown = currentRun(); shown && m_resultsScenario && m_resultsScenario->id() == sc.id())
+        for (std::size_t i = 0; i < plan.size(); ++i)
+            if (plan[i].variant == shown->variant && plan[i].point == shown->point && plan[i].rep == shown->rep)
+                pick = int(i);
+    if (plan.empty())
+        return -1;
+    RunResult run;
+    run.variant = plan[std::size_t(pick)].variant;
+    run.point = plan[std::size_t(pick)].point;
+    run.rep = plan[std::size_t(pick)].rep;
+    label = tr("running: %1").arg(ComparePanel::runLabel(run, sc.reps() > 1));
+    return pick;
+}
+
+void MainWindow::showPartialResults(std::shared_ptr<const ResultSet> rs)
+{
+    m_resultsModel->setResults(m_runningScenario, rs);
+    m_chart->setResults(m_runningScenario, rs);
+}
+
+void MainWindow::showLiveRecording(std::shared_ptr<const Recording> rec)
+{
+    if (!rec || rec->frameCount() == 0)
+        return;
+    if (!m_liveRecording) {
+        m_runPick->setEnabled(false); // it lists the previous results' runs
+        m_liveFollow = true;
+    }
+    m_liveRecording = rec;
+    m_pageMap->setRecording(rec, m_liveLabel);
+    m_heatmap->setRecording(rec, m_liveLabel);
+    m_cpuLocks->setRecording(rec, m_liveLabel);
+    m_timeline->setRecording(rec, m_liveLabel);
+    m_counters->setSeries({ { m_liveLabel, rec } });
+    const bool follow = m_liveFollow;
+    m_transport->setRange(recordingEnd(*rec), rec->frameCount() > 1 ? rec->frameTime(1) - rec->frameTime(0) : rec->interval());
+    if (follow)
+        m_transport->setTime(m_transport->end());
+    m_liveFollow = follow;
+    onTime(m_transport->time());
+}
+
+void MainWindow::endLive()
+{
+    m_runPick->setEnabled(true);
+    m_runningScenario.reset();
+    if (!m_liveRecording)
+        return;
+    m_liveRecording.reset();
+    // Back to the previous results, as they were shown.
+    m_resultsModel->setResults(m_resultsScenario, m_results);
+    m_chart->setResults(m_resultsScenario, m_results);
+    const int shown = m_run;
+    m_run = -1;
+    if (m_results && shown >= 0)
+        showRun(shown);
+    else {
+        m_pageMap->setRecording(nullptr, QString());
+        m_heatmap->setRecording(nullptr, QString());
+        m_cpuLocks->setRecording(nullptr, QString());
+        m_timeline->setRecording(nullptr, QString());
+        m_counters->setSeries({});
+    }
+}
+
+const Recording* MainWindow::shownRecording() const
+{
+    if (m_liveRecording)
+        return m_liveRecording.get();
+    const RunResult* r = currentRun();
+    return r ? r->recording.get() : nullptr;
 }
 
 void MainWindow::showResults(std::shared_ptr<const ResultSet> rs)
 {
+    m_liveRecording.reset();
+    m_runningScenario.reset();
+    m_runPick->setEnabled(true);
     m_cancelAction->setEnabled(false);
     m_progress->setFormat(tr("done"));
     m_results = std::move(rs);
@@ -347,22 +439,22 @@ void MainWindow::onTime(Time t)
 
 void MainWindow::updateExplain()
 {
-    const RunResult* r = currentRun();
-    if (!r || !r->recording) {
+    const Recording* shown = shownRecording();
+    if (!shown) {
         m_explain->clear();
         return;
     }
-    const Recording& rec = *r->recording;
+    const Recording& rec = *shown;
     const std::size_t f = frameAt(rec, m_transport->time());
     m_explain->setText(rec.cpuCount() > 16 ? explainByActivity(rec, f) : explainPerCpu(rec, f, m_explain->width()));
 }
 
 void MainWindow::nextEvent()
 {
-    const RunResult* r = currentRun();
-    if (!r || !r->recording)
+    const Recording* shown = shownRecording();
+    if (!shown)
         return;
-    const Recording& rec = *r->recording;
+    const Recording& rec = *shown;
     const std::size_t f = rec.nextEventFrame(frameAt(rec, m_transport->time()));
     if (f >= rec.frameCount()) {
         statusBar()->showMessage(tr("no further event of interest"), 3000);

@@ -37,6 +37,7 @@ Recorder::Recorder(Kernel& k, Sched& s, const RecordingOptions& opts, const Work
     for (const char* n : { "ops", "free_pages", "swap_used", "ipis", "zram_pool_pages", "vm_exits" })
         m_rec->m_counterNames.push_back(n);
     s.setTrace(this);
+    m_nextPublish = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(opts.livePeriodSeconds));
     sample(s.sim().now());
     schedule();
 }
@@ -126,6 +127,22 @@ void Recorder::sample(Time at)
     sampleCounters();
     sampleLocks(f);
     decimateWhenDue();
+    if (m_opts.live && !m_done)
+        publishWhenDue();
+}
+
+void Recorder::publishWhenDue()
+{
+    using Clock = std::chrono::steady_clock;
+    const Clock::time_point start = Clock::now();
+    if (start < m_nextPublish)
+        return;
+    auto copy = std::make_shared<Recording>(*m_rec);
+    close(*copy);
+    const Clock::time_point copied = Clock::now();
+    const auto period = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(m_opts.livePeriodSeconds));
+    m_nextPublish = copied + std::max(period, 10 * (copied - start));
+    m_opts.live(std::move(copy));
 }
 
 // Frame f of the page map, a keyframe or the change since the previous frame, and the pages in each state.
@@ -338,9 +355,18 @@ void Recorder::nameOwners()
         r.m_fileNames.resize(m_k.mappings.size());
 }
 
-void Recorder::findEvents()
+void Recorder::close(Recording& r) const
 {
-    Recording& r = *m_rec;
+    // No bin past the last frame (a kernel thread's drain after the last exit; a span the next frame will hold).
+    const std::size_t bins = r.binCount();
+    for (auto& b : r.m_cpuBins)
+        if (b.size() > bins)
+            b.resize(bins);
+    findEvents(r);
+}
+
+void Recorder::findEvents(Recording& r) const
+{
     auto counter = [&](const char* name, std::size_t f) { return r.m_counters[f][r.counterIndex(name)]; };
     for (std::size_t l = 0; l < r.m_lockNames.size(); ++l)
         for (std::size_t f = 0; f < r.frameCount(); ++f)
@@ -393,12 +419,7 @@ std::shared_ptr<const Recording> Recorder::finish()
         if (m_rec->m_frameTimes.empty() || m_rec->m_frameTimes.back() < end)
             sample(end);
         m_done = true;
-        // No bin past the end (a kernel thread's drain after the last exit).
-        const std::size_t bins = m_rec->binCount();
-        for (auto& b : m_rec->m_cpuBins)
-            if (b.size() > bins)
-                b.resize(bins);
-        findEvents();
+        close(*m_rec);
         m_s.setTrace(nullptr);
     }
     return m_rec;

@@ -7,6 +7,7 @@
 #include "run/run.h"
 #include "workload/workload.h"
 
+#include <chrono>
 #include <map>
 #include <memory>
 #include <unordered_map>
@@ -51,7 +52,11 @@ private:
     static Recording coarserEmpty(const Recording& r);
     static void mergeLockFrames(const Recording& r, std::size_t from, std::size_t to, Recording& out, std::size_t frame);
     bool coarserForRunLength() const;
-    void findEvents();
+    void findEvents(Recording& r) const;
+    // A copy of the recording so far, as finish() would leave it, to RecordingOptions::live when its period is due.
+    void publishWhenDue();
+    // The bins past the last frame's (a span ends after the frame was taken) and the events of interest.
+    void close(Recording& r) const;
     void nameOwners();
     std::uint16_t intern(const char* fn);
     Time binWidth() const { return m_rec->binWidth(); }
@@ -69,6 +74,7 @@ private:
     std::vector<Time> m_holdSeen; // per cpu: end of the latest spinlock hold counted
     std::map<std::string, LockTotals> m_prevLocks; // cumulative lockstat at the previous frame, by lock name
     bool m_done = false;
+    std::chrono::steady_clock::time_point m_nextPublish; // host time of the next live copy
 };
 
 } // namespace mms

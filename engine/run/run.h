@@ -5,6 +5,8 @@
 #include "run/result.h"
 #include "sim/simulator.h"
 
+#include <functional>
+#include <memory>
 #include <vector>
 
 namespace mms {
@@ -13,6 +15,12 @@ struct RecordingOptions {
     bool enabled = false;
     Time interval = 0; // simulated time between frames; 0 = choose from the run's expected length
     std::size_t memoryBudget = 256u << 20; // bytes; past it frames are decimated
+    // The recording so far while the run goes on (the app animates it): after a frame, once `livePeriodSeconds` of
+    // host time have passed since the last one, a copy of the recording up to that frame, from the run's thread. It
+    // only reads the run: the results and the final recording are the same with it or without it. A copy costs time
+    // in proportion to the recording's size: the period stretches to ten times the last copy's cost.
+    std::function<void(std::shared_ptr<const Recording>)> live;
+    double livePeriodSeconds = 0.25;
 };
 
 // The event budget of one run: ten thousand million simulated events, about eight minutes of one host core at the

@@ -226,23 +226,33 @@ namespace {
         // takes next: every run is seeded from its own identity and its result goes to its own slot, so the
         // results do not depend on it.
         std::stable_sort(pool.begin(), pool.end(), [](const PoolRun& a, const PoolRun& b) { return a.size > b.size; });
+        // The run a user watches goes first, whatever its size.
+        if (opts.recording.live) {
+            auto live = std::find_if(pool.begin(), pool.end(), [&](const PoolRun& r) { return r.scenario == 0 && r.index == opts.liveRun; });
+            if (live != pool.end())
+                std::rotate(pool.begin(), live, live + 1);
+        }
         return pool;
     }
 
-    // What one run of the pool executes: its scenario's setup at its point, seeded from its own identity.
-    RunSpec runSpec(const Scenario& sc, const PlannedRun& plan, const RunnerOptions& opts)
+    // What one run of the pool executes: its scenario's setup at its point, seeded from its own identity; the live
+    // recording only for the run being watched.
+    RunSpec runSpec(const std::vector<const Scenario*>& scs, const PoolRun& run, const RunnerOptions& opts)
     {
+        const Scenario& sc = *scs[run.scenario];
         RunSpec spec;
         spec.scenario = &sc;
-        spec.variant = plan.variant;
-        spec.point = plan.point;
-        spec.rep = plan.rep;
+        spec.variant = run.plan.variant;
+        spec.point = run.plan.point;
+        spec.rep = run.plan.rep;
         spec.scale = opts.scale;
         spec.seed = runSeed(sc.seed(), spec.variant, spec.point, spec.rep);
         spec.bootSeed = bootSeed(sc.seed(), spec.point, spec.rep);
         spec.checkInvariants = opts.checkInvariants;
         spec.maxEvents = opts.maxEvents;
         spec.recording = opts.recording;
+        if (run.scenario != 0 || run.index != opts.liveRun)
+            spec.recording.live = nullptr;
         return spec;
     }
 
@@ -289,14 +299,18 @@ namespace {
             std::int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - m_start).count();
             std::int64_t unset = -1;
             m_firstStart[run.scenario].compare_exchange_strong(unset, now);
-            RunSpec spec = runSpec(*m_scs[run.scenario], run.plan, m_opts);
+            RunSpec spec = runSpec(m_scs, run, m_opts);
             RunSlot slot(m_opts.interrupter, m_tracker, k);
             try {
-                o.results.results[run.index] = executeRun(spec, &slot);
-                if (o.results.results[run.index].metrics.count("cancelled"))
+                RunResult& r = o.results.results[run.index];
+                r = executeRun(spec, &slot);
+                if (r.metrics.count("cancelled"))
                     m_cancelled = true;
-                else
+                else {
                     m_tracker.set(k, 1.0);
+                    if (m_opts.runDone)
+                        m_opts.runDone(run.scenario, run.index, r);
+                }
             } catch (...) {
                 // An invalid setup fails its scenario only; the other scenarios' runs go on.
                 std::lock_guard<std::mutex> lock(m_doneLock);

@@ -20,6 +20,13 @@ struct RunnerOptions {
     // work done of planned). Called from worker threads (must be thread-safe), only when the share has grown by
     // at least 0.1 %; concurrent calls may arrive out of order, so keep the largest.
     std::function<void(double)> progressFraction;
+    // Each run's result as soon as it ends, before the others (from its worker; must be thread-safe): the scenario's
+    // index in runScenarios' list (0 for runScenario), the run's index in that scenario's ResultSet, and the result.
+    // A cancelled or failed run is not reported.
+    std::function<void(std::size_t, std::size_t, const RunResult&)> runDone;
+    // The run of the first scenario whose recording streams (recording.live), by its index in the ResultSet; it is
+    // the first the workers take. The other runs record without copies.
+    std::size_t liveRun = 0;
     bool checkInvariants = false;
     std::uint64_t maxEvents = kDefaultMaxEvents; // each run's event budget (RunSpec::maxEvents)
     RecordingOptions recording;

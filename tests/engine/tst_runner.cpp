@@ -2,11 +2,14 @@
 // from another thread while runs are in flight, and the host-memory estimate. Small enough to run under TSan
 // (scripts/test.sh runs this suite in the tsan-engine build).
 #include "run/json.h"
+#include "run/recording.h"
 #include "run/runner.h"
 
 #include <QtTest>
 
 #include <atomic>
+#include <map>
+#include <mutex>
 #include <set>
 #include <thread>
 
@@ -84,6 +87,50 @@ private Q_SLOTS:
             QCOMPARE(withoutHost(pooled[0].results), withoutHost(run(a, 1)));
             QCOMPARE(withoutHost(pooled[1].results), withoutHost(run(b, 1)));
         }
+    }
+
+    // The app's streaming: each run's result as it ends, equal to its slot in the final results; the watched run's
+    // recording so far, a copy at every frame here, growing and never past the run's end; and the same results as
+    // a run that streams nothing.
+    void streamsRunsAndTheWatchedRecording()
+    {
+        Scenario sc = small();
+        RunnerOptions o;
+        o.scale = kScale;
+        o.threads = 2;
+        o.recording.enabled = true;
+        const std::string quiet = withoutHost(runScenario(sc, o));
+
+        std::mutex m;
+        std::map<std::size_t, std::string> done;
+        std::vector<std::shared_ptr<const Recording>> live;
+        o.runDone = [&](std::size_t scenario, std::size_t index, const RunResult& r) {
+            std::lock_guard<std::mutex> lock(m);
+            QCOMPARE(scenario, std::size_t { 0 });
+            QVERIFY(done.emplace(index, r.variant).second);
+        };
+        o.liveRun = 3;
+        o.recording.livePeriodSeconds = 0;
+        o.recording.live = [&](std::shared_ptr<const Recording> rec) {
+            std::lock_guard<std::mutex> lock(m);
+            live.push_back(std::move(rec));
+        };
+        const ResultSet rs = runScenario(sc, o);
+        QCOMPARE(withoutHost(rs), quiet);
+        QCOMPARE(done.size(), rs.results.size());
+        for (const auto& [index, variant] : done)
+            QCOMPARE(variant, rs.results[index].variant);
+        QVERIFY2(live.size() >= 2, qPrintable(QString::number(live.size())));
+        const Recording& watched = *rs.results[3].recording;
+        const Time end = watched.frameTime(watched.frameCount() - 1);
+        Time last = 0;
+        for (const auto& rec : live) {
+            QVERIFY(rec->frameCount() > 0);
+            const Time t = rec->frameTime(rec->frameCount() - 1);
+            QVERIFY(t >= last && t <= end);
+            last = t;
+        }
+        QVERIFY(last > 0);
     }
 
     void shardsPartitionThePlan()

@@ -47,6 +47,38 @@ private Q_SLOTS:
         QCOMPARE(c.results(), rs);
     }
 
+    // While it runs: the results of the runs done so far (one more each time, in the final order), and the watched
+    // run's recording growing, all before the final results, which hold every run.
+    void streamsWhileRunning()
+    {
+        EngineController c;
+        QSignalSpy partial(&c, &EngineController::partialResults);
+        QSignalSpy live(&c, &EngineController::liveRecording);
+        QSignalSpy finished(&c, &EngineController::runFinished);
+        EngineController::Request r = request(0.01);
+        r.threads = 1;
+        r.liveRun = 2;
+        r.livePeriodSeconds = 0;
+        c.start(r);
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
+        auto rs = finished.at(0).at(0).value<std::shared_ptr<const ResultSet>>();
+        QCOMPARE(partial.count(), 3);
+        for (int i = 0; i < partial.count(); ++i) {
+            auto p = partial.at(i).at(0).value<std::shared_ptr<const ResultSet>>();
+            QCOMPARE(p->results.size(), std::size_t(i + 1));
+            for (const RunResult& run : p->results)
+                QVERIFY(std::any_of(rs->results.begin(), rs->results.end(), [&](const RunResult& f) { return f.variant == run.variant; }));
+        }
+        QVERIFY2(live.count() >= 2, qPrintable(QString::number(live.count())));
+        std::size_t frames = 0;
+        for (int i = 0; i < live.count(); ++i) {
+            auto rec = live.at(i).at(0).value<std::shared_ptr<const Recording>>();
+            QVERIFY(rec && rec->frameCount() > 0);
+            frames = std::max(frames, rec->frameCount());
+        }
+        QVERIFY(frames > 2);
+    }
+
     void supersededRunIsDropped()
     {
         EngineController c;

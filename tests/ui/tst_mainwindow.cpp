@@ -299,6 +299,39 @@ private Q_SLOTS:
         QCOMPARE(w.scale(), kMinScale);
     }
 
+    // While the run goes on the views play the watched run's recording so far, the time cursor at its latest frame
+    // until the user moves it back, and the results table gains a row as each run ends; the final results then take
+    // over every view.
+    void viewsAnimateWhileRunning()
+    {
+        MainWindow w(test::quietWindow());
+        w.resize(1400, 900);
+        w.setScale(0.06);
+        QVERIFY(w.loadScenario(QStringLiteral("madv-free-swapin")));
+        w.show();
+        QSignalSpy live(w.controller(), &EngineController::liveRecording);
+        QSignalSpy partial(w.controller(), &EngineController::partialResults);
+        QSignalSpy finished(w.controller(), &EngineController::runFinished);
+        w.startRun();
+        QTRY_VERIFY_WITH_TIMEOUT(live.count() >= 1, 30000);
+        QVERIFY(finished.isEmpty());
+        QVERIFY(w.transport()->end() > 0);
+        QCOMPARE(w.transport()->time(), w.transport()->end());
+        QVERIFY(w.resultsModel()->rowCount() < 3);
+        // Moved back, the cursor stays where the user put it while frames arrive.
+        w.transport()->setTime(0);
+        const int seen = int(live.count());
+        QTRY_VERIFY_WITH_TIMEOUT(live.count() > seen || finished.count() == 1, 30000);
+        if (finished.isEmpty()) {
+            QCOMPARE(w.transport()->time(), Time(0));
+            QVERIFY(w.transport()->end() > 0);
+        }
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
+        QVERIFY(partial.count() >= 1);
+        QCOMPARE(w.resultsModel()->rowCount(), 3);
+        QVERIFY(w.results() && w.results()->results.size() == 3);
+    }
+
     void cancelKeepsTheAppUsable()
     {
         MainWindow w(test::quietWindow());
