@@ -190,8 +190,8 @@ namespace {
                 });
         });
         *firstFrame = QObject::connect(w.controller(), &mms::EngineController::liveRecording, &w, [clock, firstFrame](auto rec) {
-            std::fprintf(stderr, "mmscope: first live frame %lld ms after Run (%zu frames, %.3f simulated s)\n",
-                static_cast<long long>(clock->elapsed()), rec->frameCount(), mms::toSec(rec->frameTime(rec->frameCount() - 1)));
+            std::fprintf(stderr, "mmscope: first live frame %lld ms after Run (%zu frames, %.3f simulated ms)\n",
+                static_cast<long long>(clock->elapsed()), rec->frameCount(), 1e3 * mms::toSec(rec->frameTime(rec->frameCount() - 1)));
             QObject::disconnect(*firstFrame);
         });
         return true;

@@ -11,9 +11,13 @@
 #   table    every built-in scenario, one `run ID --scale SCALE --threads 2` each (the third argument is the scale,
 #            default 1: minutes): a markdown table of its runs, simulated events, events per second per thread (the
 #            events over the process's user CPU time), wall time and peak resident set (docs/benchmarks.md)
+#   firstframe  the app (the second argument is the `mmscope` binary, not the CLI): host milliseconds from Run to
+#            the first live frame of `madv-free-swapin` at full scale under xvfb-run, RUNS times (default 3); each
+#            app is stopped once it has said so (`--shots-during`)
 #
 # usage: tests/bench/figures.sh events|reproduce|stream CLI [RUNS]
 #        tests/bench/figures.sh table CLI [SCALE]
+#        tests/bench/figures.sh firstframe APP [RUNS]
 # Each prints min / median / max over the runs. Wall time depends on what else the host runs: measure on an idle
 # host and say when it was not.
 set -euo pipefail
@@ -82,8 +86,24 @@ table)
             printf "| `%s` | %d | %.1f M | %.1f | %.1f | %.1f | %.0f |\n", id, r, e / 1e6, e / u / 1e6, w, u, m * 1024 / 1e6 }'
     done
     ;;
+firstframe)
+    runs=${3:-3}
+    for ((i = 0; i < runs; i++)); do
+        xvfb-run -a -s "-screen 0 1600x1000x24" "$cli" --scenario madv-free-swapin --scale 1 --shots-during 60000 \
+            --screenshot "$tmp/shot.png" 2> "$tmp/err" &
+        app=$!
+        until grep -q 'first live frame' "$tmp/err" || ! kill -0 "$app" 2> /dev/null; do sleep 0.2; done
+        pkill -P "$app" -f 'mmscope --scenario' 2> /dev/null || true
+        pkill -f "$tmp/shot.png" 2> /dev/null || true
+        wait "$app" 2> /dev/null || true
+        line=$(grep "first live frame" "$tmp/err") || { echo "figures.sh: no live frame:" >&2; cat "$tmp/err" >&2; exit 1; }
+        echo "run: ${line#mmscope: }"
+        awk '{ for (i = 1; i <= NF; i++) if ($i == "ms") print $(i - 1) }' <<< "$line" | head -1 >> "$tmp/runs"
+    done
+    echo "ms from Run to the first live frame (min / median / max): $(stats < "$tmp/runs")"
+    ;;
 *)
-    echo "figures.sh: $what: expected events, reproduce, stream or table" >&2
+    echo "figures.sh: $what: expected events, reproduce, stream, table or firstframe" >&2
     exit 2
     ;;
 esac
