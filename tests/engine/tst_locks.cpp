@@ -452,7 +452,8 @@ private Q_SLOTS:
         const double spun = toNs(spans.total(1, SpanKind::LockWait));
         QVERIFY2(spun > 18'000 && spun < 20'000, qPrintable(QString("spun %1 ns").arg(spun)));
         QVERIFY(g[1] >= r[0]);
-        QVERIFY2(toNs(g[1] - r[0]) < 500, qPrintable(QString("granted %1 ns after the release").arg(toNs(g[1] - r[0]))));
+        QVERIFY2(
+            toNs(g[1] - r[0]) < 500, qPrintable(QString("granted %1 ns after the release").arg(toNs(g[1] - r[0]))));
         const QString o = spans.overlap(2);
         QVERIFY2(o.isEmpty(), qPrintable(o));
     }
