@@ -506,7 +506,15 @@ LockStat lock_stat(const Kernel& k, std::string_view name, int* instances)
 LockStat i_mmap_lock_stat(const Kernel&, File f)
 {
     const AddressSpace& m = *f.mapping();
-    return m.i_mmap_kind == IMmapLock::Mutex ? m.i_mmap_mutex.stat() : m.i_mmap_rwsem.stat();
+    switch (m.i_mmap_kind) {
+    case IMmapLock::Spinlock:
+        return m.i_mmap_lock.stat();
+    case IMmapLock::Mutex:
+        return m.i_mmap_mutex.stat();
+    case IMmapLock::Rwsem:
+        break;
+    }
+    return m.i_mmap_rwsem.stat();
 }
 
 Time idle_time(const Kernel& k) { return k.s.idleTotal(); }

@@ -62,10 +62,11 @@ struct AddressSpace {
     bool unevictable = false; // AS_UNEVICTABLE (ramfs, SHM_LOCK): never set by the workloads here
     // Tasks sleeping in wait_on_page_locked() on one of this mapping's pages (a hashed page wait queue).
     std::vector<std::pair<Task*, std::uint32_t>> pageWaiters;
-    // The file's VMAs (the i_mmap interval tree) and the lock rmap walks and vma_link take: i_mmap_mutex until 3.18,
-    // i_mmap_rwsem since (i_mmap.lock). Only the one the toggle names is used.
+    // The file's VMAs (the i_mmap interval tree) and the lock rmap walks and vma_link take: the i_mmap_lock spinlock
+    // until 2.6.39, i_mmap_mutex until 3.18, i_mmap_rwsem since (i_mmap.lock). Only the one the toggle names is used.
     IMmapList<FileVma> i_mmap;
     IMmapLock i_mmap_kind = IMmapLock::Mutex;
+    SpinLock i_mmap_lock { "mapping->i_mmap_lock" };
     Mutex i_mmap_mutex { "mapping->i_mmap_mutex" };
     RwSem i_mmap_rwsem { "mapping->i_mmap_rwsem" };
 

@@ -29,6 +29,10 @@ Mm::Mm(Sched& sched, const Toggles& toggles, std::uint64_t reservedPages)
     locking.releaseNs = dbg.lockReleaseNs;
     locking.contendedNs = dbg.contendedNs;
     locking.mutexOpNs = dbg.mutexOpNs;
+    locking.mutexHandoff = tg.mutexHandoff;
+    locking.mutexMcs = tg.mutexMcs;
+    locking.rwsemSpin = tg.rwsemSpin; // RWSEM_SPIN_ON_OWNER: SMP && RWSEM_XCHGADD_ALGORITHM (the xadd rwsem)
+    locking.rwsemHandoff = tg.rwsemHandoff;
     s.setLocking(locking);
     m_structPageLines = tg.config.structPageLines();
     if (tg.config.memcg && tg.config.memcgStatBatch) {
@@ -371,7 +375,9 @@ void Mm::lockStats(LockStats& v) const
         v.push_back(&m->i_pages.stat());
         // The i_mmap lock (the kind i_mmap.lock names) of a file that is or was mapped: once listed, a lock stays
         // listed, so the recording's per-frame rows stay aligned after the last munmap.
-        const LockStat& immap = m->i_mmap_kind == IMmapLock::Mutex ? m->i_mmap_mutex.stat() : m->i_mmap_rwsem.stat();
+        const LockStat& immap = m->i_mmap_kind == IMmapLock::Mutex ? m->i_mmap_mutex.stat()
+            : m->i_mmap_kind == IMmapLock::Spinlock                ? m->i_mmap_lock.stat()
+                                                                   : m->i_mmap_rwsem.stat();
         if (!m->i_mmap.empty() || immap.acquisitions > 0)
             v.push_back(&immap);
     }

@@ -191,11 +191,18 @@ bool page_is_file_cache(const Mm& k, Pfn p)
     return k.pages.owner(p) != 0 && !k.pages.test(p, PG_anon | PG_swapbacked | PG_buddy);
 }
 
+namespace {
+    // spin_lock(&mapping->i_mmap_lock) (before 3.0): a waiter spins, its CPU busy, until the holder lets go.
+    Co<> i_mmap_spin_lock(Mm& k, Task& t, AddressSpace& m) { co_await spin_lock(k.s, t, m.i_mmap_lock); }
+} // namespace
+
 // The four lock wrappers hand back the lock's own awaitable instead of awaiting it in a frame of their own: one
 // coroutine frame fewer per lock and unlock on every rmap walk (two walks a reclaimed mapped page). The unlocks of
-// the mutex do not suspend, so theirs is an empty MaybeCo.
+// the mutex and the spinlock do not suspend, so theirs is an empty MaybeCo.
 Co<> i_mmap_lock_write(Mm& k, Task& t, AddressSpace& m)
 {
+    if (m.i_mmap_kind == IMmapLock::Spinlock)
+        return i_mmap_spin_lock(k, t, m);
     if (m.i_mmap_kind == IMmapLock::Mutex)
         return mutex_lock(k.s, t, m.i_mmap_mutex);
     return m.i_mmap_rwsem.down_write(k.s, t);
@@ -203,6 +210,10 @@ Co<> i_mmap_lock_write(Mm& k, Task& t, AddressSpace& m)
 
 MaybeCo i_mmap_unlock_write(Mm& k, Task& t, AddressSpace& m)
 {
+    if (m.i_mmap_kind == IMmapLock::Spinlock) {
+        spin_unlock(k.s, t, m.i_mmap_lock);
+        return {};
+    }
     if (m.i_mmap_kind == IMmapLock::Mutex) {
         mutex_unlock(k.s, t, m.i_mmap_mutex);
         return {};
@@ -212,6 +223,8 @@ MaybeCo i_mmap_unlock_write(Mm& k, Task& t, AddressSpace& m)
 
 Co<> i_mmap_lock_read(Mm& k, Task& t, AddressSpace& m)
 {
+    if (m.i_mmap_kind == IMmapLock::Spinlock) // before 3.0 every walker took the spinlock
+        return i_mmap_spin_lock(k, t, m);
     if (m.i_mmap_kind == IMmapLock::Mutex) // before 3.19 every walker took the mutex
         return mutex_lock(k.s, t, m.i_mmap_mutex);
     return m.i_mmap_rwsem.down_read(k.s, t);
@@ -219,10 +232,8 @@ Co<> i_mmap_lock_read(Mm& k, Task& t, AddressSpace& m)
 
 MaybeCo i_mmap_unlock_read(Mm& k, Task& t, AddressSpace& m)
 {
-    if (m.i_mmap_kind == IMmapLock::Mutex) {
-        mutex_unlock(k.s, t, m.i_mmap_mutex);
-        return {};
-    }
+    if (m.i_mmap_kind != IMmapLock::Rwsem)
+        return i_mmap_unlock_write(k, t, m);
     return m.i_mmap_rwsem.up_read(k.s, t);
 }
 
@@ -249,7 +260,7 @@ Co<> rmap_walk_file(Mm& k, Task& t, Pfn p, RmapWalkControl& rwc)
     // i_mmap_lock_read(). Reclaim walks twice per page (page_referenced, try_to_unmap), nearly always without
     // contention on the rwsem: its first step, the flush, is awaited in this frame, and down_read is then a plain
     // call unless it has to wait.
-    if (m.i_mmap_kind == IMmapLock::Mutex) {
+    if (m.i_mmap_kind != IMmapLock::Rwsem) {
         co_await i_mmap_lock_read(k, t, m);
     } else {
         co_await k.s.flush(t);
@@ -284,7 +295,7 @@ Co<> rmap_walk_file(Mm& k, Task& t, Pfn p, RmapWalkControl& rwc)
         if (!more || (rwc.done && rwc.done(k, p)))
             break;
     }
-    if (m.i_mmap_kind == IMmapLock::Mutex) {
+    if (m.i_mmap_kind != IMmapLock::Rwsem) {
         co_await i_mmap_unlock_read(k, t, m);
     } else { // up_read(), likewise
         co_await k.s.flush(t);

@@ -119,6 +119,11 @@ namespace {
             { "lock.spinlock",
                 choice(&Toggles::spinlock, { { "byte", SpinlockImpl::Byte }, { "ticket", SpinlockImpl::Ticket }, { "queued", SpinlockImpl::Queued } }) },
             { "lock.mutex_spin", boolean(&Toggles::mutexSpin) },
+            { "lock.mutex_handoff", boolean(&Toggles::mutexHandoff) },
+            { "lock.mutex_mcs", boolean(&Toggles::mutexMcs) },
+            { "lock.rwsem_spin",
+                choice(&Toggles::rwsemSpin, { { "none", RwsemSpin::None }, { "writer", RwsemSpin::Writer }, { "reader", RwsemSpin::Reader } }) },
+            { "lock.rwsem_handoff", boolean(&Toggles::rwsemHandoff) },
             { "lru.page_evictable",
                 choice(&Toggles::pageEvictable,
                     { { "none", EvictableCall::None }, { "outofline", EvictableCall::OutOfLine }, { "inline", EvictableCall::Inline } }) },
@@ -141,7 +146,9 @@ namespace {
             { "tlb.reclaim_batch", boolean(&Toggles::reclaimTlbBatch) },
             { "rmap.anon_vma_read", boolean(&Toggles::anonVmaRead) },
             { "migrate.skip_unmapped", boolean(&Toggles::skipUnmapped) },
-            { "i_mmap.lock", choice(&Toggles::immapLock, { { "mutex", IMmapLock::Mutex }, { "rwsem", IMmapLock::Rwsem } }) },
+            { "i_mmap.lock",
+                choice(&Toggles::immapLock,
+                    { { "spinlock", IMmapLock::Spinlock }, { "mutex", IMmapLock::Mutex }, { "rwsem", IMmapLock::Rwsem } }) },
             { "thp.fault_compaction", choice(&Toggles::thpSyncCompaction, { { "sync", true }, { "async", false } }) },
             { "thp.enabled", choice(&Toggles::thpEnabled, { { "always", true }, { "never", false } }) },
             { "fork.stack_order", integer(&Toggles::forkStackOrder, 0, 4) },
@@ -249,13 +256,17 @@ const std::vector<KernelRule>& kernelRules()
         { "3.0", "out of tree", "mm: support madvise(MADV_FREE) (Minchan Kim's series in mmotm)", "madvise.tlb_batch",
             "false", "true",
             "MADV_FREE gathers its TLB flushes into one per mmu_gather batch (Rik's follow-up on 2.6)" },
-        { "3.0", "not verified", "mm: Convert i_mmap_lock to a mutex", "", "", "",
-            "not modelled apart: i_mmap_lock is a spinlock before it, which the model does not tell from the mutex "
-            "(i_mmap.lock=mutex on every kernel before 3.19)" },
+        { "3.0", "not verified", "mm: Convert i_mmap_lock to a mutex", "i_mmap.lock", "spinlock", "mutex",
+            "i_mmap_mutex: a task waiting for a file's i_mmap lock (vma_link, unlink_file_vma, the rmap walks) "
+            "spins on it (sys time, its CPU busy) before it, and sleeps once the owner is off its CPU after it" },
         { "3.0", "eb709b0d062e", "mm: batch activate_page() to reduce lock contention", "lru.activate_batch", "false",
             "true",
             "activate_page() queues the page in a per-CPU pagevec drained under one lru_lock round trip; before it "
             "every activation (mark_page_accessed's second touch) takes lru_lock" },
+        { "3.6", "611ae8e3f520", "x86/tlb: enable tlb flush range support for x86", "", "", "",
+            "not modelled: flush_tlb_range() flushes single pages with invlpg below a ceiling (tlb_flushall_shift) "
+            "instead of the whole TLB; the model charges one local flush per flush and no TLB refills, so the choice "
+            "moves nothing it counts; the release is not verified against a tag" },
         { "3.8", "4fc3f1d66b1e", "mm/rmap, migration: Make rmap_walk_anon() and try_to_unmap_anon() more scalable",
             "rmap.anon_vma_read", "false", "true",
             "the anon rmap walks (page_referenced, try_to_unmap) take the anon_vma's rwsem (5a505085f043 in the same "
@@ -263,6 +274,11 @@ const std::vector<KernelRule>& kernelRules()
         { "3.9", "ec8acf20afb8", "swap: add per-partition lock for swapfile", "swap.lock", "global", "device",
             "every device gets its si->lock for scan_swap_map() and swap_entry_free(); before it the one swap_lock "
             "serialises allocation and freeing on every device" },
+        { "3.10", "0dc8c730c98a", "mutex: Queue mutex spinners with MCS lock to reduce cacheline contention",
+            "lock.mutex_mcs", "false", "true",
+            "a mutex's spinners queue on an MCS lock and only the first polls the owner: the release reaches it in one "
+            "line transfer; before it every spinner polls, and the one that takes the mutex reloads the line behind "
+            "the others" },
         { "3.11", "13f7f78981e4", "mm: pagevec: defer deciding which LRU to add a page to until pagevec drain time", "",
             "", "",
             "not modelled: before it each LRU list has its own lru_add pagevec; the model has one, which drains the "
@@ -276,14 +292,17 @@ const std::vector<KernelRule>& kernelRules()
             "cluster list of 2a8f94493432, 3.12) instead of interleaving with the others at cluster_next" },
         { "3.15", "6538b8ea886e", "x86_64: expand kernel stack to 16K", "fork.stack_order", "1", "2",
             "THREAD_SIZE_ORDER 2: fork allocates an order-2 kernel stack" },
+        { "3.15", "a5102476a24b", "x86/mm: Set TLB flush tunable to sane value (33)", "", "", "",
+            "not modelled: tlb_single_page_flush_ceiling 33 replaces the per-CPU tlb_flushall_shift of 3.6; like "
+            "that rule it moves only TLB refills, which the model does not count" },
         { "3.16", "not verified", "mm, thp: avoid excessive compaction latency during fault", "thp.fault_compaction",
             "sync", "async",
             "a THP fault falls back to small pages after a failed async compaction instead of compacting "
             "synchronously" },
-        { "3.16", "4fc828e24cd9", "locking/rwsem: Support optimistic spinning", "", "", "",
-            "not modelled: the rwsems of 4.0 and later (mmap_sem, anon_vma, i_mmap_rwsem) would spin on a running "
-            "writer, which moves the tables of madv-free-swapin (4.0), swap-free-sort (4.11) and the 5.6 scenarios "
-            "at their own kernels (a re-baseline of docs/fidelity.md)" },
+        { "3.16", "4fc828e24cd9", "locking/rwsem: Support optimistic spinning", "lock.rwsem_spin", "none", "writer",
+            "a writer of an xadd rwsem (mmap_sem, anon_vma, i_mmap_rwsem) that finds a running writer holding it "
+            "spins (rwsem_optimistic_spin) and takes it at the release, ahead of sleeping waiters it may find; before "
+            "it every contended writer sleeps" },
         { "3.19", "c8c06efa8b55", "mm: convert i_mmap_mutex to rwsem", "i_mmap.lock", "mutex", "rwsem",
             "i_mmap_rwsem: the rmap walks (try_to_unmap, remove_migration_ptes, page_referenced) take it shared" },
         { "3.19", "2ebba6b7e1d9", "mm: unmapped page migration avoid unmap+remap overhead", "migrate.skip_unmapped",
@@ -309,9 +328,10 @@ const std::vector<KernelRule>& kernelRules()
         { "4.8", "a9dd0a831", "mm, vmscan: move LRU lists to node", "", "", "",
             "not modelled apart: the model's nodes have one zone each, so the zone's lru_lock and the node's are the "
             "same lock; the change matters on nodes of several zones" },
-        { "4.10", "9d659ae14b54", "locking/mutex: Add lock handoff to avoid starvation", "", "", "",
-            "not modelled: a starved waiter would take the mutex from a spinner; it moves the swap slots cache's "
-            "alloc_lock in swap-free-sort (4.11) at its own kernel" },
+        { "4.10", "9d659ae14b54", "locking/mutex: Add lock handoff to avoid starvation", "lock.mutex_handoff",
+            "false", "true",
+            "a woken mutex waiter that finds the mutex taken again sets MUTEX_FLAG_HANDOFF, and the next unlock grants "
+            "it the mutex (__mutex_handoff) instead of letting a spinner or a running task take it first" },
         { "4.11", "67afa38e012e", "mm/swap: add cache for swap slots allocation", "swap.slots_cache", "off", "per_cpu",
             "per-CPU caches of 64 swap slots for allocation and for freeing (swapcache_free_entries() every 64), "
             "with the per-cluster locks of 235b62176712 (same release)" },
@@ -349,6 +369,17 @@ const std::vector<KernelRule>& kernelRules()
             "zram compresses with lzo-rle by default" },
         { "5.2", "8c7829b04c52", "mm: fix false-positive OVERCOMMIT_GUESS failures", "overcommit", "guess-free",
             "guess-total", "__vm_enough_memory() refuses only a mapping larger than RAM + swap" },
+        { "5.3", "4f23dbc1e657", "locking/rwsem: Implement lock handoff to prevent lock starvation",
+            "lock.rwsem_handoff", "false", "true",
+            "a writer first in line for RWSEM_WAIT_TIMEOUT (4 ms) sets RWSEM_FLAG_HANDOFF: spinners and running "
+            "writers no longer take the rwsem before it" },
+        { "5.3", "d3681e269fff", "locking/rwsem: Wake up almost all readers in wait queue", "", "", "",
+            "not modelled: up to 256 readers are woken from anywhere in the queue, not only those before the first "
+            "writer; the model's __rwsem_do_wake stops at the first writer" },
+        { "5.3", "cf69482d62d9", "locking/rwsem: Enable readers spinning on writer", "lock.rwsem_spin", "writer",
+            "reader",
+            "a reader (a page fault's down_read of mmap_sem) that finds a running writer holding the rwsem spins "
+            "until the release and joins the readers then, instead of sleeping" },
         { "5.6", "9c4e6b1a7027", "mm, mlock, vmscan: no more skipping pagevecs", "lru.page_evictable", "none",
             "outofline", "__pagevec_lru_add_fn() calls page_evictable() (out of line, vmscan.c) under lru_lock" },
         { "5.6", "9c4e6b1a7027", "mm, mlock, vmscan: no more skipping pagevecs", "lru.barrier", "none", "smp_mb",
@@ -364,6 +395,10 @@ const std::vector<KernelRule>& kernelRules()
         { "5.11", "6168d0da2b47", "mm/lru: replace pgdat lru_lock with lruvec lock", "lru.lock", "node", "lruvec",
             "each memcg's lruvec has its own lru_lock (relock_page_lruvec); before it every memcg of a node shares "
             "the node's lru_lock. Only matters with lru.lruvecs > 1" },
+        { "5.11", "617f3ef95177", "locking/rwsem: Remove reader optimistic spinning", "lock.rwsem_spin", "reader",
+            "writer",
+            "readers sleep again when a writer holds the rwsem; only writers spin (the release is not verified "
+            "against a tag)" },
         { "5.13", "2d146aa3aa84", "mm: memcontrol: switch to rstat", "config.memcg_stat_batch", "true", "false",
             "the memcg statistics stay per-cpu and are aggregated when read (rstat): no shared atomics on the "
             "write side" },
@@ -389,6 +424,9 @@ const std::vector<KernelRule>& kernelRules()
         { "6.4", "5e31275cc997", "mm: add per-VMA lock and helper functions to control it", "", "", "",
             "not modelled: page faults take mmap_sem for read at every version; per-VMA locks need a lock per VMA "
             "and the fault's fallback" },
+        { "6.4", "0bff0aaea03e", "x86/mm: try VMA lock-based page fault handling first", "", "", "",
+            "not modelled: a fault takes the VMA's lock (lock_vma_under_rcu) and falls back to mmap_sem; the model "
+            "has no VMAs for anonymous memory, whose faults and mprotect calls would need them" },
         { "6.9", "not verified", "mm: increase folio batch size", "lru.pagevec_size", "15", "31",
             "PAGEVEC_SIZE (the folio batch) 31" },
         { "6.11", "not verified", "mm: swap: mTHP swap allocator base on swap cluster order", "", "", "",
@@ -450,6 +488,10 @@ nlohmann::json Toggles::toJson() const
         { "rwsem.impl", pick(rwsemImpl, { "spinlock", "xadd" }) },
         { "lock.spinlock", pick(spinlock, { "byte", "ticket", "queued" }) },
         { "lock.mutex_spin", mutexSpin },
+        { "lock.mutex_handoff", mutexHandoff },
+        { "lock.mutex_mcs", mutexMcs },
+        { "lock.rwsem_spin", pick(rwsemSpin, { "none", "writer", "reader" }) },
+        { "lock.rwsem_handoff", rwsemHandoff },
         { "lru.page_evictable", pick(pageEvictable, { "none", "outofline", "inline" }) },
         { "lru.barrier", pick(lruBarrier, { "none", "smp_mb", "after_atomic" }) },
         { "lru.pagevec_size", pagevecSize },
@@ -466,7 +508,7 @@ nlohmann::json Toggles::toJson() const
         { "tlb.reclaim_batch", reclaimTlbBatch },
         { "rmap.anon_vma_read", anonVmaRead },
         { "migrate.skip_unmapped", skipUnmapped },
-        { "i_mmap.lock", pick(immapLock, { "mutex", "rwsem" }) },
+        { "i_mmap.lock", pick(immapLock, { "mutex", "rwsem", "spinlock" }) },
         { "thp.fault_compaction", thpSyncCompaction ? "sync" : "async" },
         { "thp.enabled", thpEnabled ? "always" : "never" },
         { "fork.stack_order", forkStackOrder },

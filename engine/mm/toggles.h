@@ -23,7 +23,7 @@ enum class EvictableCall : std::uint8_t { None, OutOfLine, Inline };
 enum class LruBarrier : std::uint8_t { None, SmpMb, AfterAtomic };
 enum class SlotsCache : std::uint8_t { Off, PerCpu, PerCpuPerDevice };
 enum class Overcommit : std::uint8_t { GuessFree, GuessTotal, Always };
-enum class IMmapLock : std::uint8_t { Mutex, Rwsem };
+enum class IMmapLock : std::uint8_t { Mutex, Rwsem, Spinlock };
 enum class PcpDrain : std::uint8_t { None, Ipi, Workqueue };
 enum class LruLockPlacement : std::uint8_t { Node, Lruvec };
 enum class SwapLock : std::uint8_t { Global, Device };
@@ -53,6 +53,16 @@ struct Toggles {
     // spinlock is handed off (sched/locking.h); lock.mutex_spin: a mutex spins on its running owner (2.6.30+).
     SpinlockImpl spinlock = SpinlockImpl::Ticket;
     bool mutexSpin = true;
+    // lock.mutex_handoff: a woken mutex waiter that finds the mutex taken again marks it for hand-off, and the next
+    // unlock gives it the mutex instead of letting a spinner or a running task take it first (9d659ae14b54, 4.10).
+    bool mutexHandoff = false;
+    // lock.mutex_mcs: a mutex's spinners queue on an MCS lock, only the first polling the owner (0dc8c730c98a, 3.10).
+    bool mutexMcs = true;
+    // lock.rwsem_spin: none|writer|reader, who spins on an rwsem held by a running writer instead of sleeping
+    // (sched/locking.h: 3.16 writers, 5.3 readers too, 5.11 writers again).
+    RwsemSpin rwsemSpin = RwsemSpin::None;
+    // lock.rwsem_handoff: a waiter first in line for 4 ms gets the rwsem before spinners and stealers (5.3).
+    bool rwsemHandoff = false;
     // LRU (seed 002)
     EvictableCall pageEvictable = EvictableCall::None; // lru.page_evictable: none (pre-5.6: checked outside lru_lock)|outofline|inline
     LruBarrier lruBarrier = LruBarrier::None; // lru.barrier: none (pre-9c4e6b1a7027)|smp_mb|after_atomic
@@ -88,7 +98,7 @@ struct Toggles {
     bool reclaimTlbBatch = false;
     // migration (seed 004)
     bool skipUnmapped = false; // migrate.skip_unmapped
-    IMmapLock immapLock = IMmapLock::Mutex; // i_mmap.lock: mutex|rwsem
+    IMmapLock immapLock = IMmapLock::Mutex; // i_mmap.lock: spinlock (before 3.0)|mutex|rwsem
     // thp.fault_compaction: after a failed, uncontended async compaction a THP fault reclaims and compacts again
     // synchronously (sync, 3.x before 3.16) or falls back at once (async, Rientjes's 3.16 change)
     bool thpSyncCompaction = true;

@@ -17,11 +17,31 @@ namespace mms {
 //    new owner's stores (the locked byte, the next node) one more inside its hold.
 enum class SpinlockImpl : std::uint8_t { Byte, Ticket, Queued };
 
+// Which contenders of an xadd rwsem spin on its running owner (a writer) instead of sleeping: none (before 3.16),
+// writers (rwsem_optimistic_spin(), 4fc828e24cd9, 3.16), or readers too (cf69482d62d9, 5.3, until 617f3ef95177
+// took the readers' spinning out again).
+enum class RwsemSpin : std::uint8_t { None, Writer, Reader };
+
 struct Locking {
     SpinlockImpl spinlock = SpinlockImpl::Queued;
     // CONFIG_MUTEX_SPIN_ON_OWNER: mutex_lock() spins while the owner runs (0d66bf6d3514 "mutex: implement adaptive
     // spinning", 2.6.30); before it a contended mutex always sleeps.
     bool mutexSpin = true;
+    // A woken mutex waiter that loses the race for the mutex sets MUTEX_FLAG_HANDOFF, and the next unlock grants the
+    // mutex to the first waiter (__mutex_handoff(), 9d659ae14b54 "locking/mutex: Add lock handoff to avoid
+    // starvation", 4.10); before it a spinner or a running task may take the mutex from a woken waiter every time.
+    bool mutexHandoff = true;
+    // The mutex's spinners queue on an MCS lock (0dc8c730c98a "mutex: Queue mutex spinners with MCS lock to reduce
+    // cacheline contention", 3.10): only the head polls the owner and the lock word, and a release reaches it in one
+    // line transfer. Before it every spinner polls: the release invalidates the line in all of them, and the one
+    // that takes the mutex reloads it behind the others.
+    bool mutexMcs = true;
+    // CONFIG_RWSEM_SPIN_ON_OWNER: who spins while the rwsem's owner, a writer, runs, and takes the rwsem when it is
+    // released, ahead of the sleeping waiters (RwsemSpin); before 3.16 a contended acquirer always sleeps.
+    RwsemSpin rwsemSpin = RwsemSpin::Writer;
+    // RWSEM_FLAG_HANDOFF (4f23dbc1e657, 5.3): a waiter at the head of the queue for longer than RWSEM_WAIT_TIMEOUT
+    // (4 ms) keeps spinners and running writers from taking the rwsem before it.
+    bool rwsemHandoff = true;
     // What a debug kernel's options (mm/kconfig.h) add to every acquisition and release, every contended
     // acquisition and every mutex operation. All 0 in a production kernel.
     double acquireNs = 0;

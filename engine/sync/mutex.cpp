@@ -116,12 +116,15 @@ Co<> Mutex::sleepUntilFree(Sched& s, Task& t, Time since)
     m_waiters.push_back(Waiter { &t, since, &queued });
     for (;;) {
         Time now = s.sim().now();
+        if (m_owner == &t) // __mutex_handoff(): the unlock that woke us made us the owner
+            co_return;
         if (!m_owner && m_freeAt <= now) {
             if (queued) {
                 dropWaiter(t);
                 queued = false;
             }
             m_owner = &t;
+            m_handoff = false; // the first waiter has it: the flag is spent
             co_return;
         }
         if (!m_owner) { // released by a holder whose release lies ahead on the clock: wait for that moment
@@ -131,8 +134,11 @@ Co<> Mutex::sleepUntilFree(Sched& s, Task& t, Time since)
             continue;
         }
         if (!queued) {
+            // Woken, and the mutex taken again before we ran: first in line once more. From 4.10 the first waiter
+            // then sets MUTEX_FLAG_HANDOFF, so that the next unlock hands the mutex to it.
             m_waiters.push_front(Waiter { &t, since, &queued });
             queued = true;
+            m_handoff = s.locking().mutexHandoff;
         }
         const int cpu = t.cpu;
         const Time asleep = now + t.debt; // Sched::block() spends pending CPU time before the switch
@@ -172,14 +178,26 @@ void Mutex::unlock(Sched& s, Task& t)
     unwatch(t);
     m_owner = nullptr;
     m_freeAt = releaseAt;
-    // The spinners see the release when the lock's cacheline reaches them; the first to try takes it.
-    stopSpinners(s, releaseAt, t.cpu);
-    if (m_waiters.empty())
-        return;
-    // __mutex_unlock_slowpath(): release, then wake the first waiter (it leaves the list when it gets the mutex).
-    Waiter w = m_waiters.front();
-    m_waiters.pop_front();
-    *w.queued = false;
+    Waiter w {};
+    if (m_handoff && !m_waiters.empty()) {
+        // __mutex_unlock_slowpath() with MUTEX_FLAG_HANDOFF: __mutex_handoff() makes the first waiter the owner
+        // before waking it; the spinners see a new owner that is not running and go to sleep.
+        w = m_waiters.front();
+        m_waiters.pop_front();
+        *w.queued = false;
+        m_handoff = false;
+        m_owner = w.t;
+        stopSpinners(s, releaseAt, t.cpu);
+    } else {
+        // The spinners see the release when the lock's cacheline reaches them; the first to try takes it.
+        stopSpinners(s, releaseAt, t.cpu);
+        if (m_waiters.empty())
+            return;
+        // __mutex_unlock_slowpath(): release, then wake the first waiter (it leaves the list when it gets the mutex).
+        w = m_waiters.front();
+        m_waiters.pop_front();
+        *w.queued = false;
+    }
     Sched::burn(t, s.cost().wakeupNs);
     s.sim().callAt(
         releaseAt, static_cast<std::uint32_t>(t.cpu),
@@ -260,8 +278,18 @@ void Mutex::ownerOffCpu(Task&)
 
 void Mutex::stopSpinners(Sched& s, Time at, int fromCpu)
 {
+    // With the MCS queue (3.10 on) one spinner polls, and the release reaches it in one transfer (the others follow
+    // it up the queue). Before it every spinner polls the lock's line and tries its cmpxchg when it sees the release:
+    // the line is served to them one at a time, and a spinner's reload waits, on average, behind half of the others'
+    // (Boyd-Wickizer et al., "Non-scalable locks are dangerous", Linux Symposium 2012, as for a ticket spinlock).
+    double allReloadNs = 0;
+    if (!s.locking().mutexMcs)
+        for (const Spinner& sp : m_spinners)
+            allReloadNs += s.lineTransferNs(fromCpu, sp.t->cpu);
     for (const Spinner& sp : m_spinners) {
-        Time when = at + ns(s.lineTransferNs(fromCpu, sp.t->cpu));
+        const double own = s.lineTransferNs(fromCpu, sp.t->cpu);
+        const double others = s.locking().mutexMcs ? 0.0 : allReloadNs - own;
+        Time when = at + ns(own + others / 2);
         s.sim().resumeAt(when, static_cast<std::uint32_t>(sp.t->cpu), sp.h);
     }
     m_spinners.clear();

@@ -4,9 +4,10 @@
 // need not reschedule, the spinner keeps its CPU polling the lock's cacheline, and takes the mutex when the owner
 // releases it; if the owner sleeps or is preempted (or the spinner must reschedule) it queues and sleeps.
 // Unlock releases the mutex and wakes the first waiter, who must be switched in before it can try again; a running
-// task or a spinner may take the mutex meanwhile (no hand-off before 4.10), and the waiter then sleeps again at the
-// head of the queue. Each sleeping conflict costs the waiter a wake-up and a context switch, and the unlocker the
-// wake-up.
+// task or a spinner may take the mutex meanwhile, and the waiter then sleeps again at the head of the queue. From
+// 4.10 (Sched::locking().mutexHandoff) such a waiter sets MUTEX_FLAG_HANDOFF, and the next unlock grants it the mutex
+// before waking it (__mutex_handoff()): nobody can take it in between. Each sleeping conflict costs the waiter a
+// wake-up and a context switch, and the unlocker the wake-up.
 
 #include "sched/sched.h"
 #include "sync/lockstat.h"
@@ -82,6 +83,7 @@ private:
     int m_lastCpu = -1;
     Time m_acquiredAt = 0;
     Time m_freeAt = 0; // released by its last holder at this time (may lie ahead of the clock)
+    bool m_handoff = false; // MUTEX_FLAG_HANDOFF: the next unlock grants the mutex to the first waiter
     // Not a Fifo: a waiter that loses the race after its wake-up goes back to the head, and one that wins leaves
     // from wherever it is (the 2.6.29-4.9 wait list without hand-off).
     std::deque<Waiter> m_waiters;

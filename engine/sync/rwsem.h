@@ -8,9 +8,12 @@
 //    performance"): __rwsem_do_wake wakes a writer at the head of the queue without granting it the lock; the woken
 //    writer takes it when it runs (rwsem_try_write_lock), unless a running writer took it first, which any writer
 //    on the slow path may do while no one holds it, waiters or not. A writer that finds it taken goes back to the
-//    head of the queue. Readers still queue behind waiters. (The later optimistic spinning, 3.16, is not modelled.)
-// Contended acquirers sleep. On release the queue is served FIFO: a writer alone, or every reader up to the next
-// writer (__rwsem_do_wake).
+//    head of the queue. Readers still queue behind waiters.
+// Contended acquirers sleep, but for a writer of an xadd rwsem that finds a running writer holding it when the kernel
+// spins on the owner (Sched::locking().rwsemSpin, 3.16's rwsem_optimistic_spin()): it keeps its CPU polling until
+// the owner releases the rwsem, leaves its CPU or this CPU must reschedule, and takes the rwsem if it is free at the
+// release (rwsem_try_write_lock_unqueued(), queued waiters or not). On release the queue is served FIFO: a writer
+// alone, or every reader up to the next writer (__rwsem_do_wake).
 
 #include "sched/sched.h"
 #include "sync/spinlock.h"
@@ -22,7 +25,7 @@ namespace mms {
 
 enum class RwsemImpl : std::uint8_t { Spinlock, Xadd, XaddSteal };
 
-class RwSem {
+class RwSem final : private OffCpuWatch {
 public:
     explicit RwSem(std::string name = {}, RwsemImpl impl = RwsemImpl::Xadd);
 
@@ -59,6 +62,33 @@ private:
         bool write;
         Time since;
     };
+    struct Spinner {
+        Task* t;
+        std::coroutine_handle<> h;
+        std::uint64_t serial; // names this spin for the slice-end check
+        bool write;
+    };
+    // Awaitable: spin (keep the CPU) until the owner releases the rwsem, leaves its CPU, or the slice ends.
+    struct SpinOnOwner {
+        RwSem& r;
+        Sched& s;
+        Task& t;
+        bool write;
+        bool await_ready() const noexcept { return false; }
+        void await_suspend(std::coroutine_handle<> h);
+        void await_resume() const noexcept { }
+    };
+    // rwsem_optimistic_spin(): true with the rwsem taken, false when the task must queue and sleep.
+    Co<bool> rwsem_optimistic_spin(Sched& s, Task& t, bool write, Time since);
+    bool spinsOnOwner(const Sched& s, bool write) const
+    {
+        const RwsemSpin spin = s.locking().rwsemSpin;
+        return fastPath() && (spin == RwsemSpin::Reader || (write && spin == RwsemSpin::Writer));
+    }
+    void ownerOffCpu(Task& owner) override;
+    void unwatch(Task& owner);
+    void stopSpinners(Sched& s, int fromCpu);
+    static void endSpin(void* ctx, std::uint64_t serial);
     Co<> acquire(Sched& s, Task& t, bool write, bool flushed = false);
     Co<> release(Sched& s, Task& t, bool write, bool flushed = false);
     void grantFast(Sched& s, Task& t, bool write);
@@ -68,7 +98,7 @@ private:
         if (m_writer)
             return false;
         if (write)
-            return m_readers == 0 && (m_waiters.empty() || m_impl == RwsemImpl::XaddSteal);
+            return m_readers == 0 && (m_waiters.empty() || (m_impl == RwsemImpl::XaddSteal && !m_handoff));
         return m_waiters.empty() && m_wokenWriters == 0;
     }
     bool fastPath() const { return m_impl != RwsemImpl::Spinlock; }
@@ -83,6 +113,11 @@ private:
     bool m_writer = false;
     int m_lastCpu = -1;
     int m_wokenWriters = 0; // XaddSteal: writers woken and not yet running (still first in line in the kernel)
+    Task* m_owner = nullptr; // sem->owner: the writer holding it (readers set none)
+    bool m_handoff = false; // RWSEM_FLAG_HANDOFF: the rwsem goes to the first waiter, no one steals it
+    Sched* m_sched = nullptr; // set while writers spin (for the off-CPU and slice-end callbacks)
+    std::vector<Spinner> m_spinners;
+    std::uint64_t m_spinSerial = 0;
     Fifo<Waiter> m_waiters;
     std::vector<Time> m_acquiredAt; // by task id, for hold times; -1: not held by that task
 };

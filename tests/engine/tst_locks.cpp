@@ -405,6 +405,9 @@ private Q_SLOTS:
         // Writers on one rwsem (no optimistic spinning before 3.16): the waiters' CPUs are not busy while they wait.
         Simulator sim;
         Sched s(sim, machine(3));
+        Locking before316;
+        before316.rwsemSpin = RwsemSpin::None;
+        s.setLocking(before316);
         Spans spans;
         s.setTrace(&spans);
         RwSem sem("sem");
@@ -425,6 +428,33 @@ private Q_SLOTS:
         QVERIFY2(
             toNs(slept) > 25'000 && slept < sem.stat().waitTotal, qPrintable(QString("slept %1 ns").arg(toNs(slept))));
         const QString o = spans.overlap(3);
+        QVERIFY2(o.isEmpty(), qPrintable(o));
+    }
+
+    void rwsemWriterSpinsOnARunningOwner()
+    {
+        // rwsem_optimistic_spin() (3.16): w1 (CPU 1) asks 1 us after w0 (CPU 0) took the rwsem for write, while w0
+        // runs its 20 us hold: w1 spins, its CPU busy, and takes the rwsem when w0's release reaches it (one line
+        // transfer after it), without sleeping.
+        Simulator sim;
+        Sched s(sim, machine(2));
+        Spans spans;
+        s.setTrace(&spans);
+        RwSem sem("sem");
+        Time g[2] = {}, r[2] = {};
+        for (int i = 0; i < 2; ++i) {
+            Task& t = s.spawn("w" + std::to_string(i), i, false, nullptr, 1);
+            s.start(t, timedRw(s, t, sem, true, 1'000.0 * i, 20'000, g[i], r[i]));
+        }
+        QVERIFY(sim.run());
+        QCOMPARE(sem.stat().contentions, std::uint64_t(1));
+        QCOMPARE(spans.of(1, SpanKind::LockSleep).size(), std::size_t(0));
+        const double spun = toNs(spans.total(1, SpanKind::LockWait));
+        QVERIFY2(spun > 18'000 && spun < 20'000, qPrintable(QString("spun %1 ns").arg(spun)));
+        QVERIFY(g[1] >= r[0]);
+        QVERIFY2(
+            toNs(g[1] - r[0]) < 500, qPrintable(QString("granted %1 ns after the release").arg(toNs(g[1] - r[0]))));
+        const QString o = spans.overlap(2);
         QVERIFY2(o.isEmpty(), qPrintable(o));
     }
 
@@ -546,7 +576,8 @@ private Q_SLOTS:
 
     // FIFO hand-off (__rwsem_do_wake): up_write() grants the lock to the head of the queue before the woken task
     // runs -- a writer alone, or every reader up to the next writer -- and the last up_read() grants it to a
-    // waiting writer. Queue w0 (holding), r1, w2, r3, r4: r1 alone, then w2, then r3 and r4 together.
+    // waiting writer. Queue w0 (holding), r1, w2, r3, r4: r1 alone, then w2, then r3 and r4 together. (From 3.16 w2
+    // would spin on w0 instead of queueing: the queue of a kernel before it.)
     void rwsemFifoHandOff_data()
     {
         QTest::addColumn<bool>("spinlockImpl");
@@ -558,6 +589,9 @@ private Q_SLOTS:
         QFETCH(bool, spinlockImpl);
         Simulator sim;
         Sched s(sim, machine(5));
+        Locking before316;
+        before316.rwsemSpin = RwsemSpin::None;
+        s.setLocking(before316);
         RwSem sem("sem", spinlockImpl ? RwsemImpl::Spinlock : RwsemImpl::Xadd);
         Time g[5] = {}, r[5] = {};
         const bool write[5] = { true, false, true, false, false };

@@ -190,7 +190,7 @@ private Q_SLOTS:
         QCOMPARE(s.json()["kernel"].get<std::string>(), std::string("2.6.20"));
         RunSetup r = s.resolve("glibc-mmapsem", s.points()[0], 0.01);
         QVERIFY(r.toggles.madviseMmapSem == MmapSemMode::Read); // the variant: Nick Piggin's patch
-        QVERIFY(r.toggles.immapLock == IMmapLock::Mutex); // the era
+        QVERIFY(r.toggles.immapLock == IMmapLock::Spinlock); // the era: i_mmap_lock before 3.0
         s.set("kernel", "4.10");
         QCOMPARE(s.json()["kernel"].get<std::string>(), std::string("4.10"));
         r = s.resolve("glibc-mmapsem", s.points()[0], 0.01);
