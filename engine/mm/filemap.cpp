@@ -233,6 +233,21 @@ ValueOrCo<bool> generic_file_buffered_read(Mm& k, Task& t, AddressSpace& m, std:
     return generic_file_buffered_read_slowpath(k, t, m, index);
 }
 
+void workingset_refault(Mm& k, Task& t, AddressSpace& m, Pfn p, std::uint64_t index)
+{
+    const std::uint64_t eviction = m.shadows[index];
+    m.shadows[index] = 0;
+    Lruvec& v = k.lruvecOf(p);
+    Sched::burn(t, k.cost.lockedRmwNs); // atomic_long_read(&inactive_age), inc_zone_state(WORKINGSET_REFAULT)
+    k.vm.inc(Vm::WorkingsetRefault);
+    if (v.inactiveAge - eviction > v.nr[LRU_ACTIVE_FILE])
+        return;
+    k.pages.set(p, PG_active); // the caller's lru_cache_add() puts it on the active file list
+    ++v.inactiveAge; // workingset_activation()
+    Sched::burn(t, k.cost.lockedRmwNs);
+    k.vm.inc(Vm::WorkingsetActivate);
+}
+
 void unlock_page(Mm& k, Task& t, Pfn p) { unlock_page(k, t, *k.mappings[k.pages.owner(p) - 1u], p); }
 
 Co<bool> remove_mapping(Mm& k, Task& t, Pfn p)
@@ -251,6 +266,14 @@ Co<bool> remove_mapping(Mm& k, Task& t, Pfn p)
         m.readahead[index] = 0; // the page's flags go with it
     m.pages[index] = kNoPage; // __delete_from_page_cache: xas_store of the shadow entry (workingset_eviction)
     --m.nrpages;
+    if (k.tg.workingset) {
+        // workingset_eviction() (3.15): atomic_long_inc_return(&inactive_age), packed into the shadow entry.
+        Lruvec& v = k.lruvecOf(p);
+        Sched::burn(t, k.cost.lockedRmwNs);
+        if (m.shadows.size() <= index)
+            m.shadows.resize(std::max<std::size_t>(index + 1, m.pages.size()), 0);
+        m.shadows[index] = ++v.inactiveAge;
+    }
     Sched::burn(t, k.cost.swapCacheOpNs);
     spin_unlock(k.s, t, m.i_pages);
     k.pages.setOwner(p, 0);

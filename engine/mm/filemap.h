@@ -58,6 +58,9 @@ struct AddressSpace {
     SpinLock i_pages { "mapping->i_pages" }; // xa_lock of the page-cache xarray
     std::vector<Pfn> pages; // the xarray: index -> page, kNoPage if absent (grown on demand)
     std::vector<std::uint8_t> readahead; // PG_readahead by index: the page that triggers the next async window
+    // lru.workingset: the shadow entries evicted pages leave in the xarray, by index: the lruvec's inactive_age that
+    // the eviction advanced it to (at least 1); 0 where there is none. Grown on eviction, like `pages`.
+    std::vector<std::uint64_t> shadows;
     std::uint64_t nrpages = 0;
     bool unevictable = false; // AS_UNEVICTABLE (ramfs, SHM_LOCK): never set by the workloads here
     // Tasks sleeping in wait_on_page_locked() on one of this mapping's pages (a hashed page wait queue).

@@ -11,6 +11,8 @@
 #include "mm/swapfile.h"
 #include "mm/tlb.h"
 
+#include <algorithm>
+
 namespace mms {
 
 namespace {
@@ -41,15 +43,16 @@ namespace {
             co_await spin_lock(k.s, t, lock);
             Sched::burn(t, k.cost.swapFreeNs);
             spin_unlock(k.s, t, lock);
-            co_await spin_lock(k.s, t, si.treeLock);
+            SpinLock& tree = si.treeLockFor(o); // swap_address_space()
+            co_await spin_lock(k.s, t, tree);
             if (si.slot[o].swapMap == 0 || si.slot[o].cache != kNoPage) {
-                spin_unlock(k.s, t, si.treeLock);
+                spin_unlock(k.s, t, tree);
                 co_await free_hot_cold_page(k, t, p);
                 continue;
             }
             Sched::burn(t, k.cost.swapCacheOpNs);
             si.slot[o].cache = p; // the slot is in use already (swap_map > 0): inuse does not change
-            spin_unlock(k.s, t, si.treeLock);
+            spin_unlock(k.s, t, tree);
             k.pages.setFlags(p, PG_swapcache | PG_swapbacked | PG_anon | PG_locked);
             k.pages.setPriv(p, pte::swpEntry(static_cast<unsigned>(si.type), o));
             k.pages.setContent(p, si.slot[o].content); // what the device holds (a queued read fills it later)
@@ -74,6 +77,96 @@ namespace {
         for (Pfn p : batch)
             k.pageReadIo[p] = { si.type, handle };
         co_return target != kNoPage ? target : si.slot[off].cache;
+    }
+
+    // swap_vma_readahead() (ec560175c0b6, 4.14): the window is the 2^page_cluster PTEs around the fault, aligned
+    // and kept within its page-table page, and every swap entry they hold that is not cached yet is read, wherever
+    // its slot lies. The window does not adapt to readahead hits here (swap_ra_info() shrinks it after misses): it
+    // is always the largest, as the slot-based readahead is. The reads go to each device in runs of consecutive
+    // slots (the block plug merging them). Returns the page for the faulting entry (locked, under I/O) or kNoPage.
+    Co<Pfn> swap_vma_readahead(Mm& k, Task& t, MmStruct& mm, std::uint32_t vpn, std::uint32_t entry)
+    {
+        FnScope fn(t, "swap_vma_readahead");
+        const std::uint32_t n = 1u << k.tg.swapPageCluster;
+        const std::uint32_t first = vpn & ~(n - 1);
+        const std::uint32_t end = std::min({ first + n, pmd_addr_end(first, static_cast<std::uint32_t>(mm.pte.size())) });
+        std::vector<Pfn> batch;
+        Pfn target = kNoPage;
+        for (std::uint32_t v = first; v < end; ++v) {
+            Sched::burn(t, k.cost.pteOpNs); // the PTE copied out under the page-table lock
+            const Pte e = mm.pte[v];
+            if (!pte::isSwap(e))
+                continue;
+            const std::uint32_t ent = pte::toSwpEntry(e);
+            SwapInfo& si = *k.swap[pte::swpType(ent)];
+            const std::uint32_t o = pte::swpOffset(ent);
+            if (si.slot[o].swapMap == 0 || si.slot[o].cache != kNoPage)
+                continue;
+            Pfn p = co_await alloc_page(k, t);
+            if (p == kNoPage)
+                break;
+            // read_swap_cache_async(), as swapin_readahead() does it
+            SpinLock& lock = swapInfoLock(k, si);
+            co_await spin_lock(k.s, t, lock);
+            Sched::burn(t, k.cost.swapFreeNs);
+            spin_unlock(k.s, t, lock);
+            SpinLock& tree = si.treeLockFor(o);
+            co_await spin_lock(k.s, t, tree);
+            if (si.slot[o].swapMap == 0 || si.slot[o].cache != kNoPage) {
+                spin_unlock(k.s, t, tree);
+                co_await free_hot_cold_page(k, t, p);
+                continue;
+            }
+            Sched::burn(t, k.cost.swapCacheOpNs);
+            si.slot[o].cache = p;
+            spin_unlock(k.s, t, tree);
+            k.pages.setFlags(p, PG_swapcache | PG_swapbacked | PG_anon | PG_locked);
+            k.pages.setPriv(p, ent);
+            k.pages.setContent(p, si.slot[o].content);
+            k.pages.setOwner(p, 0);
+            batch.push_back(p);
+            if (ent == entry)
+                target = p;
+            co_await lru_cache_add(k, t, p, false);
+        }
+        SwapInfo& fsi = *k.swap[pte::swpType(entry)];
+        const Pfn cached = fsi.slot[pte::swpOffset(entry)].cache;
+        if (batch.empty())
+            co_return cached;
+        k.vm.inc(Vm::PswpIn, batch.size());
+        k.vm.inc(Vm::SwapRa, batch.size() - (target != kNoPage ? 1 : 0));
+        std::sort(batch.begin(), batch.end(), [&](Pfn a, Pfn b) { return k.pages.priv(a) < k.pages.priv(b); });
+        for (std::size_t i = 0; i < batch.size();) {
+            SwapInfo& si = *k.swap[pte::swpType(k.pages.priv(batch[i]))];
+            std::size_t j = i + 1;
+            while (j < batch.size() && k.pages.priv(batch[j]) == k.pages.priv(batch[j - 1]) + 1)
+                ++j;
+            if (swap_synchronous(si)) {
+                for (std::size_t b = i; b < j; ++b)
+                    co_await swap_readpage(k, t, batch[b]);
+            } else {
+                co_await si.dev->waitForSlot(t);
+                Sched::burn(t, k.cost.bioSubmitNs);
+                std::vector<Pfn> run(batch.begin() + static_cast<std::ptrdiff_t>(i), batch.begin() + static_cast<std::ptrdiff_t>(j));
+                std::uint64_t handle = si.dev->submit(false, run);
+                for (Pfn p : run)
+                    k.pageReadIo[p] = { si.type, handle };
+            }
+            i = j;
+        }
+        co_return target != kNoPage ? target : fsi.slot[pte::swpOffset(entry)].cache;
+    }
+
+    // swap_use_vma_readahead() (4.14): the VMA-based window unless a rotating disk is among the swap devices
+    // (nr_rotate_swap), where the slot-based one keeps the head's seeks short.
+    bool swap_use_vma_readahead(const Mm& k)
+    {
+        if (k.tg.swapReadahead != SwapReadahead::Vma)
+            return false;
+        for (const auto& si : k.swap)
+            if (si->dev->spec().rotational())
+                return false;
+        return true;
     }
 
     Co<> zap_pte_range(Mm& k, Task& t, MmuGather& tlb, MmStruct& mm, std::uint32_t vpn, std::uint32_t end)
@@ -166,6 +259,46 @@ Co<> do_anonymous_page(Mm& k, Task& t, MmStruct& mm, std::uint32_t vpn)
     co_await lru_cache_add(k, t, p, !k.tg.anonNewInactive);
 }
 
+namespace {
+    // do_swap_page()'s path for a synchronous device (0bcac06f27d7, 4.15: SWP_SYNCHRONOUS_IO and __swap_count() == 1):
+    // a new page, locked and swap-backed with the entry in page_private, goes on the LRU and is read in the fault
+    // (swap_readpage(page, true)); no readahead, no swapcache_prepare(), no tree_lock. Mapped, the entry is freed
+    // with swap_free() and, no page holding it in the swap cache, the slot with it.
+    Co<> swapinSkipSwapcache(Mm& k, Task& t, MmStruct& mm, std::uint32_t vpn, Pte orig)
+    {
+        const std::uint32_t entry = pte::toSwpEntry(orig);
+        Pfn p = co_await alloc_page(k, t); // alloc_page_vma()
+        if (p == kNoPage)
+            co_return; // VM_FAULT_OOM; a task that is not dying faults again
+        k.pin(p);
+        k.pages.setFlags(p, PG_swapbacked | PG_anon | PG_locked); // __SetPageLocked, __SetPageSwapBacked
+        k.pages.setPriv(p, entry); // set_page_private()
+        k.pages.setOwner(p, 0);
+        co_await lru_cache_add(k, t, p, false); // lru_cache_add_anon
+        k.vm.inc(Vm::PswpIn);
+        k.vm.inc(Vm::SwapinSkipCache);
+        co_await swap_readpage(k, t, p); // unlocks the page
+        SpinLock& ptl = mm.ptlFor(vpn);
+        co_await spin_lock(k.s, t, ptl);
+        k.pages.setPriv(p, 0);
+        if (mm.pte[vpn] != orig) { // out_nomap: someone else mapped it meanwhile; our page is left to reclaim
+            spin_unlock(k.s, t, ptl);
+            k.unpin(p);
+            co_return;
+        }
+        k.pages.setOwner(p, static_cast<std::uint16_t>(mm.id + 1));
+        k.pages.setIndex(p, vpn);
+        k.pages.setMapcount(p, 1); // page_add_new_anon_rmap
+        mm.pte[vpn] = pte::mkPresent(p, true, true);
+        ++mm.rss;
+        --mm.swapents;
+        Sched::burn(t, k.cost.rmapOpNs + k.cost.pteOpNs);
+        spin_unlock(k.s, t, ptl);
+        co_await swap_free(k, t, entry);
+        k.unpin(p);
+    }
+} // namespace
+
 Co<> do_swap_page(Mm& k, Task& t, MmStruct& mm, std::uint32_t vpn, Pte orig)
 {
     FnScope fn(t, "do_swap_page");
@@ -178,7 +311,14 @@ Co<> do_swap_page(Mm& k, Task& t, MmStruct& mm, std::uint32_t vpn, Pte orig)
         Sched::burn(t, k.cost.swapCacheOpNs);
         if (p == kNoPage) {
             k.vm.inc(Vm::PgMajFault);
-            p = co_await swapin_readahead(k, t, entry);
+            if (k.tg.skipSwapcache && swap_synchronous(si) && si.slot[off].swapMap == 1) {
+                co_await swapinSkipSwapcache(k, t, mm, vpn, orig);
+                co_return;
+            }
+            if (swap_use_vma_readahead(k))
+                p = co_await swap_vma_readahead(k, t, mm, vpn, entry);
+            else
+                p = co_await swapin_readahead(k, t, entry);
             if (mm.pte[vpn] != orig) // someone else resolved the fault while we allocated
                 co_return;
             if (p == kNoPage && fatal_signal_pending(t))

@@ -1,6 +1,6 @@
 // mm/migrate.c (3.x), page-cache pages, MIGRATE_ASYNC:
 //
-//   migrate_pages
+//   migrate_pages                   (6.3, migrate.batch_flush: every page unmapped, one TLB flush, then every move)
 //     unmap_and_move                  newpage = compaction_alloc()
 //       __unmap_and_move
 //         trylock_page                async: a locked page is skipped (-EAGAIN)
@@ -75,58 +75,94 @@ namespace {
         k.vm.inc(Vm::MigrateRmapVmas, visited);
     }
 
-    Co<Rc> __unmap_and_move(Mm& k, Task& t, Pfn page, Pfn newpage)
+    // What __unmap_and_move()'s unmap half leaves for its move half.
+    struct Unmapped {
+        Pfn page = kNoPage, newpage = kNoPage;
+        bool pageWasMapped = false;
+        bool unmapped = false; // no PTE mapped the page when migration began
+    };
+
+    // The unmap half of __unmap_and_move() (migrate_folio_unmap() from 6.3): lock the page and replace its PTEs by
+    // migration entries. With `batch`, the TLB flushes of the cleared PTEs wait for the caller's try_to_unmap_flush()
+    // (TTU_BATCH_FLUSH, 7e12beb8ca2a). Rc::Again for a locked page (MIGRATE_ASYNC does not wait for it).
+    Co<Rc> migrate_folio_unmap(Mm& k, Task& t, Unmapped& u, TlbflushUnmapBatch* batch)
     {
-        FnScope fn(t, "__unmap_and_move");
-        AddressSpace& m = mappingOf(k, page);
         // trylock_page(); MIGRATE_ASYNC does not wait for a locked page.
         Sched::burn(t, k.cost.lockedRmwNs);
-        if (k.pages.test(page, PG_locked))
+        if (k.pages.test(u.page, PG_locked))
             co_return Rc::Again;
-        k.pages.set(page, PG_locked);
-        k.pages.setFlags(newpage, PG_locked); // __SetPageLocked(newpage) in move_to_new_page
+        k.pages.set(u.page, PG_locked);
+        k.pages.setFlags(u.newpage, PG_locked); // __SetPageLocked(newpage) in move_to_new_page
 
-        bool pageWasMapped = false;
+        const unsigned flags = TTU_MIGRATION | TTU_IGNORE_ACCESS | (batch ? TTU_BATCH_FLUSH : 0u);
         // The walks of a page no one maps, timed waits included: what the patch saves (vmstat migrate_unmapped_rmap_ns).
-        const bool unmapped = !page_mapped(k, page);
+        u.unmapped = !page_mapped(k, u.page);
         Time start = k.s.sim().now() + t.debt;
         std::uint32_t visited = 0;
         if (!k.tg.skipUnmapped) {
             // Before 2ebba6b7e1d9: try_to_unmap() whatever the page's state -- for an unmapped page-cache page
             // that is an i_mmap lock round-trip that stops after the first covering VMA (!page_mapped).
-            co_await try_to_unmap(k, t, page, TTU_MIGRATION | TTU_IGNORE_ACCESS, nullptr, &visited);
+            co_await try_to_unmap(k, t, u.page, flags, batch, &visited);
             noteWalk(k, visited);
-            if (unmapped)
+            if (u.unmapped)
                 noteUnmappedWalk(k, t, start);
-        } else if (page_mapped(k, page)) {
-            co_await try_to_unmap(k, t, page, TTU_MIGRATION | TTU_IGNORE_ACCESS, nullptr, &visited);
+        } else if (page_mapped(k, u.page)) {
+            co_await try_to_unmap(k, t, u.page, flags, batch, &visited);
             noteWalk(k, visited);
-            pageWasMapped = true;
+            u.pageWasMapped = true;
         }
+        co_return Rc::Success;
+    }
+
+    // The move half (migrate_folio_move() from 6.3): once no PTE maps the page, move it to the new one in the page
+    // cache and copy it, then restore the PTEs (to the new page, or to the old one if the move failed).
+    Co<Rc> migrate_folio_move(Mm& k, Task& t, const Unmapped& u)
+    {
+        AddressSpace& m = mappingOf(k, u.page);
         bool moved = false;
-        if (!page_mapped(k, page)) { // move_to_new_page() only once every PTE is a migration entry
+        if (!page_mapped(k, u.page)) { // move_to_new_page() only once every PTE is a migration entry
             FnScope mv(t, "move_to_new_page");
-            moved = co_await migrate_page_move_mapping(k, t, m, newpage, page);
+            moved = co_await migrate_page_move_mapping(k, t, m, u.newpage, u.page);
             if (moved)
-                migrate_page_copy(k, t, newpage, page);
-            if (!k.tg.skipUnmapped || pageWasMapped) { // the old page's PTEs back if the move failed
-                start = k.s.sim().now() + t.debt;
+                migrate_page_copy(k, t, u.newpage, u.page);
+            if (!k.tg.skipUnmapped || u.pageWasMapped) { // the old page's PTEs back if the move failed
+                const Time start = k.s.sim().now() + t.debt;
                 // For an unmapped page this walk visits every VMA that covers its index: each a pmd walk and a
                 // ptl round trip, all under the i_mmap lock.
-                visited = co_await remove_migration_ptes(k, t, page, moved ? newpage : page);
+                const std::uint32_t visited = co_await remove_migration_ptes(k, t, u.page, moved ? u.newpage : u.page);
                 noteWalk(k, visited);
-                if (unmapped)
+                if (u.unmapped)
                     noteUnmappedWalk(k, t, start);
             }
         }
         if (!moved) {
-            k.pages.setFlags(newpage, 0);
-            unlock_page(k, t, m, page);
+            k.pages.setFlags(u.newpage, 0);
+            unlock_page(k, t, m, u.page);
             co_return Rc::Again;
         }
-        unlock_page(k, t, m, newpage);
-        k.pages.clear(page, PG_locked);
+        unlock_page(k, t, m, u.newpage);
+        k.pages.clear(u.page, PG_locked);
         co_return Rc::Success;
+    }
+
+    // unmap_and_move()'s end: the new page goes on the LRU and the old one (its last reference dropped) to the free
+    // lists; or, failed, the old page back on the LRU and the new one back to the compaction's free list.
+    Co<> migrateDone(Mm& k, Task& t, CompactControl& cc, const Unmapped& u, Rc rc, std::uint64_t& failed)
+    {
+        if (rc == Rc::Success) {
+            k.pages.setMapcount(u.page, 0);
+            k.pages.setFlags(u.page, 0);
+            k.pages.setOwner(u.page, 0);
+            co_await putback_lru_page(k, t, u.newpage);
+            co_await free_hot_cold_page(k, t, u.page);
+            k.vm.inc(Vm::PgMigrateSuccess);
+            ++cc.nrMigrated;
+        } else {
+            cc.freepages.push_back(u.newpage);
+            co_await putback_lru_page(k, t, u.page);
+            k.vm.inc(Vm::PgMigrateFail);
+            ++failed;
+        }
     }
 } // namespace
 
@@ -141,30 +177,51 @@ Co<std::uint64_t> migrate_pages(Mm& k, Task& t, CompactControl& cc)
     FnScope fn(t, "migrate_pages");
     std::uint64_t failed = 0;
     std::size_t i = 0;
-    for (; i < cc.migratepages.size(); ++i) {
-        Pfn page = cc.migratepages[i];
-        // unmap_and_move(): get_new_page = compaction_alloc().
-        if (cc.freepages.empty())
-            co_await isolate_freepages(k, t, cc);
-        if (cc.freepages.empty())
-            break; // -ENOMEM: the rest goes back
-        Pfn newpage = cc.freepages.back();
-        cc.freepages.pop_back();
-        Rc rc = co_await __unmap_and_move(k, t, page, newpage);
-        if (rc == Rc::Success) {
-            // The new page goes on the LRU, the old one (its last reference dropped) to the free lists.
-            k.pages.setMapcount(page, 0);
-            k.pages.setFlags(page, 0);
-            k.pages.setOwner(page, 0);
-            co_await putback_lru_page(k, t, newpage);
-            co_await free_hot_cold_page(k, t, page);
-            k.vm.inc(Vm::PgMigrateSuccess);
-            ++cc.nrMigrated;
-        } else {
-            cc.freepages.push_back(newpage);
-            co_await putback_lru_page(k, t, page);
-            k.vm.inc(Vm::PgMigrateFail);
-            ++failed;
+    if (k.tg.migrateBatchFlush) {
+        // migrate_pages_batch() (7e12beb8ca2a, 6.3): unmap every page of the batch with the TLB flushes deferred,
+        // one try_to_unmap_flush(), then move them. (compaction's batches are COMPACT_CLUSTER_MAX pages, well under
+        // NR_MAX_BATCHED_MIGRATION.)
+        std::vector<Unmapped> unmapped;
+        TlbflushUnmapBatch tlb_ubc;
+        for (; i < cc.migratepages.size(); ++i) {
+            if (cc.freepages.empty())
+                co_await isolate_freepages(k, t, cc);
+            if (cc.freepages.empty())
+                break; // -ENOMEM: the rest goes back
+            Unmapped u { cc.migratepages[i], cc.freepages.back() };
+            cc.freepages.pop_back();
+            FnScope um(t, "migrate_folio_unmap");
+            if (co_await migrate_folio_unmap(k, t, u, &tlb_ubc) == Rc::Success)
+                unmapped.push_back(u);
+            else
+                co_await migrateDone(k, t, cc, u, Rc::Again, failed);
+        }
+        co_await try_to_unmap_flush(k, t, tlb_ubc);
+        for (const Unmapped& u : unmapped) {
+            Rc rc;
+            {
+                FnScope mv(t, "migrate_folio_move");
+                rc = co_await migrate_folio_move(k, t, u);
+            }
+            co_await migrateDone(k, t, cc, u, rc, failed);
+        }
+    } else {
+        for (; i < cc.migratepages.size(); ++i) {
+            // unmap_and_move(): get_new_page = compaction_alloc().
+            if (cc.freepages.empty())
+                co_await isolate_freepages(k, t, cc);
+            if (cc.freepages.empty())
+                break; // -ENOMEM: the rest goes back
+            Unmapped u { cc.migratepages[i], cc.freepages.back() };
+            cc.freepages.pop_back();
+            Rc rc;
+            {
+                FnScope um(t, "__unmap_and_move");
+                rc = co_await migrate_folio_unmap(k, t, u, nullptr);
+                if (rc == Rc::Success)
+                    rc = co_await migrate_folio_move(k, t, u);
+            }
+            co_await migrateDone(k, t, cc, u, rc, failed);
         }
     }
     for (; i < cc.migratepages.size(); ++i) { // putback_movable_pages()

@@ -58,6 +58,11 @@ Mm::Mm(Sched& sched, const Toggles& toggles, std::uint64_t reservedPages)
         // SWP_SOLIDSTATE: every device kind here but the rotating disk.
         if (tg.swapPercpuCluster && tg.slotsCache == SlotsCache::Off && !m.swap[i].device.rotational())
             si->percpuCluster.assign(static_cast<std::size_t>(s.cpuCount()), 0);
+        if (tg.swapCacheTrunks) { // init_swap_address_space(): one address_space per SWAP_ADDRESS_SPACE_PAGES slots
+            si->trunkLocks.reserve((slots + SWAP_ADDRESS_SPACE_PAGES - 1) / SWAP_ADDRESS_SPACE_PAGES);
+            for (std::uint32_t a = 0; a < slots; a += SWAP_ADDRESS_SPACE_PAGES)
+                si->trunkLocks.emplace_back("swapper_spaces[" + std::to_string(i) + "].tree_lock");
+        }
         if (tg.slotsCache != SlotsCache::Off) {
             si->clusterLocks.reserve((slots + SWAPFILE_CLUSTER - 1) / SWAPFILE_CLUSTER);
             for (std::uint32_t c = 0; c < slots; c += SWAPFILE_CLUSTER)
@@ -362,6 +367,8 @@ void Mm::lockStats(LockStats& v) const
     for (auto& si : swap) {
         v.push_back(&si->lock.stat());
         v.push_back(&si->treeLock.stat());
+        for (auto& l : si->trunkLocks)
+            v.push_back(&l.stat());
         for (auto& l : si->clusterLocks)
             v.push_back(&l.stat());
         if (si->zram)

@@ -142,6 +142,8 @@ public:
     SpinLock& lru_lock; // its own lock, or (lru.lock=node) the node's
     std::uint64_t nr[NR_LRU_LISTS] = {};
     std::uint32_t listBase = 0; // this lruvec's lists are PageArray lists listBase + LruList
+    // lru.workingset: lruvec->inactive_age (3.15), advanced by each eviction and each activation of a file page.
+    std::uint64_t inactiveAge = 0;
 };
 
 constexpr int kMaxLruvecs = 256; // every node's lruvecs together: PageArray::kLruListHeads / NR_LRU_LISTS
@@ -162,6 +164,9 @@ struct PgData {
     std::uint64_t bytes = 0; // the node's memory (node_present_pages), for the inactive:active ratios
     Task* kswapd = nullptr; // kswapd<nid>, from boot on a CPU of the node
     bool kswapdWoken = false;
+    // vmscan.isolated_throttle=reclaim_throttle: the tasks asleep on pgdat->reclaim_wait[VMSCAN_THROTTLE_ISOLATED],
+    // with the sleep generation that wakes them.
+    std::vector<std::pair<Task*, std::uint32_t>> isolatedWait;
 };
 
 } // namespace mms

@@ -31,6 +31,11 @@ inline bool PageReadahead(const AddressSpace& m, std::uint64_t index)
     return index < m.readahead.size() && m.readahead[index];
 }
 
+// workingset_refault() (mm/workingset.c, 3.15) for a page inserted where a shadow entry was, under i_pages: the
+// refault distance is how far the lruvec's inactive_age moved since the eviction; a distance the active file list
+// could have held makes the new page start active (SetPageActive, workingset_activation).
+void workingset_refault(Mm& k, Task& t, AddressSpace& m, Pfn p, std::uint64_t index);
+
 // Under i_pages: store the page at `index` and drop the lock. False if another reader inserted this index first
 // (-EEXIST); the page is then the caller's to free.
 [[gnu::always_inline]] inline bool page_cache_insert_locked(
@@ -46,6 +51,8 @@ inline bool PageReadahead(const AddressSpace& m, std::uint64_t index)
         m.pages.resize(std::max<std::size_t>(index + 1, m.pages.size() * 2), kNoPage);
     m.pages[index] = p;
     ++m.nrpages;
+    if (index < m.shadows.size() && m.shadows[index] != 0) [[unlikely]] // lru.workingset: a shadow entry replaced
+        workingset_refault(k, t, m, p, index);
     k.pages.setOwner(p, static_cast<std::uint16_t>(m.id + 1));
     k.pages.setIndex(p, static_cast<std::uint32_t>(index));
     Sched::burnTime(t, m.costs.xaStore); // xas_store + __inc_node_page_state(NR_FILE_PAGES)

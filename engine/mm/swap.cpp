@@ -3,6 +3,7 @@
 
 #include "mm/mm.h"
 #include "mm/page_alloc.h"
+#include "mm/rmap.h"
 
 namespace mms {
 
@@ -189,6 +190,16 @@ Co<> release_pages(Mm& k, Task& t, std::vector<Pfn>& pages, bool gathered)
 // --- activation: mark_page_accessed() and the activate_page pagevec ---
 
 namespace {
+    // workingset_activation() (3.15, lru.workingset): an activated page-cache page advances its lruvec's
+    // inactive_age, as an eviction does (atomic_long_inc).
+    void workingset_activation(Mm& k, Task& t, Pfn p)
+    {
+        if (!k.tg.workingset || !page_is_file_cache(k, p))
+            return;
+        Sched::burn(t, k.cost.lockedRmwNs);
+        ++k.lruvecOf(p).inactiveAge;
+    }
+
     // mark_page_accessed()'s second touch of a page on an LRU list: activate it (the pagevec may drain).
     Co<> activate_referenced_page(Mm& k, Task& t, Pfn p)
     {
@@ -196,6 +207,7 @@ namespace {
         Sched::burn(t, k.cost.lockedRmwNs); // ClearPageReferenced
         k.pages.clear(p, PG_referenced);
         k.touchLine(t, p);
+        workingset_activation(k, t, p);
     }
 } // namespace
 
@@ -224,6 +236,7 @@ MaybeCo mark_page_accessed(Mm& k, Task& t, Pfn p)
         Sched::burn(t, c.lockedRmwNs); // ClearPageReferenced
         k.pages.clear(p, PG_referenced);
         k.touchLine(t, p);
+        workingset_activation(k, t, p);
     } else if (!(f & PG_referenced)) {
         Sched::burn(t, c.lockedRmwNs); // SetPageReferenced
         k.pages.set(p, PG_referenced);

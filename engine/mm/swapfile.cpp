@@ -1,5 +1,6 @@
 // mm/swapfile.c and mm/swap_state.c (4.0): slot allocation under swap_info_struct->lock, the swap cache under the
-// swapper space tree_lock, and freeing of entries.
+// swapper space tree_lock (one per device, or from 4.11 one per 64 MiB trunk: swap.cache_trunks), and freeing of
+// entries.
 #include "mm/swapfile.h"
 
 #include "mm/mm.h"
@@ -202,11 +203,12 @@ Co<bool> add_to_swap(Mm& k, Task& t, Pfn p)
     if (entry == 0xffffffffu)
         co_return false;
     SwapInfo& si = swapInfo(k, entry);
-    co_await spin_lock(k.s, t, si.treeLock); // __add_to_swap_cache: radix_tree_insert
+    SpinLock& tree = si.treeLockFor(pte::swpOffset(entry)); // swap_address_space(entry)
+    co_await spin_lock(k.s, t, tree); // __add_to_swap_cache: radix_tree_insert
     Sched::burn(t, k.cost.swapCacheOpNs);
     k.pages.set(p, PG_swapcache);
     k.pages.setPriv(p, entry);
-    spin_unlock(k.s, t, si.treeLock);
+    spin_unlock(k.s, t, tree);
     co_return true;
 }
 
@@ -233,12 +235,13 @@ Co<> delete_from_swap_cache(Mm& k, Task& t, Pfn p)
     FnScope fn(t, "delete_from_swap_cache");
     std::uint32_t entry = k.pages.priv(p);
     SwapInfo& si = swapInfo(k, entry);
-    co_await spin_lock(k.s, t, si.treeLock);
+    SpinLock& tree = si.treeLockFor(pte::swpOffset(entry)); // swap_address_space(entry)
+    co_await spin_lock(k.s, t, tree);
     assert(k.pages.test(p, PG_swapcache) && si.slot[pte::swpOffset(entry)].cache == p);
     Sched::burn(t, k.cost.swapCacheOpNs);
     k.pages.clear(p, PG_swapcache);
     k.pages.setPriv(p, 0);
-    spin_unlock(k.s, t, si.treeLock);
+    spin_unlock(k.s, t, tree);
     co_await swapcache_free(k, t, entry);
 }
 

@@ -19,6 +19,8 @@ namespace mms {
 // swap_slots.c (4.11): per-CPU caches of swap slots, SWAP_SLOTS_CACHE_SIZE (= SWAP_BATCH) entries each way.
 constexpr int SWAP_SLOTS_CACHE_SIZE = 64;
 constexpr std::uint32_t SWAPFILE_CLUSTER = 256; // slots per swap cluster (ci->lock)
+// SWAP_ADDRESS_SPACE_PAGES (4.11, 4b3ef9daa4fc): the slots of one swap-cache address_space, 64 MiB of swap.
+constexpr std::uint32_t SWAP_ADDRESS_SPACE_PAGES = 1u << 14;
 constexpr std::uint32_t kNoSwapEntry = 0xffffffffu;
 // SwapSlot::slotCached: a slot reserved by a slots cache (SWAP_HAS_CACHE with no page behind it).
 constexpr std::uint8_t kSlotFree = 0, kSlotInAllocCache = 1, kSlotInFreeBuffer = 2;
@@ -45,6 +47,8 @@ struct SwapInfo {
     int type = 0;
     SpinLock lock; // swap_info_struct->lock
     SpinLock treeLock; // swapper_spaces[type].tree_lock (the swap cache radix tree)
+    // With swap.cache_trunks (empty otherwise): swapper_spaces[type][off >> SWAP_ADDRESS_SPACE_SHIFT].tree_lock.
+    std::vector<SpinLock> trunkLocks;
     ReusedVector<SwapSlot> slot; // by offset: swap_map, the swap cache and the slots-cache mark
     std::uint32_t inuse = 0; // slots with a PTE reference or a cached page
     std::uint32_t clusterNext = 1; // next offset to try (slot 0 is the header)
@@ -67,6 +71,11 @@ struct SwapInfo {
     }
     // lock_cluster_or_swap_info(): the cluster's lock where clusters exist (SSD, pmem), else si->lock.
     SpinLock& clusterLockFor(std::uint32_t off) { return clusterLocks.empty() ? lock : clusterLocks[off / SWAPFILE_CLUSTER]; }
+    // swap_address_space(entry)'s tree_lock: the device's one, or (swap.cache_trunks) the 64 MiB trunk's.
+    SpinLock& treeLockFor(std::uint32_t off)
+    {
+        return trunkLocks.empty() ? treeLock : trunkLocks[off / SWAP_ADDRESS_SPACE_PAGES];
+    }
 };
 
 } // namespace mms

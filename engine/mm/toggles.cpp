@@ -135,6 +135,10 @@ namespace {
             { "lru.lock", choice(&Toggles::lruLock, { { "node", LruLockPlacement::Node }, { "lruvec", LruLockPlacement::Lruvec } }) },
             { "lru.activate_batch", boolean(&Toggles::activateBatch) },
             { "lru.anon_new_inactive", boolean(&Toggles::anonNewInactive) },
+            { "lru.evict_use_once", boolean(&Toggles::evictUseOnce) },
+            { "lru.inactive_file_ratio",
+                choice(&Toggles::inactiveFileRatio, { { "equal", InactiveFileRatio::Equal }, { "sqrt", InactiveFileRatio::Sqrt } }) },
+            { "lru.workingset", boolean(&Toggles::workingset) },
             { "swap.slots_cache",
                 choice(&Toggles::slotsCache,
                     { { "off", SlotsCache::Off }, { "per_cpu", SlotsCache::PerCpu }, { "per_cpu_per_device", SlotsCache::PerCpuPerDevice } }) },
@@ -142,10 +146,17 @@ namespace {
             { "swap.percpu_cluster", boolean(&Toggles::swapPercpuCluster) },
             { "swap.page_cluster", integer(&Toggles::swapPageCluster, 0, 6) },
             { "swap.lock", choice(&Toggles::swapLock, { { "global", SwapLock::Global }, { "device", SwapLock::Device } }) },
+            { "swap.cache_trunks", boolean(&Toggles::swapCacheTrunks) },
+            { "swap.skip_swapcache", boolean(&Toggles::skipSwapcache) },
+            { "swap.readahead", choice(&Toggles::swapReadahead, { { "cluster", SwapReadahead::Cluster }, { "vma", SwapReadahead::Vma } }) },
+            { "vmscan.isolated_throttle",
+                choice(&Toggles::isolatedThrottle,
+                    { { "congestion_wait", IsolatedThrottle::CongestionWait }, { "reclaim_throttle", IsolatedThrottle::ReclaimThrottle } }) },
             { "tlb.lazy_ipi", boolean(&Toggles::tlbLazyIpi) },
             { "tlb.reclaim_batch", boolean(&Toggles::reclaimTlbBatch) },
             { "rmap.anon_vma_read", boolean(&Toggles::anonVmaRead) },
             { "migrate.skip_unmapped", boolean(&Toggles::skipUnmapped) },
+            { "migrate.batch_flush", boolean(&Toggles::migrateBatchFlush) },
             { "i_mmap.lock",
                 choice(&Toggles::immapLock,
                     { { "spinlock", IMmapLock::Spinlock }, { "mutex", IMmapLock::Mutex }, { "rwsem", IMmapLock::Rwsem } }) },
@@ -237,6 +248,9 @@ const std::vector<KernelRule>& kernelRules()
             "unevictable; PG_unevictable and LRU_UNEVICTABLE exist at every version" },
         { "2.6.30", "0d66bf6d3514", "mutex: implement adaptive spinning", "lock.mutex_spin", "false", "true",
             "a mutex waiter spins while the owner runs instead of sleeping at once (a context switch each way)" },
+        { "2.6.31", "56e49d218890", "vmscan: evict use-once pages first", "lru.evict_use_once", "false", "true",
+            "shrink_zone() ages the active file list only while inactive_file_is_low(); before it every pass "
+            "deactivates file pages in proportion, so pages read twice are demoted with the use-once ones" },
         { "2.6.34", "bafaecd11df1", "x86-64: support native xadd rwsem", "rwsem.impl", "spinlock", "xadd",
             "x86-64 used the generic rwsem (RWSEM_GENERIC_SPINLOCK=y): every down_read and up_read takes its "
             "wait_lock; the xadd rwsem's read fast path is one locked add" },
@@ -290,6 +304,10 @@ const std::vector<KernelRule>& kernelRules()
         { "3.14", "ebc2a1a69111", "swap: make cluster allocation per-cpu", "swap.percpu_cluster", "false", "true",
             "on a non-rotational device each CPU allocates from a free 256-slot cluster of its own (on top of the "
             "cluster list of 2a8f94493432, 3.12) instead of interleaving with the others at cluster_next" },
+        { "3.15", "a528910e12ec", "mm: thrash detection-based file cache sizing", "lru.workingset", "false", "true",
+            "__remove_mapping() leaves a shadow entry with the lruvec's inactive_age; a page-cache miss that finds one "
+            "whose refault distance fits in the active file list adds the new page to the active list "
+            "(workingset_refault), and activations advance inactive_age (workingset_activation)" },
         { "3.15", "6538b8ea886e", "x86_64: expand kernel stack to 16K", "fork.stack_order", "1", "2",
             "THREAD_SIZE_ORDER 2: fork allocates an order-2 kernel stack" },
         { "3.15", "a5102476a24b", "x86/mm: Set TLB flush tunable to sane value (33)", "", "", "",
@@ -303,6 +321,10 @@ const std::vector<KernelRule>& kernelRules()
             "a writer of an xadd rwsem (mmap_sem, anon_vma, i_mmap_rwsem) that finds a running writer holding it "
             "spins (rwsem_optimistic_spin) and takes it at the release, ahead of sleeping waiters it may find; before "
             "it every contended writer sleeps" },
+        { "3.16", "4f9b16a64753", "mm: disable zone_reclaim_mode by default", "", "", "",
+            "not modelled: before it the boot set zone_reclaim_mode only where a node lies further than "
+            "RECLAIM_DISTANCE; the model's direct reclaim walks every node of the zonelist at every version "
+            "(zone_reclaim_mode 0), which is what both eras do on such machines" },
         { "3.19", "c8c06efa8b55", "mm: convert i_mmap_mutex to rwsem", "i_mmap.lock", "mutex", "rwsem",
             "i_mmap_rwsem: the rmap walks (try_to_unmap, remove_migration_ptes, page_referenced) take it shared" },
         { "3.19", "2ebba6b7e1d9", "mm: unmapped page migration avoid unmap+remap overhead", "migrate.skip_unmapped",
@@ -332,6 +354,11 @@ const std::vector<KernelRule>& kernelRules()
             "false", "true",
             "a woken mutex waiter that finds the mutex taken again sets MUTEX_FLAG_HANDOFF, and the next unlock grants "
             "it the mutex (__mutex_handoff) instead of letting a spinner or a running task take it first" },
+        { "4.10", "59dc76b0d4df", "mm: vmscan: reduce size of inactive file list", "lru.inactive_file_ratio",
+            "equal", "sqrt",
+            "inactive_list_is_low() keeps the inactive file list at 1/sqrt(10 * GB) of the active one, as the anon "
+            "list; before it at the active list's size, so that reclaim deactivates file pages sooner (the release is "
+            "not verified against a tag)" },
         { "4.11", "67afa38e012e", "mm/swap: add cache for swap slots allocation", "swap.slots_cache", "off", "per_cpu",
             "per-CPU caches of 64 swap slots for allocation and for freeing (swapcache_free_entries() every 64), "
             "with the per-cluster locks of 235b62176712 (same release)" },
@@ -342,22 +369,25 @@ const std::vector<KernelRule>& kernelRules()
         { "4.11", "8e19d540d107", "zram: extend zero pages to same element pages", "zram.same_filled", "false", "true",
             "zram stores a page filled with one repeated word as a flag, without compressing it (the release is "
             "not verified against a tag)" },
-        { "4.11", "4b3ef9daa4fc", "mm/swap: split swap cache into 64MB trunks", "", "", "",
-            "not modelled: each device's swap cache has one tree_lock in the model; splitting it into 64 MiB trunks "
-            "moves swap-free-sort's table at its own kernel (4.11), a re-baseline of docs/fidelity.md" },
+        { "4.11", "4b3ef9daa4fc", "mm/swap: split swap cache into 64MB trunks", "swap.cache_trunks", "false", "true",
+            "swap_address_space(entry) is one of a device's address_spaces, one per 64 MiB of slots, each with its "
+            "tree_lock: swap-cache insertions and deletions of slots far apart take different locks" },
         { "4.12", "f7ad2a6cb9f7", "mm: move MADV_FREE pages into LRU_INACTIVE_FILE list", "", "", "",
             "not modelled: lazily freed pages stay on the anonymous lists with PG_lazyfree in the model; the move "
             "to the file list needs reclaim to discard clean anonymous pages from it" },
         { "4.13", "not verified", "mm, swap: sort swap entries before free", "swap.sort_before_free", "false", "true",
             "swapcache_free_entries() sorts its 64 entries by device: at most one si->lock round trip per device" },
-        { "4.14", "ec560175c0b6", "mm, swap: VMA based swap readahead", "", "", "",
-            "not modelled: swap readahead reads 2^page_cluster slots around the faulting one at every version; "
-            "the VMA-based window follows the faulting process's PTEs" },
+        { "4.14", "ec560175c0b6", "mm, swap: VMA based swap readahead", "swap.readahead", "cluster", "vma",
+            "do_swap_page() reads ahead the swap entries of the 2^page_cluster PTEs around the fault (its page-table "
+            "page) instead of the slots around the faulting one, unless a swap device rotates; the window's "
+            "adaptation to readahead hits is not modelled (always the largest, as for the slot-based readahead)" },
         { "4.15", "not verified", "mm, pagevec: remove cold parameter for pagevecs", "lru.pagevec_size", "14", "15",
             "PAGEVEC_SIZE 15: each pagevec drains to lru_lock after 15 pages instead of 14" },
-        { "4.15", "0bcac06f27d7", "mm, swap: skip swapcache for swapin of synchronous device", "", "", "",
-            "not modelled: a zram swap-in goes through the swap cache at every version; skipping it frees the slot "
-            "at the fault" },
+        { "4.15", "0bcac06f27d7", "mm, swap: skip swapcache for swapin of synchronous device", "swap.skip_swapcache",
+            "false", "true",
+            "do_swap_page() on an entry of a synchronous device (zram) that only this PTE references allocates a "
+            "page and reads it in the fault: no readahead, no swapcache_prepare() or tree_lock, and the slot is freed "
+            "with the PTE's swap_free()" },
         { "4.16", "a983b5ebee57", "mm: memcontrol: fix excessive complexity in memory.stat reporting",
             "config.memcg_stat_batch", "false", "true",
             "a CPU's memcg statistics fold into the memcg's and the lruvec's shared counters with atomic_long_add() "
@@ -407,10 +437,15 @@ const std::vector<KernelRule>& kernelRules()
             "free_pcppages_bulk() gives back batch << pcp->free_factor pages (up to high - batch), free_factor "
             "growing with each consecutive bulk free and halved by an allocation: fewer zone->lock round trips in a "
             "free storm" },
+        { "5.16", "d818fca1cac3", "mm/vmscan: throttle reclaim and compaction when too may pages are isolated",
+            "vmscan.isolated_throttle", "congestion_wait", "reclaim_throttle",
+            "a direct reclaimer that finds too_many_isolated() sleeps in reclaim_throttle(VMSCAN_THROTTLE_ISOLATED): "
+            "HZ/50 at most, woken as soon as a reclaimer finds isolation back under the limit, and only once a call; "
+            "before it congestion_wait(HZ/10) in a loop, woken only by a device leaving congestion" },
         { "5.16", "8cd7c588decf", "mm/vmscan: throttle reclaim until some writeback completes if congested", "", "", "",
-            "not modelled: reclaim_throttle() replaces congestion_wait() in reclaim (a per-node wait queue per reason, "
-            "woken by writeback and by putback of isolated pages); the model keeps congestion_wait(); the release is "
-            "not verified against a tag" },
+            "not modelled: reclaim_throttle(VMSCAN_THROTTLE_WRITEBACK) replaces the congestion_wait() of a reclaimer "
+            "that meets pages under writeback (woken as writeback completes); the model's anonymous reclaim keeps "
+            "congestion_wait() there, and no modelled file workload writes back under reclaim" },
         { "6.0", "not verified", "mm/swap: convert lru_add to a folio_batch", "", "", "",
             "not modelled apart: a folio_batch holds and drains order-0 pages as the pagevec did (15 entries); its "
             "growth to 31 is the 6.9 rule" },
@@ -419,8 +454,9 @@ const std::vector<KernelRule>& kernelRules()
         { "6.2", "c0547d0b6a4b", "zsmalloc: replace per zpage lock with pool->migrate_lock (subject not verified)",
             "zsmalloc.lock", "class", "pool", "zsmalloc's size classes share one pool->lock instead of a lock each" },
         { "6.3", "7e12beb8ca2a", "migrate_pages: batch flushing TLB", "", "", "",
-            "not modelled: the model's migrate_pages() moves one page at a time; batching needs the unmap and move "
-            "of a batch split in two passes; the release is not verified against a tag" },
+            "not modelled as an era rule: the what-if toggle migrate.batch_flush unmaps a batch with TTU_BATCH_FLUSH, "
+            "flushes once and then moves the pages, but the built-in workloads' compaction migrates almost no mapped "
+            "page (their page cache is unmapped), so no run can show its one IPI round per batch; no kernel sets it" },
         { "6.4", "5e31275cc997", "mm: add per-VMA lock and helper functions to control it", "", "", "",
             "not modelled: page faults take mmap_sem for read at every version; per-VMA locks need a lock per VMA "
             "and the fault's fallback" },
@@ -429,6 +465,10 @@ const std::vector<KernelRule>& kernelRules()
             "has no VMAs for anonymous memory, whose faults and mprotect calls would need them" },
         { "6.9", "not verified", "mm: increase folio batch size", "lru.pagevec_size", "15", "31",
             "PAGEVEC_SIZE (the folio batch) 31" },
+        { "6.10", "not verified", "mm: swap: free_swap_and_cache_nr() as batched free_swap_and_cache()", "", "", "",
+            "not modelled: zap_pte_range() frees a run of swap entries of one cluster under one lock round trip "
+            "(swap_pte_batch); the model frees them one by one at every version: it has no detection of runs of "
+            "consecutive entries in a PTE table" },
         { "6.11", "not verified", "mm: swap: mTHP swap allocator base on swap cluster order", "", "", "",
             "not modelled: the per-CPU cluster becomes one per order for mTHP swap-out; the model swaps order-0 "
             "pages only" },
@@ -499,15 +539,23 @@ nlohmann::json Toggles::toJson() const
         { "lru.lock", pick(lruLock, { "node", "lruvec" }) },
         { "lru.activate_batch", activateBatch },
         { "lru.anon_new_inactive", anonNewInactive },
+        { "lru.evict_use_once", evictUseOnce },
+        { "lru.inactive_file_ratio", pick(inactiveFileRatio, { "equal", "sqrt" }) },
+        { "lru.workingset", workingset },
         { "swap.slots_cache", pick(slotsCache, { "off", "per_cpu", "per_cpu_per_device" }) },
         { "swap.sort_before_free", sortBeforeFree },
         { "swap.percpu_cluster", swapPercpuCluster },
         { "swap.page_cluster", swapPageCluster },
         { "swap.lock", pick(swapLock, { "global", "device" }) },
+        { "swap.cache_trunks", swapCacheTrunks },
+        { "swap.skip_swapcache", skipSwapcache },
+        { "swap.readahead", pick(swapReadahead, { "cluster", "vma" }) },
+        { "vmscan.isolated_throttle", pick(isolatedThrottle, { "congestion_wait", "reclaim_throttle" }) },
         { "tlb.lazy_ipi", tlbLazyIpi },
         { "tlb.reclaim_batch", reclaimTlbBatch },
         { "rmap.anon_vma_read", anonVmaRead },
         { "migrate.skip_unmapped", skipUnmapped },
+        { "migrate.batch_flush", migrateBatchFlush },
         { "i_mmap.lock", pick(immapLock, { "mutex", "rwsem", "spinlock" }) },
         { "thp.fault_compaction", thpSyncCompaction ? "sync" : "async" },
         { "thp.enabled", thpEnabled ? "always" : "never" },

@@ -27,6 +27,9 @@ enum class IMmapLock : std::uint8_t { Mutex, Rwsem, Spinlock };
 enum class PcpDrain : std::uint8_t { None, Ipi, Workqueue };
 enum class LruLockPlacement : std::uint8_t { Node, Lruvec };
 enum class SwapLock : std::uint8_t { Global, Device };
+enum class SwapReadahead : std::uint8_t { Cluster, Vma };
+enum class InactiveFileRatio : std::uint8_t { Equal, Sqrt };
+enum class IsolatedThrottle : std::uint8_t { CongestionWait, ReclaimThrottle };
 
 // A kernel version "X.Y" or "X.Y.Z" (2.6.20, 3.12, 4.11, 5.6, ...).
 struct KernelVersion {
@@ -77,6 +80,15 @@ struct Toggles {
     // lru.anon_new_inactive: a new anonymous page (fault or swap-in) starts on the inactive anon list (b518154e59aa,
     // 5.9); off: on the active list, so that keeping the ratio demotes older pages (shrink_active_list).
     bool anonNewInactive = false;
+    // lru.evict_use_once: shrink_zone() deactivates file pages only while the inactive file list is the smaller
+    // (inactive_file_is_low, 56e49d218890, 2.6.31); off: the active file list is aged on every pass, as the anon one.
+    bool evictUseOnce = true;
+    // lru.inactive_file_ratio: how big inactive_file_is_low() keeps the inactive file list: `equal` to the active one
+    // (2.6.31-4.9), or 1/sqrt(10 * GB) of it as the anon list (59dc76b0d4df, 4.10).
+    InactiveFileRatio inactiveFileRatio = InactiveFileRatio::Equal;
+    // lru.workingset: an evicted page-cache page leaves a shadow entry with the node's eviction counter; a refault
+    // whose distance fits in the active file list starts active (workingset_refault, a528910e12ec, 3.15).
+    bool workingset = false;
     // swap (seed 003)
     SlotsCache slotsCache = SlotsCache::Off; // swap.slots_cache: off|per_cpu|per_cpu_per_device
     bool sortBeforeFree = false; // swap.sort_before_free
@@ -89,6 +101,20 @@ struct Toggles {
     // `device`, each device's si->lock (ec8acf20afb8 "swap: add per-partition lock for swapfile"). Applies where
     // there is no slots cache (swap.slots_cache=off).
     SwapLock swapLock = SwapLock::Device;
+    // swap.cache_trunks: the swap cache has one address_space, and tree_lock, per 64 MiB of each device
+    // (4b3ef9daa4fc, 4.11); off: one per device.
+    bool swapCacheTrunks = false;
+    // swap.readahead: swapin_readahead() reads the aligned 2^page_cluster slots around the faulting one (`cluster`),
+    // or the entries the 2^page_cluster PTEs around the fault hold (`vma`, swap_vma_readahead, ec560175c0b6, 4.14;
+    // `cluster` still while any swap device rotates).
+    SwapReadahead swapReadahead = SwapReadahead::Cluster;
+    // swap.skip_swapcache: a fault on an entry of a synchronous device (zram) with one reference reads the page
+    // straight into a new page, without the swap cache or readahead, and frees the slot (0bcac06f27d7, 4.15).
+    bool skipSwapcache = false;
+    // vmscan.isolated_throttle: how a direct reclaimer waits while too_many_isolated(): `congestion_wait` (HZ/10,
+    // woken only by a device leaving congestion) or `reclaim_throttle` (d818fca1cac3, 5.16: HZ/50 on the node's
+    // VMSCAN_THROTTLE_ISOLATED queue, woken when isolation drops back, and at most once per call).
+    IsolatedThrottle isolatedThrottle = IsolatedThrottle::CongestionWait;
     // tlb.lazy_ipi: a TLB flush also interrupts the CPUs in lazy TLB mode for the mm (idle, or in a kernel thread,
     // with the mm still loaded since its task left), which leave the mm on receipt; off: it skips them (they switch
     // mm before they could use a stale entry).
@@ -98,6 +124,9 @@ struct Toggles {
     bool reclaimTlbBatch = false;
     // migration (seed 004)
     bool skipUnmapped = false; // migrate.skip_unmapped
+    // migrate.batch_flush: migrate_pages() unmaps a batch of pages with their TLB flushes deferred, flushes once,
+    // then moves them (7e12beb8ca2a, 6.3); off: each page is unmapped, flushed and moved in turn.
+    bool migrateBatchFlush = false;
     IMmapLock immapLock = IMmapLock::Mutex; // i_mmap.lock: spinlock (before 3.0)|mutex|rwsem
     // thp.fault_compaction: after a failed, uncontended async compaction a THP fault reclaims and compacts again
     // synchronously (sync, 3.x before 3.16) or falls back at once (async, Rientjes's 3.16 change)

@@ -242,12 +242,47 @@ namespace {
     // batch: isolate under lru_lock, shrink_page_list, put back under lru_lock. The wait_iff_congested(HZ/10) that
     // follows for a direct reclaimer sleeps only when the zone is ZONE_CONGESTED, which anonymous pages never make it
     // (page_check_dirty_writeback() reports them neither dirty nor under writeback): a cond_resched().
+    // reclaim_throttle(pgdat, VMSCAN_THROTTLE_ISOLATED) (5.16): sleep on the node's queue for HZ/50 at most; a
+    // reclaimer that finds isolation back under the limit wakes the sleepers (wake_throttle_isolated).
+    Co<> reclaim_throttle(Mm& k, Task& t, PgData& d)
+    {
+        co_await k.s.flush(t);
+        d.isolatedWait.emplace_back(&t, t.sleepGen + 1);
+        const Time since = k.s.sim().now();
+        const int cpu = t.cpu;
+        co_await k.s.sleepTimeout(t, ms(20)); // HZ/50
+        k.s.traceSleep(cpu, since, SpanKind::IoWait, "reclaim_throttle");
+    }
+
+    // too_many_isolated() for a direct reclaimer. From 5.16 (vmscan.isolated_throttle=reclaim_throttle) a check that
+    // finds isolation under the limit also wakes the tasks reclaim_throttle() put to sleep for it.
+    bool tooManyIsolatedOrWake(Mm& k, PgData& d, bool file)
+    {
+        const bool tooMany = too_many_isolated(d, file);
+        if (!tooMany && !d.isolatedWait.empty()) {
+            auto waiters = std::move(d.isolatedWait);
+            d.isolatedWait.clear();
+            for (auto [w, gen] : waiters)
+                k.s.wakeIf(*w, gen);
+        }
+        return tooMany;
+    }
+
     Co<std::uint64_t> shrink_inactive_list(Mm& k, Task& t, PgData& d, int nr, bool kswapd)
     {
         FnScope fn(t, "shrink_inactive_list");
-        while (!kswapd && too_many_isolated(d, false)) {
+        bool stalled = false;
+        while (!kswapd && tooManyIsolatedOrWake(k, d, false)) {
             k.vm.inc(Vm::IsolateThrottle);
-            co_await k.congestion_wait(t, ms(100));
+            if (k.tg.isolatedThrottle == IsolatedThrottle::ReclaimThrottle) {
+                // 5.16: one throttled sleep a call, then "return 0" and let the caller retry or fail.
+                if (stalled)
+                    co_return 0;
+                stalled = true;
+                co_await reclaim_throttle(k, t, d);
+            } else {
+                co_await k.congestion_wait(t, ms(100));
+            }
             if (fatal_signal_pending(t))
                 co_return SWAP_CLUSTER_MAX; // "We are about to die and free our memory. Return now."
         }
@@ -268,9 +303,12 @@ namespace {
     // --- the file LRU, as 5.6 reclaims clean page cache (one node: the pgdat lru_lock of the root memcg's lruvec,
     // or with lru.lruvecs > 1 the lruvec and lock of each memcg) ---
 
-    // inactive_list_is_low(file): the same sqrt(10 * GB) ratio as for anon (5.6 without refaults).
-    bool inactive_file_is_low(const Lruvec& v)
+    // inactive_list_is_low(file). 2.6.31-4.9 (lru.inactive_file_ratio=equal): inactive_file_is_low_global(),
+    // "active > inactive". From 59dc76b0d4df (4.10) the same sqrt(10 * GB) ratio as for anon (5.6 without refaults).
+    bool inactive_file_is_low(Mm& k, const Lruvec& v)
     {
+        if (k.tg.inactiveFileRatio == InactiveFileRatio::Equal)
+            return v.nr[LRU_ACTIVE_FILE] > v.nr[LRU_INACTIVE_FILE];
         std::uint64_t total = v.nr[LRU_INACTIVE_FILE] + v.nr[LRU_ACTIVE_FILE];
         double ratio = inactive_ratio(total * kPageSize);
         return static_cast<double>(v.nr[LRU_INACTIVE_FILE]) * ratio < static_cast<double>(v.nr[LRU_ACTIVE_FILE]);
@@ -403,9 +441,16 @@ namespace {
 
     // shrink_lruvec() for the file lists. get_scan_count() in 5.6 scans only file pages while the inactive file
     // list is big enough (SCAN_FILE), which is always the case for the page-cache workloads here.
+    //
+    // The active file list is aged while inactive_file_is_low() (56e49d218890, "vmscan: evict use-once pages first",
+    // 2.6.31). Before it (lru.evict_use_once=false) shrink_list() ages LRU_ACTIVE_FILE whenever get_scan_count() gives
+    // it pages to scan, i.e. on every pass that finds it non-empty: SWAP_CLUSTER_MAX of it beside each batch of the
+    // inactive list, as shrink_zone()'s loop takes min(nr[l], SWAP_CLUSTER_MAX) of every list in turn.
     Co<std::uint64_t> shrink_file_lruvec(Mm& k, Task& t, PgData& d, Lruvec& v, bool kswapd)
     {
-        if (inactive_file_is_low(v) || v.nr[LRU_INACTIVE_FILE] == 0)
+        const bool age = k.tg.evictUseOnce ? inactive_file_is_low(k, v) || v.nr[LRU_INACTIVE_FILE] == 0
+                                           : v.nr[LRU_ACTIVE_FILE] > 0;
+        if (age)
             co_await shrink_active_file_list(k, t, d, v, SWAP_CLUSTER_MAX);
         // A batch can free nothing when every page in it is mapped and young (kept for another trip round the
         // list): the kernel then raises the scan priority and scans on (do_try_to_free_pages, balance_pgdat), so

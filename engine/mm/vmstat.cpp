@@ -48,6 +48,9 @@ const char* vmName(Vm v)
     case Vm::MigrateRmapWalks: return "migrate_rmap_walks";
     case Vm::MigrateRmapVmas: return "migrate_rmap_vmas";
     case Vm::RmapPmdWalks: return "rmap_pmd_walks";
+    case Vm::WorkingsetRefault: return "workingset_refault";
+    case Vm::WorkingsetActivate: return "workingset_activate";
+    case Vm::SwapinSkipCache: return "swapin_skip_swapcache";
     case Vm::Count: break;
     }
     return "?";

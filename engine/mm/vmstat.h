@@ -57,6 +57,9 @@ enum class Vm : std::uint8_t {
     MigrateRmapWalks,
     MigrateRmapVmas,
     RmapPmdWalks,
+    WorkingsetRefault, // page-cache misses that found a shadow entry (workingset_refault, lru.workingset)
+    WorkingsetActivate, // ... whose refault distance let the page start on the active list
+    SwapinSkipCache, // swap-ins of a synchronous device that bypassed the swap cache (swap.skip_swapcache)
     Count
 };
 
