@@ -1,6 +1,6 @@
 #pragma once
-// What the engine suites share: a run with the kernel's invariants checked after it, a metric of a variant, and
-// the result JSON without its `host` object (the part that must be byte-identical at any thread count).
+// What the engine suites share: a run with the kernel's invariants checked after it, a metric or a lock's row of a
+// variant, one variant of a built-in scenario with --set applied, and the result JSON without its `host` object (the part that must be byte-identical at any thread count).
 
 #include "../reduced.h"
 #include "hw/machine.h"
@@ -10,6 +10,8 @@
 
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace mms::test {
 
@@ -28,6 +30,31 @@ inline double metric(const ResultSet& rs, const std::string& variant, const std:
         if (r.variant == variant)
             return r.metrics.at(m);
     throw std::runtime_error("no variant " + variant);
+}
+
+// A lock's row of the first result of `variant` (summed over its instances by the result); a zero row if the run
+// never took it.
+inline LockSummary lockOf(const ResultSet& rs, const std::string& variant, const std::string& name)
+{
+    for (const RunResult& r : rs.results)
+        if (r.variant == variant) {
+            for (const LockSummary& l : r.locks)
+                if (l.name == name)
+                    return l;
+            return {};
+        }
+    throw std::runtime_error("no variant " + variant);
+}
+
+// One variant of a built-in scenario with `sets` applied (--set), run at `scale` with the invariants checked.
+inline ResultSet runWith(const std::string& id, const std::string& variant,
+    const std::vector<std::pair<std::string, std::string>>& sets, double scale)
+{
+    Scenario sc = loadScenario(id);
+    sc.selectVariants({ variant });
+    for (auto& [k, v] : sets)
+        sc.set(k, v);
+    return run(sc, scale, 2);
 }
 
 // The generic preset's processor in `cpus` CPUs over `sockets` sockets, for the lock and scheduler models' bare

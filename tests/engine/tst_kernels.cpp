@@ -16,31 +16,6 @@ using namespace mms::test;
 namespace {
 KernelVersion version(const char* v) { return *KernelVersion::parse(v); }
 
-// A lock's row of the first result of `variant` (summed over its instances by the result); a zero row if the run
-// never took it.
-LockSummary lockOf(const ResultSet& rs, const std::string& variant, const std::string& name)
-{
-    for (const RunResult& r : rs.results)
-        if (r.variant == variant) {
-            for (const LockSummary& l : r.locks)
-                if (l.name == name)
-                    return l;
-            return {};
-        }
-    throw std::runtime_error("no variant " + variant);
-}
-
-// One variant of a built-in scenario with `sets` applied (--set), run at `scale` with the invariants checked.
-ResultSet runWith(const std::string& id, const std::string& variant,
-    const std::vector<std::pair<std::string, std::string>>& sets, double scale)
-{
-    Scenario sc = loadScenario(id);
-    sc.selectVariants({ variant });
-    for (auto& [k, v] : sets)
-        sc.set(k, v);
-    return run(sc, scale, 2);
-}
-
 QString num(double x) { return QString::number(x, 'g', 6); }
 } // namespace
 
