@@ -37,7 +37,8 @@ Recorder::Recorder(Kernel& k, Sched& s, const RecordingOptions& opts, const Work
     for (const char* n : { "ops", "free_pages", "swap_used", "ipis", "zram_pool_pages", "vm_exits" })
         m_rec->m_counterNames.push_back(n);
     s.setTrace(this);
-    m_nextPublish = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(opts.livePeriodSeconds));
+    m_livePeriod = std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(opts.livePeriodSeconds));
+    m_nextPublish = std::chrono::steady_clock::now() + m_livePeriod;
     sample(s.sim().now());
     schedule();
 }
@@ -140,8 +141,7 @@ void Recorder::publishWhenDue()
     auto copy = std::make_shared<Recording>(*m_rec);
     close(*copy);
     const Clock::time_point copied = Clock::now();
-    const auto period = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(m_opts.livePeriodSeconds));
-    m_nextPublish = copied + std::max(period, 10 * (copied - start));
+    m_nextPublish = copied + std::max(m_livePeriod, 10 * (copied - start));
     m_opts.live(std::move(copy));
 }
 

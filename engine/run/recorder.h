@@ -74,6 +74,7 @@ private:
     std::vector<Time> m_holdSeen; // per cpu: end of the latest spinlock hold counted
     std::map<std::string, LockTotals> m_prevLocks; // cumulative lockstat at the previous frame, by lock name
     bool m_done = false;
+    std::chrono::steady_clock::duration m_livePeriod; // RecordingOptions::livePeriodSeconds
     std::chrono::steady_clock::time_point m_nextPublish; // host time of the next live copy
 };
 
