@@ -12,12 +12,47 @@
 #include "mm/tlb.h"
 
 #include <algorithm>
+#include <optional>
 
 namespace mms {
 
 namespace {
     constexpr std::uint32_t kZapBatchPages = 10000; // MAX_GATHER_BATCH_COUNT * MAX_GATHER_BATCH: force a flush
     constexpr std::uint32_t kZapPrefetchAhead = 2; // host prefetch distance, in PTEs (no simulated effect)
+
+    // read_swap_cache_async() for slot `o` of `si`: unless the slot is free or cached already (kNoPage), a new page
+    // in the swap cache, locked for the read and on the inactive anon list (lru_cache_add_anon). swapcache_prepare()
+    // marks SWAP_HAS_CACHE under swap_info->lock, then the page goes into the swap cache under tree_lock; both may
+    // have slept, and someone may have read the slot or freed the entry meanwhile (-EEXIST / -ENOENT: kNoPage).
+    // nullopt when no page could be allocated (an OOM victim with the reserves gone).
+    Co<std::optional<Pfn>> read_swap_cache_async(Mm& k, Task& t, SwapInfo& si, std::uint32_t o)
+    {
+        if (si.slot[o].swapMap == 0 || si.slot[o].cache != kNoPage)
+            co_return kNoPage;
+        Pfn p = co_await alloc_page(k, t);
+        if (p == kNoPage)
+            co_return std::nullopt;
+        SpinLock& lock = swapInfoLock(k, si);
+        co_await spin_lock(k.s, t, lock);
+        Sched::burn(t, k.cost.swapFreeNs);
+        spin_unlock(k.s, t, lock);
+        SpinLock& tree = si.treeLockFor(o); // swap_address_space()
+        co_await spin_lock(k.s, t, tree);
+        if (si.slot[o].swapMap == 0 || si.slot[o].cache != kNoPage) {
+            spin_unlock(k.s, t, tree);
+            co_await free_hot_cold_page(k, t, p);
+            co_return kNoPage;
+        }
+        Sched::burn(t, k.cost.swapCacheOpNs);
+        si.slot[o].cache = p; // the slot is in use already (swap_map > 0): inuse does not change
+        spin_unlock(k.s, t, tree);
+        k.pages.setFlags(p, PG_swapcache | PG_swapbacked | PG_anon | PG_locked);
+        k.pages.setPriv(p, pte::swpEntry(static_cast<unsigned>(si.type), o));
+        k.pages.setContent(p, si.slot[o].content); // what the device holds (a queued read fills it later)
+        k.pages.setOwner(p, 0);
+        co_await lru_cache_add(k, t, p, false);
+        co_return p;
+    }
 
     // swapin_readahead(): read the aligned cluster of 2^page_cluster slots around `entry` that are in use and not
     // cached yet, as one request. Returns the page for `entry` (locked, under I/O) or kNoPage.
@@ -31,36 +66,14 @@ namespace {
         std::vector<Pfn> batch;
         Pfn target = kNoPage;
         for (std::uint32_t o = std::max(first, 1u); o < std::min(first + n, si.nrSlots()); ++o) {
-            if (si.slot[o].swapMap == 0 || si.slot[o].cache != kNoPage)
-                continue;
-            Pfn p = co_await alloc_page(k, t);
-            if (p == kNoPage)
+            const std::optional<Pfn> p = co_await read_swap_cache_async(k, t, si, o);
+            if (!p)
                 break; // an OOM victim with the reserves gone: read what was allocated
-            // read_swap_cache_async(): swapcache_prepare() marks SWAP_HAS_CACHE under swap_info->lock, then the
-            // page goes into the swap cache under tree_lock. Both may have slept; someone may have read the slot
-            // or freed the entry meanwhile (-EEXIST / -ENOENT).
-            SpinLock& lock = swapInfoLock(k, si);
-            co_await spin_lock(k.s, t, lock);
-            Sched::burn(t, k.cost.swapFreeNs);
-            spin_unlock(k.s, t, lock);
-            SpinLock& tree = si.treeLockFor(o); // swap_address_space()
-            co_await spin_lock(k.s, t, tree);
-            if (si.slot[o].swapMap == 0 || si.slot[o].cache != kNoPage) {
-                spin_unlock(k.s, t, tree);
-                co_await free_hot_cold_page(k, t, p);
+            if (*p == kNoPage)
                 continue;
-            }
-            Sched::burn(t, k.cost.swapCacheOpNs);
-            si.slot[o].cache = p; // the slot is in use already (swap_map > 0): inuse does not change
-            spin_unlock(k.s, t, tree);
-            k.pages.setFlags(p, PG_swapcache | PG_swapbacked | PG_anon | PG_locked);
-            k.pages.setPriv(p, pte::swpEntry(static_cast<unsigned>(si.type), o));
-            k.pages.setContent(p, si.slot[o].content); // what the device holds (a queued read fills it later)
-            k.pages.setOwner(p, 0);
-            batch.push_back(p);
+            batch.push_back(*p);
             if (o == off)
-                target = p;
-            co_await lru_cache_add(k, t, p, false); // lru_cache_add_anon: inactive
+                target = *p;
         }
         if (batch.empty())
             co_return si.slot[off].cache;
@@ -99,35 +112,14 @@ namespace {
                 continue;
             const std::uint32_t ent = pte::toSwpEntry(e);
             SwapInfo& si = *k.swap[pte::swpType(ent)];
-            const std::uint32_t o = pte::swpOffset(ent);
-            if (si.slot[o].swapMap == 0 || si.slot[o].cache != kNoPage)
-                continue;
-            Pfn p = co_await alloc_page(k, t);
-            if (p == kNoPage)
+            const std::optional<Pfn> p = co_await read_swap_cache_async(k, t, si, pte::swpOffset(ent));
+            if (!p)
                 break;
-            // read_swap_cache_async(), as swapin_readahead() does it
-            SpinLock& lock = swapInfoLock(k, si);
-            co_await spin_lock(k.s, t, lock);
-            Sched::burn(t, k.cost.swapFreeNs);
-            spin_unlock(k.s, t, lock);
-            SpinLock& tree = si.treeLockFor(o);
-            co_await spin_lock(k.s, t, tree);
-            if (si.slot[o].swapMap == 0 || si.slot[o].cache != kNoPage) {
-                spin_unlock(k.s, t, tree);
-                co_await free_hot_cold_page(k, t, p);
+            if (*p == kNoPage)
                 continue;
-            }
-            Sched::burn(t, k.cost.swapCacheOpNs);
-            si.slot[o].cache = p;
-            spin_unlock(k.s, t, tree);
-            k.pages.setFlags(p, PG_swapcache | PG_swapbacked | PG_anon | PG_locked);
-            k.pages.setPriv(p, ent);
-            k.pages.setContent(p, si.slot[o].content);
-            k.pages.setOwner(p, 0);
-            batch.push_back(p);
+            batch.push_back(*p);
             if (ent == entry)
-                target = p;
-            co_await lru_cache_add(k, t, p, false);
+                target = *p;
         }
         SwapInfo& fsi = *k.swap[pte::swpType(entry)];
         const Pfn cached = fsi.slot[pte::swpOffset(entry)].cache;
