@@ -164,6 +164,19 @@ namespace {
             ++failed;
         }
     }
+
+    // compaction_alloc(), migrate_pages()' get_new_page: a free page the free scanner isolated, scanning for more when
+    // none is left; kNoPage when it finds none.
+    Co<Pfn> compaction_alloc(Mm& k, Task& t, CompactControl& cc)
+    {
+        if (cc.freepages.empty())
+            co_await isolate_freepages(k, t, cc);
+        if (cc.freepages.empty())
+            co_return kNoPage;
+        const Pfn p = cc.freepages.back();
+        cc.freepages.pop_back();
+        co_return p;
+    }
 } // namespace
 
 Co<> putback_lru_page(Mm& k, Task& t, Pfn p)
@@ -184,12 +197,10 @@ Co<std::uint64_t> migrate_pages(Mm& k, Task& t, CompactControl& cc)
         std::vector<Unmapped> unmapped;
         TlbflushUnmapBatch tlb_ubc;
         for (; i < cc.migratepages.size(); ++i) {
-            if (cc.freepages.empty())
-                co_await isolate_freepages(k, t, cc);
-            if (cc.freepages.empty())
+            const Pfn newpage = co_await compaction_alloc(k, t, cc);
+            if (newpage == kNoPage)
                 break; // -ENOMEM: the rest goes back
-            Unmapped u { cc.migratepages[i], cc.freepages.back() };
-            cc.freepages.pop_back();
+            Unmapped u { cc.migratepages[i], newpage };
             FnScope um(t, "migrate_folio_unmap");
             if (co_await migrate_folio_unmap(k, t, u, &tlb_ubc) == Rc::Success)
                 unmapped.push_back(u);
@@ -207,13 +218,11 @@ Co<std::uint64_t> migrate_pages(Mm& k, Task& t, CompactControl& cc)
         }
     } else {
         for (; i < cc.migratepages.size(); ++i) {
-            // unmap_and_move(): get_new_page = compaction_alloc().
-            if (cc.freepages.empty())
-                co_await isolate_freepages(k, t, cc);
-            if (cc.freepages.empty())
+            // unmap_and_move()
+            const Pfn newpage = co_await compaction_alloc(k, t, cc);
+            if (newpage == kNoPage)
                 break; // -ENOMEM: the rest goes back
-            Unmapped u { cc.migratepages[i], cc.freepages.back() };
-            cc.freepages.pop_back();
+            Unmapped u { cc.migratepages[i], newpage };
             Rc rc;
             {
                 FnScope um(t, "__unmap_and_move");
