@@ -53,14 +53,9 @@ while (($#)); do
     shift
 done
 
-if [[ -z $cli ]]; then
-    cli=$(ls -t "$root"/build/*/app/mmscope-cli 2>/dev/null | head -1 || true)
-    [[ -n $cli ]] || cli=$(command -v mmscope-cli || true)
-fi
-if [[ -z $cli || ! -x $cli ]]; then
-    echo "fidelity.sh: no mmscope-cli found (build one with scripts/build.sh engine, or give --cli PATH)" >&2
-    exit 2
-fi
+# shellcheck source=findcli.sh
+source "$root/scripts/findcli.sh"
+find_cli fidelity.sh "$root"
 [[ -r $doc ]] || { echo "fidelity.sh: $doc: cannot read" >&2; exit 2; }
 
 tmp=$(mktemp -d)

@@ -37,14 +37,9 @@ while (($#)); do
     esac
     shift
 done
-if [[ -z $cli ]]; then
-    cli=$(ls -t "$root"/build/*/app/mmscope-cli 2>/dev/null | head -1 || true)
-    [[ -n $cli ]] || cli=$(command -v mmscope-cli || true)
-fi
-if [[ -z $cli || ! -x $cli ]]; then
-    echo "kernel-sweep.sh: no mmscope-cli found: build one or give --cli PATH" >&2
-    exit 2
-fi
+# shellcheck source=findcli.sh
+source "$root/scripts/findcli.sh"
+find_cli kernel-sweep.sh "$root"
 ((${#ids[@]})) || mapfile -t ids < <("$cli" list | awk '/^[a-z]/ { print $1 }')
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

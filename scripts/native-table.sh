@@ -27,11 +27,9 @@ while (($#)); do
     *) echo "native-table.sh: $1: unknown option; expected --cli PATH or --doc FILE" >&2; exit 2 ;;
     esac
 done
-if [[ -z $cli ]]; then
-    cli=$(ls -t "$root"/build/*/app/mmscope-cli 2>/dev/null | head -1 || true)
-    [[ -n $cli ]] || cli=$(command -v mmscope-cli || true)
-fi
-[[ -x $cli ]] || { echo "native-table.sh: no mmscope-cli found; build it or give --cli PATH" >&2; exit 2; }
+# shellcheck source=findcli.sh
+source "$root/scripts/findcli.sh"
+find_cli native-table.sh "$root"
 
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
