@@ -200,7 +200,7 @@ namespace {
                 const std::string at = str(i) + ":" + str(off);
                 if (held[i][off] != slot.slotCached)
                     return "swap slot " + at + " slotCached " + str(slot.slotCached) + " but the slots caches say " + str(held[i][off]);
-                if (held[i][off] != kSlotFree && (slot.swapMap != 0 || slot.cache != kNoPage))
+                if (held[i][off] != kSlotFree && (slot.swapMap != 0 || slot.cache() != kNoPage))
                     return "swap slot " + at + " is in a slots cache but still referenced";
             }
         return {};
@@ -217,7 +217,7 @@ namespace {
                 if (si.slot[off].swapMap != refs[i][off])
                     return "swap_map[" + str(i) + "][" + str(off) + "] = " + str(si.slot[off].swapMap) + " but "
                         + str(refs[i][off]) + " PTEs refer to it";
-                Pfn c = si.slot[off].cache;
+                Pfn c = si.slot[off].cache();
                 if (c != kNoPage && (!k.pages.test(c, PG_swapcache) || k.pages.priv(c) != pte::swpEntry(static_cast<unsigned>(i), off)))
                     return "swap cache slot " + str(off) + " points to a page that does not point back";
                 inuse += si.slotUsed(off);

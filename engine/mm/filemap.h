@@ -11,6 +11,7 @@
 #include "mm/page.h"
 #include "mm/toggles.h"
 #include "sim/co.h"
+#include "sim/podvector.h"
 #include "sync/mutex.h"
 #include "sync/rwsem.h"
 #include "sync/spinlock.h"
@@ -56,11 +57,11 @@ struct AddressSpace {
     FilemapCosts costs;
     std::uint64_t sizePages = 0; // i_size in pages (a sparse file: every page a hole)
     SpinLock i_pages { "mapping->i_pages" }; // xa_lock of the page-cache xarray
-    std::vector<Pfn> pages; // the xarray: index -> page, kNoPage if absent (grown on demand)
-    std::vector<std::uint8_t> readahead; // PG_readahead by index: the page that triggers the next async window
+    PodVector<Pfn> pages; // the xarray: index -> page, kNoPage if absent (grown on demand)
+    PodVector<std::uint8_t> readahead; // PG_readahead by index: the page that triggers the next async window
     // lru.workingset: the shadow entries evicted pages leave in the xarray, by index: the lruvec's inactive_age that
     // the eviction advanced it to (at least 1); 0 where there is none. Grown on eviction, like `pages`.
-    std::vector<std::uint64_t> shadows;
+    PodVector<std::uint64_t> shadows;
     std::uint64_t nrpages = 0;
     bool unevictable = false; // AS_UNEVICTABLE (ramfs, SHM_LOCK): never set by the workloads here
     // Tasks sleeping in wait_on_page_locked() on one of this mapping's pages (a hashed page wait queue).

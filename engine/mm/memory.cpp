@@ -27,7 +27,7 @@ namespace {
     // nullopt when no page could be allocated (an OOM victim with the reserves gone).
     Co<std::optional<Pfn>> read_swap_cache_async(Mm& k, Task& t, SwapInfo& si, std::uint32_t o)
     {
-        if (si.slot[o].swapMap == 0 || si.slot[o].cache != kNoPage)
+        if (si.slot[o].swapMap == 0 || si.slot[o].cache() != kNoPage)
             co_return kNoPage;
         Pfn p = co_await alloc_page(k, t);
         if (p == kNoPage)
@@ -38,13 +38,13 @@ namespace {
         spin_unlock(k.s, t, lock);
         SpinLock& tree = si.treeLockFor(o); // swap_address_space()
         co_await spin_lock(k.s, t, tree);
-        if (si.slot[o].swapMap == 0 || si.slot[o].cache != kNoPage) {
+        if (si.slot[o].swapMap == 0 || si.slot[o].cache() != kNoPage) {
             spin_unlock(k.s, t, tree);
             co_await free_hot_cold_page(k, t, p);
             co_return kNoPage;
         }
         Sched::burn(t, k.cost.swapCacheOpNs);
-        si.slot[o].cache = p; // the slot is in use already (swap_map > 0): inuse does not change
+        si.slot[o].setCache(p); // the slot is in use already (swap_map > 0): inuse does not change
         spin_unlock(k.s, t, tree);
         k.pages.setFlags(p, PG_swapcache | PG_swapbacked | PG_anon | PG_locked);
         k.pages.setPriv(p, pte::swpEntry(static_cast<unsigned>(si.type), o));
@@ -76,20 +76,20 @@ namespace {
                 target = *p;
         }
         if (batch.empty())
-            co_return si.slot[off].cache;
+            co_return si.slot[off].cache();
         k.vm.inc(Vm::PswpIn, batch.size());
         k.vm.inc(Vm::SwapRa, batch.size() - (target != kNoPage ? 1 : 0));
         if (swap_synchronous(si)) { // zram: each page decompressed here, in the faulting task
             for (Pfn p : batch)
                 co_await swap_readpage(k, t, p);
-            co_return target != kNoPage ? target : si.slot[off].cache;
+            co_return target != kNoPage ? target : si.slot[off].cache();
         }
         co_await si.dev->waitForSlot(t);
         Sched::burn(t, k.cost.bioSubmitNs);
         std::uint64_t handle = si.dev->submit(false, batch);
         for (Pfn p : batch)
             k.pageReadIo[p] = { si.type, handle };
-        co_return target != kNoPage ? target : si.slot[off].cache;
+        co_return target != kNoPage ? target : si.slot[off].cache();
     }
 
     // swap_vma_readahead() (ec560175c0b6, 4.14): the window is the 2^page_cluster PTEs around the fault, aligned
@@ -122,7 +122,7 @@ namespace {
                 target = *p;
         }
         SwapInfo& fsi = *k.swap[pte::swpType(entry)];
-        const Pfn cached = fsi.slot[pte::swpOffset(entry)].cache;
+        const Pfn cached = fsi.slot[pte::swpOffset(entry)].cache();
         if (batch.empty())
             co_return cached;
         k.vm.inc(Vm::PswpIn, batch.size());
@@ -146,7 +146,7 @@ namespace {
             }
             i = j;
         }
-        co_return target != kNoPage ? target : fsi.slot[pte::swpOffset(entry)].cache;
+        co_return target != kNoPage ? target : fsi.slot[pte::swpOffset(entry)].cache();
     }
 
     // swap_use_vma_readahead() (4.14): the VMA-based window unless a rotating disk is among the swap devices
@@ -299,7 +299,7 @@ Co<> do_swap_page(Mm& k, Task& t, MmStruct& mm, std::uint32_t vpn, Pte orig)
     std::uint32_t off = pte::swpOffset(entry);
     for (;;) {
         // lookup_swap_cache()
-        Pfn p = si.slot[off].cache;
+        Pfn p = si.slot[off].cache();
         Sched::burn(t, k.cost.swapCacheOpNs);
         if (p == kNoPage) {
             k.vm.inc(Vm::PgMajFault);
@@ -333,7 +333,7 @@ Co<> do_swap_page(Mm& k, Task& t, MmStruct& mm, std::uint32_t vpn, Pte orig)
             k.unpin(p);
             co_return;
         }
-        if (si.slot[off].cache != p) { // reclaimed before we got here: look up again
+        if (si.slot[off].cache() != p) { // reclaimed before we got here: look up again
             spin_unlock(k.s, t, ptl);
             k.unpin(p);
             continue;

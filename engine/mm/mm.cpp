@@ -47,7 +47,7 @@ Mm::Mm(Sched& sched, const Toggles& toggles, std::uint64_t reservedPages)
         si->lock.setName("swap_info[" + std::to_string(i) + "].lock");
         si->treeLock.setName("swapper_spaces[" + std::to_string(i) + "].tree_lock");
         auto slots = static_cast<std::uint32_t>(std::min<std::uint64_t>(m.swap[i].sizeBytes / kPageSize, pte::kOffsetMask));
-        si->slot.assign(slots, SwapSlot {});
+        si->slot.assignZeroed(slots);
         si->dev = std::make_unique<BlockDevice>(s, m.swap[i].device, static_cast<int>(i));
         si->dev->setCompletion([this](BlockDevice& d, IoRequest& r) { endIo(d, r); });
         if (m.swap[i].device.synchronous()) { // zramN, numbered among the zram devices

@@ -48,7 +48,7 @@ void workingset_refault(Mm& k, Task& t, AddressSpace& m, Pfn p, std::uint64_t in
         return false;
     }
     if (m.pages.size() <= index)
-        m.pages.resize(std::max<std::size_t>(index + 1, m.pages.size() * 2), kNoPage);
+        m.pages.resize(index + 1, kNoPage);
     m.pages[index] = p;
     ++m.nrpages;
     if (index < m.shadows.size() && m.shadows[index] != 0) [[unlikely]] // lru.workingset: a shadow entry replaced

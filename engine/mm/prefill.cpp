@@ -14,7 +14,7 @@ namespace {
     void add_to_page_cache_setup(Mm& k, AddressSpace& m, Pfn p, std::uint64_t index)
     {
         if (m.pages.size() <= index)
-            m.pages.resize(std::max<std::size_t>(index + 1, m.pages.size() * 2), kNoPage);
+            m.pages.resize(index + 1, kNoPage);
         m.pages[index] = p;
         ++m.nrpages;
         k.pages.setFlags(p, 0);

@@ -131,7 +131,7 @@ Co<std::uint32_t> get_swap_page_slots(Mm& k, Task& t, Pfn p)
         std::uint32_t off = pte::swpOffset(entry);
         assert(si.slot[off].slotCached == kSlotInAllocCache);
         si.slot[off].slotCached = kSlotFree; // still reserved: the page takes over SWAP_HAS_CACHE
-        si.slot[off].cache = p;
+        si.slot[off].setCache(p);
         Sched::burn(t, k.cost.listOpNs);
     }
     spin_unlock(k.s, t, cache.allocLock);
@@ -188,7 +188,7 @@ Co<> swapcache_free_entries(Mm& k, Task& t, std::vector<std::uint32_t>& entries)
         std::uint32_t off = pte::swpOffset(entry);
         SpinLock& ci = si.clusterLockFor(off);
         co_await spin_lock(k.s, t, ci);
-        assert(si.slot[off].slotCached == kSlotInFreeBuffer && si.slot[off].swapMap == 0 && si.slot[off].cache == kNoPage);
+        assert(si.slot[off].slotCached == kSlotInFreeBuffer && si.slot[off].swapMap == 0 && si.slot[off].cache() == kNoPage);
         si.slot[off].slotCached = kSlotFree;
         Sched::burn(t, k.cost.listOpNs);
         spin_unlock(k.s, t, ci);

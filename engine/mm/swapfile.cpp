@@ -182,7 +182,7 @@ static Co<std::uint32_t> get_swap_page_for(Mm& k, Task& t, Pfn p)
                 spin_unlock(k.s, t, si.lock);
             continue;
         }
-        si.slot[off].cache = p;
+        si.slot[off].setCache(p);
         ++si.inuse;
         si.clusterNext = off + 1 >= si.nrSlots() ? 1 : off + 1;
         spin_unlock(k.s, t, global ? k.swapAvailLock : si.lock);
@@ -220,7 +220,7 @@ Co<> swapcache_free(Mm& k, Task& t, std::uint32_t entry)
     SpinLock& l = mapLock(k, si, off);
     co_await spin_lock(k.s, t, l);
     Sched::burn(t, k.cost.swapFreeNs);
-    si.slot[off].cache = kNoPage;
+    si.slot[off].setCache(kNoPage);
     bool freed = false;
     bool toSlots = releaseSlot(k, t, si, off, freed);
     if (freed)
@@ -237,7 +237,7 @@ Co<> delete_from_swap_cache(Mm& k, Task& t, Pfn p)
     SwapInfo& si = swapInfo(k, entry);
     SpinLock& tree = si.treeLockFor(pte::swpOffset(entry)); // swap_address_space(entry)
     co_await spin_lock(k.s, t, tree);
-    assert(k.pages.test(p, PG_swapcache) && si.slot[pte::swpOffset(entry)].cache == p);
+    assert(k.pages.test(p, PG_swapcache) && si.slot[pte::swpOffset(entry)].cache() == p);
     Sched::burn(t, k.cost.swapCacheOpNs);
     k.pages.clear(p, PG_swapcache);
     k.pages.setPriv(p, 0);
@@ -300,7 +300,7 @@ Co<> free_swap_and_cache(Mm& k, Task& t, std::uint32_t entry)
     Sched::burn(t, k.cost.swapFreeNs); // swap_entry_free()
     assert(si.slot[off].swapMap > 0);
     --si.slot[off].swapMap;
-    Pfn page = si.slot[off].swapMap == 0 ? si.slot[off].cache : kNoPage;
+    Pfn page = si.slot[off].swapMap == 0 ? si.slot[off].cache() : kNoPage;
     bool freed = false;
     bool toSlots = releaseSlot(k, t, si, off, freed);
     if (freed)

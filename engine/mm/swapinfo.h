@@ -6,7 +6,7 @@
 #include "block/blkdev.h"
 #include "block/zram_drv.h"
 #include "mm/page.h"
-#include "sim/reuse.h"
+#include "sim/podvector.h"
 #include "sync/spinlock.h"
 
 #include <cstddef>
@@ -35,13 +35,21 @@ struct SwapSlotsCache {
 };
 
 // One swap slot's state, side by side: freeing an entry reads and writes all three, and exit frees entries in
-// random order, so three arrays cost three host cache misses per entry where this costs one (8 bytes a slot).
+// random order, so three arrays cost three host cache misses per entry where this costs one (8 bytes a slot). A free
+// slot is all zero bytes, so that the map comes zeroed from the host (PodVector::assignZeroed) and the parts of a
+// large swap device a run never uses take no host memory.
 struct SwapSlot {
-    Pfn cache = kNoPage; // swap cache: the page, kNoPage if none
-    std::uint8_t swapMap = 0; // references from PTEs (SWAP_HAS_CACHE kept in `cache`)
+    // swap cache: the page, kNoPage if none
+    Pfn cache() const { return m_cacheNext - 1; }
+    void setCache(Pfn p) { m_cacheNext = p + 1; }
+    std::uint8_t swapMap = 0; // references from PTEs (SWAP_HAS_CACHE kept in the cache page)
     std::uint8_t slotCached = kSlotFree; // with swap.slots_cache: held by a slots cache (always kSlotFree without)
     PageContent content = PageContent::Zero; // what the page written to the slot held (its bytes, on the device)
+
+private:
+    Pfn m_cacheNext = 0; // the page + 1: kNoPage (all ones) is kept as 0
 };
+static_assert(kNoPage + 1 == 0 && kSlotFree == 0 && static_cast<int>(PageContent::Zero) == 0, "a free slot is zero bytes");
 
 struct SwapInfo {
     int type = 0;
@@ -49,7 +57,7 @@ struct SwapInfo {
     SpinLock treeLock; // swapper_spaces[type].tree_lock (the swap cache radix tree)
     // With swap.cache_trunks (empty otherwise): swapper_spaces[type][off >> SWAP_ADDRESS_SPACE_SHIFT].tree_lock.
     std::vector<SpinLock> trunkLocks;
-    ReusedVector<SwapSlot> slot; // by offset: swap_map, the swap cache and the slots-cache mark
+    PodVector<SwapSlot> slot; // by offset: swap_map, the swap cache and the slots-cache mark
     std::uint32_t inuse = 0; // slots with a PTE reference or a cached page
     std::uint32_t clusterNext = 1; // next offset to try (slot 0 is the header)
     std::unique_ptr<BlockDevice> dev;
@@ -67,7 +75,7 @@ struct SwapInfo {
     bool slotUsed(std::uint32_t off) const
     {
         const SwapSlot& s = slot[off];
-        return s.swapMap != 0 || s.cache != kNoPage || s.slotCached != kSlotFree;
+        return s.swapMap != 0 || s.cache() != kNoPage || s.slotCached != kSlotFree;
     }
     // lock_cluster_or_swap_info(): the cluster's lock where clusters exist (SSD, pmem), else si->lock.
     SpinLock& clusterLockFor(std::uint32_t off) { return clusterLocks.empty() ? lock : clusterLocks[off / SWAPFILE_CLUSTER]; }

@@ -1,12 +1,12 @@
 #pragma once
-// ReusedAllocator<T>: the allocator of the large arrays a run sizes once at boot (struct page's arrays, the swap
-// maps). A block of kMinBytes or more that a run frees stays with its host thread, and the next run on that thread
-// whose array needs exactly as many bytes (a run of the same machine) takes it back: its vector then writes its
-// initial values into memory that is already resident, where fresh memory would first be zeroed page by page by the
-// host kernel (and faulted in), only to be written again. A run of another shape finds no block that fits: every
-// cached block is then freed before the new one is allocated, so the cache never adds to the peak (it holds at most
-// what one run freed, and gives it back before the next shape is allocated). The runner's workers free what is left
-// when their pool is done.
+// ReusedAllocator<T>: the allocator of the large arrays a run sizes once at boot and writes whole (struct page's
+// arrays; the swap map, mostly untouched, is a PodVector instead). A block of kMinBytes or more that a run frees
+// stays with its host thread, and the next run on that thread whose array needs exactly as many bytes (a run of the
+// same machine) takes it back: its vector then writes its initial values into memory that is already resident, where
+// fresh memory would first be zeroed page by page by the host kernel (and faulted in), only to be written again. A
+// run of another shape finds no block that fits: every cached block is then freed before the new one is allocated,
+// so the cache never adds to the peak (it holds at most what one run freed, and gives it back before the next shape
+// is allocated). The runner's workers free what is left when their pool is done.
 //
 // Host memory only: what a run computes never depends on where its arrays lie or what they held.
 

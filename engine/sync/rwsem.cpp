@@ -37,9 +37,11 @@ void RwSem::noteGranted(Sched& s, Task& t, Time since, bool contended)
     m_stat.noteAcquire(t.cpu, m_lastCpu, now - since, contended);
     if (contended)
         m_stat.addToBuckets(m_stat.waitPerBucket, since, now);
-    if (m_acquiredAt.size() <= t.id)
-        m_acquiredAt.resize(t.id + 1u, -1);
-    m_acquiredAt[t.id] = now + t.debt;
+    auto h = std::find_if(m_holders.begin(), m_holders.end(), [&](const Holder& x) { return x.task == t.id; });
+    if (h == m_holders.end())
+        m_holders.push_back({ t.id, now + t.debt });
+    else // a reader taking it again: the hold is timed from the latest acquisition
+        h->since = now + t.debt;
 }
 
 // The Xadd fast path: xadd on the count, no wait_lock.
@@ -60,11 +62,13 @@ void RwSem::noteReleased(Sched& s, Task& t)
     if (s.locking().debug()) // a debug kernel's checks (mm/kconfig.h)
         Sched::burn(t, s.locking().releaseNs);
     Time now = s.sim().now() + t.debt;
-    if (t.id < m_acquiredAt.size() && m_acquiredAt[t.id] >= 0) {
-        Time since = m_acquiredAt[t.id];
+    auto h = std::find_if(m_holders.begin(), m_holders.end(), [&](const Holder& x) { return x.task == t.id; });
+    if (h != m_holders.end()) {
+        Time since = h->since;
         m_stat.noteHold(now - since);
         m_stat.addToBuckets(m_stat.holdPerBucket, since, now);
-        m_acquiredAt[t.id] = -1;
+        *h = m_holders.back();
+        m_holders.pop_back();
     }
 }
 

@@ -119,7 +119,13 @@ private:
     std::vector<Spinner> m_spinners;
     std::uint64_t m_spinSerial = 0;
     Fifo<Waiter> m_waiters;
-    std::vector<Time> m_acquiredAt; // by task id, for hold times; -1: not held by that task
+    // The tasks holding it and since when, for hold times: a writer or the readers in at once (a vector by task id
+    // would take a slot for every task of the run in every rwsem, every mmap_sem among them).
+    struct Holder {
+        decltype(Task::id) task;
+        Time since;
+    };
+    std::vector<Holder> m_holders;
 };
 
 } // namespace mms

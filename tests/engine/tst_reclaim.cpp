@@ -294,7 +294,7 @@ private Q_SLOTS:
         // mapping, no owner.
         k.pages.setFlags(p, PG_anon | PG_swapbacked | PG_swapcache | PG_isolated);
         k.pages.setPriv(p, entry);
-        si.slot[off].cache = p;
+        si.slot[off].setCache(p);
         si.slot[off].swapMap = 1;
         si.inuse = 1;
         k.node(0).zone.nrIsolatedAnon = 1;
@@ -317,7 +317,7 @@ private Q_SLOTS:
         QCOMPARE(onPcp, std::size_t(1));
         QVERIFY(k.pages.test(p, PG_buddy));
         QVERIFY(!k.isPinned(p));
-        QCOMPARE(si.slot[off].cache, kNoPage);
+        QCOMPARE(si.slot[off].cache(), kNoPage);
         QCOMPARE(si.slot[off].swapMap, std::uint8_t(0));
         QCOMPARE(k.node(0).zone.nrIsolatedAnon, std::uint64_t(0));
         // The reclaimer came in the window: the page already out of the swap cache, held only by the zapper's pin.
