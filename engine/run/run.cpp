@@ -1,7 +1,9 @@
 #include "run/run.h"
 
 #include "kernel/kernel.h"
+#include "hw/cacheline.h"
 #include "mm/page.h"
+#include "mm/swapinfo.h"
 #include "mm/pte.h"
 #include "run/recorder.h"
 #include "run/times.h"
@@ -28,18 +30,24 @@ std::uint64_t bootSeed(std::uint64_t scenarioSeed, const OJson& point, int rep)
 
 RunMemory estimateRunMemory(const RunSetup& setup, const RecordingOptions& recording)
 {
-    // Measured from the class rather than written down, so the estimate follows any change to the page layout.
+    // Measured from the classes rather than written down, so the estimate follows any change to their layout.
     constexpr std::uint32_t kProbe = 1u << 12;
-    const std::uint64_t perFrame = PageArray(kProbe).memoryBytes() / kProbe + sizeof(Pfn) + sizeof(Pte);
-    const std::uint64_t perSlot = sizeof(std::uint8_t) /* swap_map */ + sizeof(Pfn) /* swap cache */
-        + sizeof(std::uint8_t) /* slots cache */ + sizeof(Pte);
+    const std::uint64_t perFrame = PageArray(kProbe).memoryBytes() / kProbe + sizeof(CacheLines::Line);
     RunMemory m;
     m.frames = setup.machine.memoryBytes / kPageSize;
     for (const SwapSpec& s : setup.machine.swap)
         m.swapSlots += s.sizeBytes / kPageSize;
-    if (setup.workload && setup.workload->mappedPages)
-        m.mappedPages = setup.workload->mappedPages(setup.params);
-    m.bytes = m.frames * perFrame + m.swapSlots * perSlot + m.mappedPages * sizeof(Pte)
+    WorkloadFootprint w { m.frames + m.swapSlots, 0, 0 };
+    if (setup.workload && setup.workload->footprint)
+        w = setup.workload->footprint(setup.params, m.frames, m.swapSlots);
+    m.mappedPages = w.mappedPages;
+    m.filePages = w.filePages;
+    // The swap map is written only where mapped pages go out; every swap cluster has its lock.
+    const std::uint64_t swapMap = std::min(m.swapSlots, m.mappedPages) * sizeof(SwapSlot)
+        + m.swapSlots / SWAPFILE_CLUSTER * sizeof(SpinLock);
+    // A file's page-cache index (a page each) and its PG_readahead marks (a byte each).
+    const std::uint64_t fileIndex = m.filePages * (sizeof(Pfn) + sizeof(std::uint8_t));
+    m.bytes = m.frames * perFrame + swapMap + m.mappedPages * sizeof(Pte) + fileIndex + w.setupBytes
         + (recording.enabled ? recording.memoryBudget : 0);
     return m;
 }

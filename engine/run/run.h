@@ -57,20 +57,22 @@ public:
 };
 
 // Throws ScenarioError for an invalid setup or a program that gave up (ProgramError), RunTooLong past the event
-// // budget and RunStuck for a run that cannot end; returns with metrics["cancelled"] = 1 if interrupted. While the
+// budget and RunStuck for a run that cannot end; returns with metrics["cancelled"] = 1 if interrupted. While the
 // run goes, the interrupter also hears the workload's progress (Interrupter::progress, 0..1, from this thread) when
 // the workload can tell it.
 RunResult executeRun(const RunSpec& spec, Interrupter* interrupter = nullptr);
 
-// Host memory one run needs, from the machine alone (before anything is allocated): page frames (the PageArray
-// bytes per page, measured from the class, plus a free-list slot), one PTE for every page that can be mapped (RAM
-// and swap), the swap map and swap cache per swap slot, the PTEs of mappings the workload makes beyond those
-// (WorkloadKind::mappedPages) and the recording budget. The workload's own state (tasks, VMAs) is small beside
-// these and left out.
+// Host memory one run needs at most, from the machine and the workload's footprint (WorkloadKind::footprint) before
+// anything is allocated: per page frame, the PageArray bytes (measured from the class) and the cache line's owner
+// and stamp; the PTEs of every mapped page; the swap map where mapped pages can go out, and the swap clusters'
+// locks; the page-cache index of the workload's files; what its set-up holds while it fills the machine; the
+// recording budget. The tasks, VMAs and locks of the workload are small beside these and left out
+// (tests/engine/tst_memory.cpp compares the estimate with the peak of every built-in scenario's largest run).
 struct RunMemory {
     std::uint64_t frames = 0;
     std::uint64_t swapSlots = 0;
-    std::uint64_t mappedPages = 0; // PTEs of the workload's mappings beyond RAM + swap (WorkloadKind::mappedPages)
+    std::uint64_t mappedPages = 0; // PTEs of the workload's mappings (WorkloadFootprint)
+    std::uint64_t filePages = 0; // page-cache index entries of its files
     std::uint64_t bytes = 0;
 };
 RunMemory estimateRunMemory(const RunSetup& setup, const RecordingOptions& recording);

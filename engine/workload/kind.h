@@ -28,15 +28,26 @@ struct ParamSpec {
 
 using Metrics = std::map<std::string, double>;
 
+// What a workload makes the model hold on the host beyond the machine's own arrays, at most (estimateRunMemory).
+struct WorkloadFootprint {
+    // Pages its processes map in all: the model's page tables are dense (a PTE per page of every VMA), and only
+    // these pages can be swapped out (the swap map is written only where they go).
+    std::uint64_t mappedPages = 0;
+    // The page-cache index of its files: dense from offset 0 to the last page read or written.
+    std::uint64_t filePages = 0;
+    // Host arrays its set-up holds while it builds the machine's state (e.g. a fill order per process).
+    std::uint64_t setupBytes = 0;
+};
+
 struct WorkloadKind {
     std::string kind;
     std::string description;
     std::vector<ParamSpec> params;
     std::unique_ptr<Workload> (*make)(); // callers include workload/workload.h
-    // Pages the workload's processes map in all, from its (scaled) parameters: the model's page tables are dense
-    // (one PTE per mapped page), so the host memory a run needs grows with them (estimateRunMemory). Null: the
-    // mappings are within the machine's RAM + swap (already counted).
-    std::uint64_t (*mappedPages)(const nlohmann::json& params) = nullptr;
+    // The footprint from the (scaled) parameters and the machine's RAM and swap in pages. Null: the workload maps
+    // at most RAM + swap and keeps no file in the page cache.
+    WorkloadFootprint (*footprint)(const nlohmann::json& params, std::uint64_t ramPages, std::uint64_t swapPages)
+        = nullptr;
 };
 
 const std::vector<WorkloadKind>& workloadKinds();

@@ -114,8 +114,9 @@ WorkloadKind memsetMadviseKind()
                 0, 1e9 },
         },
         [] { return std::unique_ptr<Workload>(new MemsetMadvise); },
-        [](const nlohmann::json& q) {
-            return q.at("processes").get<std::uint64_t>() * (q.at("size").get<std::uint64_t>() / kPageSize);
+        [](const nlohmann::json& q, std::uint64_t, std::uint64_t) {
+            return WorkloadFootprint {
+                q.at("processes").get<std::uint64_t>() * (q.at("size").get<std::uint64_t>() / kPageSize), 0, 0 };
         },
     };
 }

@@ -115,8 +115,8 @@ WorkloadKind threadTouchKind()
                 "glibc's heap shrink and grow do (false: madvise with the variant's advice)" },
         },
         [] { return std::unique_ptr<Workload>(new ThreadTouch); },
-        [](const nlohmann::json& q) {
-            return q.at("threads").get<std::uint64_t>() * q.at("pages").get<std::uint64_t>();
+        [](const nlohmann::json& q, std::uint64_t, std::uint64_t) {
+            return WorkloadFootprint { q.at("threads").get<std::uint64_t>() * q.at("pages").get<std::uint64_t>(), 0, 0 };
         },
     };
 }

@@ -130,6 +130,13 @@ WorkloadKind usememKind()
             { "ratio", ParamKind::Double, 0.75, false, "fraction of MemAvailable + SwapTotal filled", 0.01, 0.95 },
         },
         [] { return std::unique_ptr<Workload>(new Usemem); },
+        // The processes map (RAM + swap) x ratio; while they are filled, the set-up holds each one's random order
+        // of its pages (4 bytes a page) and the fill's ring of resident pages (8 bytes a page of RAM).
+        [](const nlohmann::json& q, std::uint64_t ramPages, std::uint64_t swapPages) {
+            const auto mapped
+                = static_cast<std::uint64_t>(static_cast<double>(ramPages + swapPages) * q.at("ratio").get<double>());
+            return WorkloadFootprint { mapped, 0, mapped * sizeof(std::uint32_t) + ramPages * sizeof(std::uint64_t) };
+        },
     };
 }
 

@@ -164,25 +164,46 @@ namespace {
 
     std::unique_ptr<Workload> make() { return std::unique_ptr<Workload>(new FileReaders(false)); }
     std::unique_ptr<Workload> makeMmap() { return std::unique_ptr<Workload>(new FileReaders(true)); }
+
+    // Each file's index reaches the last page read: the whole file for a read to EOF; a reader stopped by
+    // runtime_s is counted up to the node's memory (the built-in scenarios stop theirs after a few times RAM has
+    // been read, over all of the files).
+    std::uint64_t indexedPages(const nlohmann::json& q, std::uint64_t ramPages)
+    {
+        const std::uint64_t size = q.at("size").get<std::uint64_t>() / kPageSize;
+        const bool toEof = q.at("runtime_s").get<double>() == 0;
+        return q.at("files").get<std::uint64_t>() * (toEof ? size : std::min(size, ramPages));
+    }
+    WorkloadFootprint readFootprint(const nlohmann::json& q, std::uint64_t ramPages, std::uint64_t)
+    {
+        return { 0, indexedPages(q, ramPages), 0 };
+    }
+    // usemem -f FILE --readonly: every reader maps the whole file.
+    WorkloadFootprint mmapFootprint(const nlohmann::json& q, std::uint64_t ramPages, std::uint64_t)
+    {
+        const std::uint64_t mapped = q.at("files").get<std::uint64_t>() * q.at("readers").get<std::uint64_t>()
+            * (q.at("size").get<std::uint64_t>() / kPageSize);
+        return { mapped, indexedPages(q, ramPages), 0 };
+    }
 } // namespace
 
 WorkloadKind ddKind()
 {
     return { "dd", "dd if=sparse-file of=/dev/null bs=4k: buffered reads of holes, no I/O (seed 002, Shakeel Butt)",
-        params(1, 1, "100GiB", 0.0), make };
+        params(1, 1, "100GiB", 0.0), make, readFootprint };
 }
 
 WorkloadKind lruFileReadonceKind()
 {
     return { "lru-file-readonce", "vm-scalability case-lru-file-readonce: one dd bs=4k per sparse file, RAM << data",
-        params(32, 1, "64GiB", 1.0), make };
+        params(32, 1, "64GiB", 1.0), make, readFootprint };
 }
 
 WorkloadKind lruFileReadtwiceKind()
 {
     return { "lru-file-readtwice",
         "vm-scalability case-lru-file-readtwice: two dd bs=4k per sparse file started together, RAM << data",
-        params(32, 2, "64GiB", 1.0), make };
+        params(32, 2, "64GiB", 1.0), make, readFootprint };
 }
 
 WorkloadKind lruFileMmapReadKind()
@@ -192,10 +213,7 @@ WorkloadKind lruFileMmapReadKind()
     p[1].defaultValue = 1;
     return { "lru-file-mmap-read",
         "vm-scalability case-lru-file-mmap-read: one usemem -f sparse-file --readonly per file, mmap faults, RAM << data",
-        std::move(p), makeMmap, [](const nlohmann::json& q) {
-            return q.at("files").get<std::uint64_t>() * q.at("readers").get<std::uint64_t>()
-                * (q.at("size").get<std::uint64_t>() / kPageSize);
-        } };
+        std::move(p), makeMmap, mmapFootprint };
 }
 
 } // namespace mms
