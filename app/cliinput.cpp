@@ -2,6 +2,7 @@
 
 #include "clicommand.h"
 #include "scenario/scale.h"
+#include "scenario/size.h"
 
 namespace mms::cli {
 
@@ -27,6 +28,22 @@ long long parseInt(const std::string& opt, const std::string& v, long long lo, l
     } catch (...) {
     }
     throw BadInput(opt + " " + v + ": expected an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+}
+
+void addMemoryBudget(CLI::App* a, std::string& text)
+{
+    addValue(a, "--memory-budget", text, "SIZE",
+        "host memory the runs in flight may take together, by their estimates (4GiB, 512MiB); default: 1 GiB, or "
+        "the largest run and a quarter more, at most what the host has available. A run that does not fit waits "
+        "for one to end, so a smaller budget runs fewer at once");
+}
+
+std::uint64_t parseMemoryBudget(const std::string& v)
+{
+    std::optional<std::uint64_t> bytes = parseSize(v);
+    if (!bytes || *bytes < (1u << 20))
+        throw BadInput("--memory-budget " + v + ": expected a size of at least 1MiB, e.g. 4GiB or 512MiB");
+    return *bytes;
 }
 
 Format parseFormatOption(const std::string& v)
@@ -60,6 +77,7 @@ void RunOptionText::addTo(CLI::App* a, bool shard)
     addValue(a, "--reps", reps, "N", "repetitions per variant and sweep point");
     addValue(a, "--seed", seed, "S", "scenario seed");
     addValue(a, "--threads", threads, "N", "host threads for the runner (default: all cores)");
+    addMemoryBudget(a, memoryBudget);
     addValue(a, "--format", format, "FMT", "text | markdown | csv | json | mmtests (default: text; json with --shard)");
     addValue(a, "--out", out, "FILE", "write to FILE instead of standard output");
     if (shard)
@@ -88,6 +106,8 @@ RunArgs RunOptionText::check(bool needOut) const
         r.seed = static_cast<std::uint64_t>(parseInt("--seed", seed, 0, (1LL << 62)));
     if (given("--threads"))
         r.threads = static_cast<int>(parseInt("--threads", threads, 1, 1024));
+    if (given("--memory-budget"))
+        r.memoryBudget = parseMemoryBudget(memoryBudget);
     if (given("--format"))
         r.format = parseFormatOption(format);
     r.out = out;

@@ -30,6 +30,7 @@ struct RunArgs {
     std::optional<int> reps;
     std::optional<std::uint64_t> seed;
     int threads = 0;
+    std::uint64_t memoryBudget = 0; // --memory-budget; 0: the runner's default
     Format format = Format::Text;
     std::string out;
     bool checkInvariants = false;
@@ -42,7 +43,7 @@ struct RunArgs {
 struct RunOptionText {
     std::vector<std::string> positionals;
     std::vector<std::string> variants, sets;
-    std::string scale, reps, seed, threads, format, out, maxEvents, shard;
+    std::string scale, reps, seed, threads, memoryBudget, format, out, maxEvents, shard;
     bool checkInvariants = false;
     CLI::App* app = nullptr; // the command they were added to: which options were given
 
@@ -58,6 +59,9 @@ double parseScale(const std::string& v);
 long long parseInt(const std::string& opt, const std::string& v, long long lo, long long hi);
 // --format's value; else BadInput listing the formats.
 Format parseFormatOption(const std::string& v);
+// --memory-budget SIZE (run, report, reproduce): the option on a command, and its value in bytes.
+void addMemoryBudget(CLI::App* app, std::string& text);
+std::uint64_t parseMemoryBudget(const std::string& v);
 // --set's value: PATH=VALUE.
 std::pair<std::string, std::string> parseSet(const std::string& kv);
 // The scenario with the options applied: every --set together, then --reps, --seed, --variant.

@@ -20,7 +20,7 @@ namespace mms::cli {
 
 namespace {
     struct ReproduceOptions {
-        std::string scale, threads, out;
+        std::string scale, threads, memoryBudget, out;
     };
 
     RunArgs checkReproduce(const ReproduceOptions& o, const CLI::App& app)
@@ -30,6 +30,8 @@ namespace {
             r.scale = parseScale(o.scale);
         if (app.count("--threads"))
             r.threads = static_cast<int>(parseInt("--threads", o.threads, 1, 1024));
+        if (app.count("--memory-budget"))
+            r.memoryBudget = parseMemoryBudget(o.memoryBudget);
         r.out = o.out;
         return r;
     }
@@ -194,7 +196,7 @@ static int reproduce(const RunArgs& r, std::ostream& out, std::ostream& err)
 void addReproduceCommand(CommandLine& cl)
 {
     auto o = std::make_shared<ReproduceOptions>();
-    Command& c = cl.add("reproduce", "[--scale F] [--threads N] [--out FILE]",
+    Command& c = cl.add("reproduce", "[--scale F] [--threads N] [--memory-budget SIZE] [--out FILE]",
         "run every built-in scenario: each table beside the post's, the distance to it in %, the wall time of each",
         "Run every built-in scenario (new ones join by themselves) and print, for each, its table beside the post's, "
         "a line with the distance to the post (the cells that have a published figure, their mean and largest "
@@ -203,6 +205,7 @@ void addReproduceCommand(CommandLine& cl)
         "that cannot run (one that would not fit in memory) is reported and skipped; the exit status is then 2.");
     addValue(c.app, "--scale", o->scale, "F", "multiply memory sizes and amounts of work by F (default 1)");
     addValue(c.app, "--threads", o->threads, "N", "host threads for the runner (default: all cores)");
+    addMemoryBudget(c.app, o->memoryBudget);
     addValue(c.app, "--out", o->out, "FILE", "write to FILE instead of standard output");
     c.run = [o, app = c.app](
                 std::ostream& out, std::ostream& err) { return reproduce(checkReproduce(*o, *app), out, err); };

@@ -21,13 +21,14 @@ namespace mms::cli {
 void checkMemory(const Scenario& sc, const RunnerOptions& opts)
 {
     if (std::string why = hostMemoryShortfall(sc, opts); !why.empty())
-        throw BadInput(why + "; expected a smaller --scale or fewer --threads");
+        throw BadInput(why + "; expected a smaller --scale, fewer --threads or a smaller --memory-budget");
 }
 
 RunnerOptions runnerOptions(const RunArgs& r, bool record)
 {
     RunnerOptions opts;
     opts.threads = r.threads;
+    opts.memoryBudget = r.memoryBudget;
     opts.scale = r.scale.value_or(1.0);
     opts.checkInvariants = r.checkInvariants;
     opts.maxEvents = r.maxEvents;

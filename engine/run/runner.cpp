@@ -1,5 +1,6 @@
 #include "run/runner.h"
 
+#include "run/poolqueue.h"
 #include "scenario/runsetup.h"
 #include "sim/reuse.h"
 
@@ -113,9 +114,23 @@ MemoryEstimate estimateMemory(const Scenario& sc, const RunnerOptions& opts)
             e.mappedPages = m.mappedPages;
         }
     }
+    e.budget = memoryBudget(opts, e.perRunBytes);
     e.concurrent = std::min<std::size_t>(plan.size(), static_cast<std::size_t>(threadCount(opts)));
+    if (e.perRunBytes > 0)
+        e.concurrent = std::min<std::size_t>(e.concurrent, std::max<std::uint64_t>(1, e.budget / e.perRunBytes));
     e.totalBytes = e.perRunBytes * e.concurrent;
     return e;
+}
+
+std::uint64_t memoryBudget(const RunnerOptions& opts, std::uint64_t largestRunBytes)
+{
+    if (opts.memoryBudget)
+        return opts.memoryBudget;
+    std::uint64_t budget = std::max(kDefaultMemoryBudget, largestRunBytes + largestRunBytes / 4);
+    std::string source;
+    if (std::uint64_t avail = hostAvailableMemory(source))
+        budget = std::min(budget, std::max(avail, largestRunBytes));
+    return budget;
 }
 
 std::uint64_t hostAvailableMemory(std::string& source)
@@ -184,7 +199,7 @@ namespace {
         std::size_t scenario;
         std::size_t index; // in the scenario's (sharded) plan and ResultSet
         PlannedRun plan;
-        std::uint64_t size; // simulated page frames + swap slots: the order of the pool (largest first)
+        std::uint64_t bytes; // estimateRunMemory: the order of the pool (largest first) and its share of the budget
     };
 
     // A scenario's ResultSet with a slot for each of its `runs` planned runs, filled in as they finish.
@@ -210,14 +225,12 @@ namespace {
             std::vector<PlannedRun> plan = shardPlan(sc, opts);
             out[s].results = emptyResults(sc, opts, threads, plan.size());
             for (std::size_t i = 0; i < plan.size(); ++i) {
-                std::uint64_t size = 0; // a setup that cannot be resolved sorts last; its run reports the error
+                std::uint64_t bytes = 0; // a setup that cannot be resolved sorts last; its run reports the error
                 try {
-                    RunSetup setup = sc.resolve(plan[i].variant, plan[i].point, opts.scale);
-                    RunMemory m = estimateRunMemory(setup, opts.recording);
-                    size = m.frames + m.swapSlots;
+                    bytes = estimateRunMemory(sc.resolve(plan[i].variant, plan[i].point, opts.scale), opts.recording).bytes;
                 } catch (const std::exception&) {
                 }
-                pool.push_back({ s, i, std::move(plan[i]), size });
+                pool.push_back({ s, i, std::move(plan[i]), bytes });
             }
         }
         // The largest simulated machines first: the workloads scale with the machine's memory, so these are the
@@ -225,7 +238,7 @@ namespace {
         // the scenarios, no core waits at a scenario's tail either). The order decides only which run a worker
         // takes next: every run is seeded from its own identity and its result goes to its own slot, so the
         // results do not depend on it.
-        std::stable_sort(pool.begin(), pool.end(), [](const PoolRun& a, const PoolRun& b) { return a.size > b.size; });
+        std::stable_sort(pool.begin(), pool.end(), [](const PoolRun& a, const PoolRun& b) { return a.bytes > b.bytes; });
         // The run a user watches goes first, whatever its size.
         if (opts.recording.live) {
             auto live = std::find_if(pool.begin(), pool.end(), [&](const PoolRun& r) { return r.scenario == 0 && r.index == opts.liveRun; });
@@ -360,8 +373,8 @@ namespace {
         std::atomic<bool> m_cancelled { false };
     };
 
-    // `count` calls of `body`, on `threads` workers of a oneTBB arena.
-    void runOnWorkers(int threads, std::size_t count, const std::function<void(std::size_t)>& body)
+    // The pool's runs on `threads` workers of a oneTBB arena, in the order `queue` hands them out.
+    void runOnWorkers(int threads, PoolQueue& queue, const std::function<void(std::size_t)>& body)
     {
         oneapi::tbb::global_control limit(
             oneapi::tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
@@ -371,14 +384,16 @@ namespace {
         // visible to it, and PoolRunner::close() the way back. Both cost one atomic per task.
         static std::atomic<std::uint64_t> handoff { 0 };
         handoff.fetch_add(1, std::memory_order_release);
-        // Each worker takes the pool's next run until none is left, so runs start in the pool's order (a
-        // parallel_for over the runs would split the range and start the second worker halfway down the list).
-        std::atomic<std::size_t> next { 0 };
+        // Each worker takes a run from the queue until none is left, so runs start in the pool's order as far as
+        // the budget allows (a parallel_for over the runs would split the range and start the second worker
+        // halfway down the list).
         arena.execute([&] {
             oneapi::tbb::parallel_for(0, threads, [&](int) {
                 (void)handoff.load(std::memory_order_acquire);
-                for (std::size_t k = next++; k < count; k = next++)
+                for (std::size_t k = queue.take(); k < queue.size(); k = queue.take()) {
                     body(k);
+                    queue.done(k);
+                }
                 // The arrays the runs on this thread kept for the next run of their shape (sim/reuse.h): there is
                 // none, so they go back to the host.
                 ReusedBlocks::release();
@@ -396,7 +411,12 @@ std::vector<ScenarioOutcome> runScenarios(const std::vector<const Scenario*>& sc
     const std::vector<PoolRun> pool = poolOf(scs, opts, threads, out);
     PoolRunner runner(scs, opts, pool, out, scenarioDone, start);
     runner.finishEmptyScenarios();
-    runOnWorkers(threads, pool.size(), [&](std::size_t k) { runner.execute(k); });
+    std::vector<std::uint64_t> bytes;
+    for (const PoolRun& r : pool)
+        bytes.push_back(r.bytes);
+    const std::uint64_t largest = bytes.empty() ? 0 : *std::max_element(bytes.begin(), bytes.end());
+    PoolQueue queue(std::move(bytes), memoryBudget(opts, largest));
+    runOnWorkers(threads, queue, [&](std::size_t k) { runner.execute(k); });
     runner.close();
     return out;
 }

@@ -33,7 +33,18 @@ struct RunnerOptions {
     // Run only slice shardIndex (0-based) of shardCount slices of the plan (mmscope-cli run --shard K/N).
     std::size_t shardIndex = 0;
     std::size_t shardCount = 1;
+    // Host memory the runs in flight may need together, by their estimates (estimateRunMemory); 0: the default
+    // (memoryBudget()). A worker takes the first run of the pool that fits beside the ones in flight, and waits for
+    // one to end when none does; a run larger than the budget goes alone.
+    std::uint64_t memoryBudget = 0;
 };
+
+// The budget the runner keeps to when RunnerOptions::memoryBudget is 0: kDefaultMemoryBudget, or the largest run and
+// a quarter more if that is larger, so that a large run can go beside small ones; no more than the host has
+// available (hostAvailableMemory), but always room for the largest run. A pool of small runs is not held back by it:
+// 1 GiB is dozens of them. Given: the budget itself.
+constexpr std::uint64_t kDefaultMemoryBudget = std::uint64_t { 1 } << 30;
+std::uint64_t memoryBudget(const RunnerOptions& opts, std::uint64_t largestRunBytes);
 
 struct PlannedRun {
     std::string variant;
@@ -46,13 +57,15 @@ std::vector<PlannedRun> planRuns(const Scenario& sc);
 bool inShard(std::size_t run, std::size_t index, std::size_t count);
 
 // Host memory a scenario's runs need at once with these options: the largest run's estimate (run.h) times the runs
-// that execute concurrently (threads, at most the runs in the plan or shard).
+// of its size that execute concurrently (threads, at most the runs in the plan or shard, and as many as the memory
+// budget holds, at least one).
 struct MemoryEstimate {
     std::uint64_t perRunBytes = 0; // the largest run
     std::uint64_t simulatedPages = 0; // of that run: page frames + swap slots
     std::uint64_t mappedPages = 0; // of that run: RunMemory::mappedPages
     std::size_t concurrent = 0;
     std::uint64_t totalBytes = 0;
+    std::uint64_t budget = 0; // memoryBudget()
 };
 MemoryEstimate estimateMemory(const Scenario& sc, const RunnerOptions& opts);
 

@@ -346,7 +346,8 @@ private Q_SLOTS:
     // A scenario that cannot fit in the host's memory is refused before anything is allocated, with the estimate.
     void refusesWhatDoesNotFit()
     {
-        Out r = cli({ "run", "madv-free-swapin", "--set", "machine.memory=1TiB", "--set", "machine.swap=[]", "--reps", "30", "--threads", "64", "--scale", "1" });
+        Out r = cli({ "run", "madv-free-swapin", "--set", "machine.memory=1TiB", "--set", "machine.swap=[]", "--reps", "30",
+            "--threads", "64", "--memory-budget", "1TiB", "--scale", "1" });
         QCOMPARE(r.code, 2);
         QVERIFY2(r.err.contains(QRegularExpression("madv-free-swapin: needs about [0-9.]+ GiB of host memory \\(64 concurrent runs x [0-9.]+ GiB for 268435456 simulated pages")), qPrintable(r.err));
         QVERIFY2(r.err.contains("but the host has"), qPrintable(r.err));

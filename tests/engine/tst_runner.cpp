@@ -2,6 +2,7 @@
 // from another thread while runs are in flight, and the host-memory estimate. Small enough to run under TSan
 // (scripts/test.sh runs this suite in the tsan-engine build).
 #include "run/json.h"
+#include "run/poolqueue.h"
 #include "run/recording.h"
 #include "run/runner.h"
 
@@ -182,6 +183,45 @@ private Q_SLOTS:
         // Some runs may have finished before the flag was seen; the set as a whole is marked cancelled.
         QVERIFY(rs.cancelled);
         QVERIFY(progressed.load() >= 1);
+    }
+
+    // The pool's queue within a budget of 1000: a large run goes with the small ones that fit beside it, the next
+    // large one waits for it to end, and a run larger than the budget waits until nothing is in flight.
+    void poolQueueKeepsTheBudget()
+    {
+        PoolQueue q({ 1200, 700, 600, 200, 100 }, 1000);
+        QCOMPARE(q.take(), std::size_t(1)); // 700: the first that fits
+        QCOMPARE(q.take(), std::size_t(3)); // 600 does not fit beside it, 200 does
+        QCOMPARE(q.take(), std::size_t(4)); // 100: 1000 in flight
+        std::atomic<std::size_t> next { 99 };
+        std::thread waiter([&] { next = q.take(); });
+        QTest::qWait(50);
+        QCOMPARE(next.load(), std::size_t(99)); // nothing fits
+        q.done(1);
+        waiter.join();
+        QCOMPARE(next.load(), std::size_t(2)); // 600 beside 200 and 100
+        std::thread waiter2([&] { next = q.take(); });
+        q.done(2);
+        q.done(3);
+        QTest::qWait(50);
+        QCOMPARE(next.load(), std::size_t(2)); // 1200 waits for the last run in flight
+        q.done(4);
+        waiter2.join();
+        QCOMPARE(next.load(), std::size_t(0)); // then goes alone
+        QCOMPARE(q.take(), q.size()); // every run taken
+        q.done(0);
+    }
+
+    // The default budget: at least kDefaultMemoryBudget, room for the largest run and a quarter more; a given one
+    // is kept as it is.
+    void memoryBudgetDefault()
+    {
+        RunnerOptions o;
+        QVERIFY(memoryBudget(o, 1u << 20) <= kDefaultMemoryBudget);
+        const std::uint64_t big = std::uint64_t { 3 } << 30;
+        QVERIFY(memoryBudget(o, big) >= big);
+        o.memoryBudget = 5u << 20;
+        QCOMPARE(memoryBudget(o, big), std::uint64_t(5u << 20));
     }
 
     void memoryEstimateScales()
