@@ -211,6 +211,44 @@ private Q_SLOTS:
         QVERIFY2(metric(flagged, "madvfree", "zram_stored_pages") > 0, "nothing was swapped to zram");
         QVERIFY2(a > 0 && b < a, qPrintable(num(a) + " -> " + num(b)));
     }
+
+    // c0547d0b6a4b (6.2): "zsmalloc: consolidate zs_pool's migrate_lock and size_class's locks" into one pool->lock,
+    // taken by zs_malloc(), zs_free() and zs_map_object() alike; its changelog measures "a 0.3% regression for btrfs,
+    // and a 0.9% regression for ext4" on zram. Twelve processes swapping memset pages (compressed: same_filled off)
+    // to zram and back wait longer for zsmalloc's lock.
+    void zsmallocPoolLockWaitsLonger()
+    {
+        auto run = [](const char* lock) {
+            return runWith("madv-free-swapin", "madvfree",
+                { { "kernel", "6.2" }, { "machine.swap", kZram }, { "workload.fork_children", "false" },
+                    { "zram.same_filled", "false" }, { "zsmalloc.lock", lock } },
+                0.05);
+        };
+        ResultSet classes = run("class"), pool = run("pool");
+        QCOMPARE(waitOf(classes, "zs_pool.lock"), 0.0);
+        QCOMPARE(waitOf(pool, "size_class["), 0.0);
+        const double a = waitOf(classes, "size_class["), b = waitOf(pool, "zs_pool.lock");
+        qInfo("zsmalloc lock wait %s -> %s ps", qPrintable(num(a)), qPrintable(num(b)));
+        QVERIFY2(a > 0 && b > a, qPrintable(num(a) + " -> " + num(b)));
+    }
+
+    // 49076ec2ccaf (3.13): "dynamically allocate page->ptl if it cannot be embedded to struct page" -- a debug kernel
+    // (lockdep) gets split page-table locks again, where 2.6.33 to 3.12 guard every page table of an mm with
+    // mm->page_table_lock, whose contention is what split locks were for ("poor page fault scalability of
+    // multi-threaded applications"). Jakub's 32 threads fault in their own regions of one mm.
+    void splitPtlocksWithLockdepEndTheSharedLockWaits()
+    {
+        const Sets base = { { "kernel", "3.12" }, { "config.lockdep", "true" } };
+        ResultSet shared = runWith("madv-free-threads", "madvfree", with(base, "config.ptlock_alloc", "false"), 0.05);
+        ResultSet split = runWith("madv-free-threads", "madvfree", with(base, "config.ptlock_alloc", "true"), 0.05);
+        const LockSummary a = lockOf(shared, "madvfree", "mm->page_table_lock");
+        QVERIFY2(a.contentions > 0, "mm->page_table_lock never contended");
+        QCOMPARE(lockOf(split, "madvfree", "mm->page_table_lock").acquisitions, std::uint64_t(0));
+        const LockSummary b = lockOf(split, "madvfree", "ptl");
+        QVERIFY2(b.acquisitions > 0, "no split ptl taken");
+        qInfo("page-table lock wait %s -> %s ps", qPrintable(num(a.waitTotal)), qPrintable(num(b.waitTotal)));
+        QVERIFY2(b.waitTotal < a.waitTotal, qPrintable(num(a.waitTotal) + " -> " + num(b.waitTotal)));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestKernelsMore)
