@@ -1,5 +1,6 @@
 // The era rules that tst_kernels_swap and tst_kernels_locks leave out (mm/toggles.h: kernelRules): each flips its
 // toggle at the rule's kernel on a small run and moves the metric its changelog names, in the direction it states.
+#include "kernel/syscalls.h" // first: moc cannot parse <concepts>, which sim/co.h reached first would bring in
 #include "kernel/kernel.h"
 #include "mm/toggles.h"
 #include "sched/sched.h"
@@ -91,6 +92,64 @@ Co<> writerLoop(Sched& s, Task& t, RwSem& l, int rounds)
         Sched::burn(t, 10'000);
         co_await l.up_write(s, t);
     }
+}
+// A machine of `bytes` booted with the toggles of `kernel` and `toggle` set to `value`, for programs written here;
+// with `swap` false it has no swap device.
+struct FileBox {
+    FileBox(std::uint64_t bytes, const char* kernel, const char* toggle, const char* value, bool swap = true)
+        : m(spec(bytes, swap))
+        , s(sim, m)
+        , k(s, LockBox::toggles(kernel, toggle, value))
+    {
+        k.boot(1);
+    }
+    static MachineSpec spec(std::uint64_t bytes, bool swap)
+    {
+        MachineSpec m = Box::spec(bytes);
+        if (!swap)
+            m.swap.clear();
+        return m;
+    }
+
+    Simulator sim;
+    MachineSpec m;
+    Sched s;
+    Kernel k;
+};
+
+// dd's loop over `f` (bs=4k, to /dev/null) from page 0 to `pages`, once, or again and again until `*stop`, counting
+// the passes it starts in `*passes`; sets `*finished` when it ends. With `after`, it starts once `*after` passes of
+// another loop have started.
+struct ReadLoop {
+    const bool* stop = nullptr;
+    bool* finished = nullptr;
+    int* passes = nullptr;
+    const int* after = nullptr;
+    int afterPasses = 0;
+};
+Co<> readLoop(Kernel& k, Task& t, sys::File f, std::uint64_t pages, ReadLoop o)
+{
+    while (o.after && *o.after < o.afterPasses)
+        co_await sys::nanosleep(k, t, ms(1));
+    do {
+        if (o.passes)
+            ++*o.passes;
+        for (std::uint64_t index = 0; index < pages && !(o.stop && *o.stop); ++index) {
+            constexpr std::uint64_t kBatch = 8; // dd returns to user space often; need_resched checked every 8 pages
+            const std::uint64_t plain = std::min(kBatch - 1 - index % kBatch, pages - index - 1);
+            index += sys::pread_cached_run(k, t, f, index, plain, true, 0);
+            if (!co_await sys::pread(k, t, f, index))
+                break;
+            sys::write_null(k, t);
+            if ((index + 1) % kBatch == 0) {
+                co_await sys::flush(k, t);
+                if (sys::need_resched(k, t))
+                    co_await sys::preempt(k, t);
+            }
+        }
+    } while (o.stop && !*o.stop);
+    if (o.finished)
+        *o.finished = true;
 }
 } // namespace
 
@@ -248,6 +307,40 @@ private Q_SLOTS:
         QVERIFY2(b.acquisitions > 0, "no split ptl taken");
         qInfo("page-table lock wait %s -> %s ps", qPrintable(num(a.waitTotal)), qPrintable(num(b.waitTotal)));
         QVERIFY2(b.waitTotal < a.waitTotal, qPrintable(num(a.waitTotal) + " -> " + num(b.waitTotal)));
+    }
+
+    // 59dc76b0d4df (4.10): "mm: vmscan: reduce size of inactive file list" -- above 1 GB of file LRU the inactive
+    // list is kept at 1/sqrt(10 * GB) of the active one instead of its size, so that "we can actually cache more of
+    // the frequently used file pages in memory, and not have them pushed out by streaming writes, once-used
+    // streaming file reads, etc." (its example: a database that can cache its working set in only half the page
+    // cache). A reader reads a file of 70 % of memory twice (it is then on the active list) and goes on re-reading
+    // it while another process streams through a file of twice memory once: with the lists kept equal, reclaim
+    // deactivates the re-read file down to half of memory and the stream pushes those pages out before the reader
+    // comes back to them (workingset refaults); with the smaller inactive list the active list holds it all.
+    void smallerInactiveFileListKeepsTheWorkingSet()
+    {
+        auto run = [](const char* ratio) {
+            constexpr std::uint64_t kMemory = 1280ull << 20; // 1.25 GiB: a file LRU past 1 GB, floor(sqrt(10)) = 3
+            FileBox b(kMemory, "4.10", "lru.inactive_file_ratio", ratio);
+            const std::uint64_t pages = kMemory / kPageSize;
+            const std::uint64_t hot = pages * 7 / 10, streamed = pages * 2;
+            sys::File db = sys::create_sparse(b.k, hot), log = sys::create_sparse(b.k, streamed);
+            bool stop = false;
+            int passes = 0;
+            Task& r = sys::spawn_process(b.k, "reader", 1, 1);
+            Task& w = sys::spawn_process(b.k, "streamer", 2, 2);
+            sys::start(b.k, r, readLoop(b.k, r, db, hot, ReadLoop { &stop, nullptr, &passes }));
+            sys::start(b.k, w, readLoop(b.k, w, log, streamed, ReadLoop { nullptr, &stop, nullptr, &passes, 3 }));
+            if (!b.sim.run())
+                throw std::runtime_error("the run did not end");
+            return std::pair { sys::vmstat(b.k, "workingset_refault"), passes };
+        };
+        const auto [a, passesA] = run("equal");
+        const auto [b, passesB] = run("sqrt");
+        qInfo("workingset_refault %llu -> %llu (%d and %d passes over the re-read file)", static_cast<unsigned long long>(a),
+            static_cast<unsigned long long>(b), passesA, passesB);
+        QVERIFY2(passesA > 4 && passesB > 4, "the file was not re-read while the other streamed");
+        QVERIFY2(a > 0 && b < a, qPrintable(num(static_cast<double>(a)) + " -> " + num(static_cast<double>(b))));
     }
 };
 
