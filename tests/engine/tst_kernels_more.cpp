@@ -342,6 +342,29 @@ private Q_SLOTS:
         QVERIFY2(passesA > 4 && passesB > 4, "the file was not re-read while the other streamed");
         QVERIFY2(a > 0 && b < a, qPrintable(num(static_cast<double>(a)) + " -> " + num(static_cast<double>(b))));
     }
+
+    // 0a0337e0d1d1 (4.7): "mm, oom: rework oom detection" -- before it the allocator retries direct reclaim as long
+    // as reclaimable pages are left, which "might lead to a livelock"; "OOM killer would be more appropriate than
+    // looping without any progress for unbounded amount of time": after MAX_RECLAIM_RETRIES rounds in a row that
+    // freed nothing it calls the OOM killer. Twelve memset processes on a 16 MiB machine swapping to zram, where
+    // most rounds of direct reclaim free nothing (more rounds than pages swapped out) while the anonymous pages
+    // still count as reclaimable (free swap slots): the OOM killer is called either way, after far fewer rounds.
+    void reclaimRetriesBoundTheReclaimLoop()
+    {
+        auto run = [](const char* retries) {
+            return runWith("madv-free-swapin", "madvfree",
+                { { "kernel", "4.7" }, { "machine.swap", kZram }, { "machine.memory", "16MiB" },
+                    { "overcommit", "always" }, { "oom.reclaim_retries", retries } },
+                0.05);
+        };
+        ResultSet loop = run("false"), bounded = run("true");
+        QVERIFY2(metric(loop, "madvfree", "vm.oom_kill") > 0 && metric(bounded, "madvfree", "vm.oom_kill") > 0,
+            "the OOM killer was not called");
+        const double a = metric(loop, "madvfree", "vm.allocstall"), b = metric(bounded, "madvfree", "vm.allocstall");
+        qInfo("allocstall %s -> %s (OOM kills %s -> %s)", qPrintable(num(a)), qPrintable(num(b)),
+            qPrintable(num(metric(loop, "madvfree", "vm.oom_kill"))), qPrintable(num(metric(bounded, "madvfree", "vm.oom_kill"))));
+        QVERIFY2(b < a, qPrintable(num(a) + " -> " + num(b)));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestKernelsMore)
