@@ -30,7 +30,8 @@ const char* const kZram = R"([{"size": "8GiB", "device": "zram"}])";
 ResultSet zramSwapin(const char* kernel, const char* toggle, const char* value)
 {
     return runWith("madv-free-swapin", "madvfree",
-        { { "kernel", kernel }, { "machine.swap", kZram }, { "workload.fork_children", "false" }, { toggle, value } }, 0.05);
+        { { "kernel", kernel }, { "machine.swap", kZram }, { "workload.fork_children", "false" }, { toggle, value } },
+        0.05);
 }
 
 // The sum of the wait time of every lock of the run whose name contains `part`, in ps.
@@ -221,7 +222,8 @@ private Q_SLOTS:
         const Sets base = { { "kernel", "4.19" } };
         ResultSet eager = runWith("madv-free-threads", "dontneed", with(base, "tlb.lazy_ipi", "true"), 0.05);
         ResultSet lazy = runWith("madv-free-threads", "dontneed", with(base, "tlb.lazy_ipi", "false"), 0.05);
-        const double a = metric(eager, "dontneed", "vm.tlb_remote_ipi"), b = metric(lazy, "dontneed", "vm.tlb_remote_ipi");
+        const double a = metric(eager, "dontneed", "vm.tlb_remote_ipi"),
+                     b = metric(lazy, "dontneed", "vm.tlb_remote_ipi");
         qInfo("tlb_remote_ipi %s -> %s", qPrintable(num(a)), qPrintable(num(b)));
         QVERIFY2(a > 0 && b < a, qPrintable(num(a) + " -> " + num(b)));
     }
@@ -234,7 +236,8 @@ private Q_SLOTS:
     void memcgStatBatchOnTheLruLock()
     {
         auto hold = [](const char* kernel, const char* value) {
-            ResultSet rs = runWith("lru-file-readtwice", "mainline", { { "kernel", kernel }, { "config.memcg_stat_batch", value } }, 0.02);
+            ResultSet rs = runWith(
+                "lru-file-readtwice", "mainline", { { "kernel", kernel }, { "config.memcg_stat_batch", value } }, 0.02);
             return metric(rs, "mainline", "lru_lock_hold_ns_per_page");
         };
         const double before = hold("4.16", "false"), batched = hold("4.16", "true");
@@ -265,7 +268,8 @@ private Q_SLOTS:
     {
         ResultSet compressed = zramSwapin("4.11", "zram.same_filled", "false");
         ResultSet flagged = zramSwapin("4.11", "zram.same_filled", "true");
-        const double a = metric(compressed, "madvfree", "zram_pool_bytes"), b = metric(flagged, "madvfree", "zram_pool_bytes");
+        const double a = metric(compressed, "madvfree", "zram_pool_bytes"),
+                     b = metric(flagged, "madvfree", "zram_pool_bytes");
         qInfo("zram_pool_bytes %s -> %s", qPrintable(num(a)), qPrintable(num(b)));
         QVERIFY2(metric(flagged, "madvfree", "zram_stored_pages") > 0, "nothing was swapped to zram");
         QVERIFY2(a > 0 && b < a, qPrintable(num(a) + " -> " + num(b)));
@@ -337,8 +341,8 @@ private Q_SLOTS:
         };
         const auto [a, passesA] = run("equal");
         const auto [b, passesB] = run("sqrt");
-        qInfo("workingset_refault %llu -> %llu (%d and %d passes over the re-read file)", static_cast<unsigned long long>(a),
-            static_cast<unsigned long long>(b), passesA, passesB);
+        qInfo("workingset_refault %llu -> %llu (%d and %d passes over the re-read file)",
+            static_cast<unsigned long long>(a), static_cast<unsigned long long>(b), passesA, passesB);
         QVERIFY2(passesA > 4 && passesB > 4, "the file was not re-read while the other streamed");
         QVERIFY2(a > 0 && b < a, qPrintable(num(static_cast<double>(a)) + " -> " + num(static_cast<double>(b))));
     }
@@ -362,7 +366,8 @@ private Q_SLOTS:
             "the OOM killer was not called");
         const double a = metric(loop, "madvfree", "vm.allocstall"), b = metric(bounded, "madvfree", "vm.allocstall");
         qInfo("allocstall %s -> %s (OOM kills %s -> %s)", qPrintable(num(a)), qPrintable(num(b)),
-            qPrintable(num(metric(loop, "madvfree", "vm.oom_kill"))), qPrintable(num(metric(bounded, "madvfree", "vm.oom_kill"))));
+            qPrintable(num(metric(loop, "madvfree", "vm.oom_kill"))),
+            qPrintable(num(metric(bounded, "madvfree", "vm.oom_kill"))));
         QVERIFY2(b < a, qPrintable(num(a) + " -> " + num(b)));
     }
 };
