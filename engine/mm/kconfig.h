@@ -56,7 +56,7 @@ struct KernelConfig {
     // build-time choice by 539edb5846c7 in the same release) splits them again: page->ptl points to a lock
     // allocated apart (ptlockAlloc), "one more cache line for indirect access" (its Documentation/vm/
     // split_page_table_lock), not charged here: the pointer sits in the page table's struct page, read-mostly.
-    bool ptlInStructPage = true;
+    bool ptlInStructPage = false; // the default kernel's (kDefaultKernel, 3.12)
     bool ptlockAlloc = false;
     // The era's memcg statistics, with memcg: a CPU's per-cpu delta of an item is folded into the memcg's and the
     // lruvec's shared counters with atomic_long_add() once it passes MEMCG_CHARGE_BATCH (32), from a983b5ebee57
