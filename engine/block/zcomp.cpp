@@ -21,8 +21,10 @@ namespace {
         switch (a) {
         case ZcompAlgo::Lz4: return { 2.084, 422, 1820 };
         case ZcompAlgo::Lzo:
-        // lzo-rle (lib/lzo, 5.1) differs from lzo only in how it codes runs of zero bytes, which zram never
-        // compresses (a zero page is caught first) and program data rarely holds: lzo's figures (GUESS).
+        // lzo-rle (lib/lzo, 5.1) differs from lzo only in how it codes runs of zero bytes (5ee4014af99f "lib/lzo:
+        // implement run-length encoding": "with few zeros present, it makes no difference"), which zram never
+        // compresses (a zero page is caught first) and the modelled program data (Silesia) does not hold apart:
+        // lzo's figures. The series' "1.1 - 4.8x (data-dependent)" is given per zero-run density only in a graph.
         case ZcompAlgo::LzoRle: return { 2.106, 414, 600 };
         }
         return { 2.106, 414, 600 };

@@ -104,7 +104,7 @@ Co<int> ZramDevice::zram_bvec_write(Task& t, std::uint32_t index, PageContent co
     Sched::burn(t, c.lockedRmwNs);
     m_stats.maxUsedPages = std::max(m_stats.maxUsedPages, m_pool->zs_get_total_pages());
     // zs_map_object(ZS_MM_WO), memcpy (copy_page for a raw page), zcomp_strm_release(), zs_unmap_object().
-    m_pool->zs_map_object(t, handle, clen);
+    co_await m_pool->zs_map_object(t, handle, clen);
     m_comp.zcomp_stream_put(t);
     entryLock(m_s, t);
     co_await zram_free_page(t, index);
@@ -133,7 +133,7 @@ Co<PageContent> ZramDevice::zram_bvec_read(Task& t, std::uint32_t index)
         co_return (e.flags & kZramSame) ? e.content : PageContent::Zero;
     }
     // zs_map_object(ZS_MM_RO); copy_page() of a raw page, else zcomp_decompress(); zs_unmap_object().
-    m_pool->zs_map_object(t, e.handle, e.size); // reads the object
+    co_await m_pool->zs_map_object(t, e.handle, e.size); // reads the object
     const PageContent content = e.content;
     if (e.size == kPageSize) {
         m_s.burnTransfer(t, socket, static_cast<double>(kPageSize)); // copy_page()'s writes

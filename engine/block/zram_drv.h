@@ -30,8 +30,8 @@ public:
     virtual Co<std::uint32_t> zs_malloc(Task& t, std::uint32_t size) = 0;
     virtual Co<> zs_free(Task& t, std::uint32_t handle) = 0;
     // zs_map_object() and zs_unmap_object() around a copy of `bytes` into or out of the object: the per-CPU
-    // mapping area, and an extra copy of an object that straddles two pages.
-    virtual void zs_map_object(Task& t, std::uint32_t handle, std::uint32_t bytes) = 0;
+    // mapping area, and an extra copy of an object that straddles two pages (and, from 6.2, the pool's lock).
+    virtual Co<> zs_map_object(Task& t, std::uint32_t handle, std::uint32_t bytes) = 0;
     // zs_get_total_pages(): the pool's pages, bytes of RAM / PAGE_SIZE.
     virtual std::uint64_t zs_get_total_pages() const = 0;
     // The pool's locks for lockstat (those taken at least once).

@@ -7,7 +7,7 @@ namespace mms {
 namespace {
     struct Named {
         const char* name;
-        KernelConfig options; // memcg and ptlInStructPage are not taken from here
+        KernelConfig options; // memcg, the ptl layout and the statistics are not taken from here
     };
     KernelConfig debugOptions(
         bool spinlock, bool lockdep, bool lockStat, bool mutexes, bool slab, bool vm, bool list, bool pagealloc)
@@ -70,6 +70,7 @@ bool KernelConfig::setNamed(const std::string& name)
             *this = n.options;
             memcg = era.memcg;
             ptlInStructPage = era.ptlInStructPage;
+            ptlockAlloc = era.ptlockAlloc;
             memcgStatBatch = era.memcgStatBatch;
             return true;
         }

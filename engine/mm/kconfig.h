@@ -47,11 +47,17 @@ struct KernelConfig {
     // DEBUG_PAGEALLOC: a freed page is unmapped from the kernel's direct map and mapped again when allocated
     // (kernel_map_pages()), each time with a flush of this CPU's TLB (x86: __flush_tlb_all(), local only).
     bool debugPagealloc = false;
-    // Not an option but the era's layout, set with the kernel version: the split page-table lock lives in struct
-    // page (USE_SPLIT_PTLOCKS, NR_CPUS >= 4) until 539edb5846c7 "mm: properly separate the bloated ptl from the
-    // regular case" (3.13) allocated a lock that outgrows its slot separately. With DEBUG_SPINLOCK or lockdep the
-    // lock grows from 4 to about 48 bytes, and struct page from 56 to about 88: two cache lines a page.
-    bool ptlInStructPage = true;
+    // Not options but the era's layout, set with the kernel version. From 2.6.15 each page-table page's split lock
+    // lives in its struct page (USE_SPLIT_PTLOCKS, NR_CPUS >= 4); DEBUG_SPINLOCK or lockdep grow the lock from 4 to
+    // about 48 bytes and struct page from 56 to about 88: two cache lines a page (ptlInStructPage). "mm: stop ptlock
+    // enlarging struct page" (2.6.33) switches the split locks off under those options instead (SPLIT_PTLOCK_CPUS
+    // "999999" if DEBUG_SPINLOCK || DEBUG_LOCK_ALLOC): every page table of an mm is guarded by mm->page_table_lock.
+    // 49076ec2ccaf "mm: dynamically allocate page->ptl if it cannot be embedded to struct page" (3.13, made a
+    // build-time choice by 539edb5846c7 in the same release) splits them again: page->ptl points to a lock
+    // allocated apart (ptlockAlloc), "one more cache line for indirect access" (its Documentation/vm/
+    // split_page_table_lock), not charged here: the pointer sits in the page table's struct page, read-mostly.
+    bool ptlInStructPage = false; // the default kernel's (kDefaultKernel, 3.12)
+    bool ptlockAlloc = false;
     // The era's memcg statistics, with memcg: a CPU's per-cpu delta of an item is folded into the memcg's and the
     // lruvec's shared counters with atomic_long_add() once it passes MEMCG_CHARGE_BATCH (32), from a983b5ebee57
     // "mm: memcontrol: fix excessive complexity in memory.stat reporting" (4.16) until 2d146aa3aa84 "mm:
@@ -68,7 +74,10 @@ struct KernelConfig {
     std::string name() const;
     bool debugLocks() const { return debugSpinlock || lockdep; }
     // struct page's cache lines: 2 where a debug spinlock sits in it (see ptlInStructPage), else 1.
-    int structPageLines() const { return ptlInStructPage && debugLocks() ? 2 : 1; }
+    int structPageLines() const { return ptlInStructPage && !ptlockAlloc && debugLocks() ? 2 : 1; }
+    // Whether each page-table page has a lock of its own; else mm->page_table_lock guards them all (see
+    // ptlInStructPage).
+    bool splitPtlocks() const { return !debugLocks() || ptlInStructPage || ptlockAlloc; }
 };
 
 // What the options cost the paths they instrument, in nanoseconds at the machine's clock.

@@ -168,6 +168,7 @@ MmStruct& Mm::mm_alloc()
     mm->id = static_cast<std::uint16_t>(mms.size());
     mm->cpuVmMask.assign(static_cast<std::size_t>(s.cpuCount()), 0);
     mm->mmap_sem.setImpl(tg.rwsemImpl == RwsemImplToggle::Spinlock ? RwsemImpl::Spinlock : RwsemImpl::Xadd);
+    mm->splitPtlocks = tg.config.splitPtlocks();
     mms.push_back(std::move(mm));
     return *mms.back();
 }
@@ -396,6 +397,8 @@ void Mm::lockStats(LockStats& v) const
             v.push_back(&mm->mmap_sem.waitLock().stat());
         for (auto& l : mm->ptl)
             v.push_back(&l->stat());
+        if (mm->page_table_lock.stat().acquisitions)
+            v.push_back(&mm->page_table_lock.stat());
     }
 }
 

@@ -37,6 +37,9 @@ struct MmStruct {
     std::uint16_t id = 0; // page owner id is id + 1
     std::vector<Pte> pte; // one entry per virtual page, from vpn 0
     std::vector<std::unique_ptr<SpinLock>> ptl; // split page-table locks, one per PTRS_PER_PTE entries
+    // mm->page_table_lock: every page table's lock where the kernel has no split locks (KernelConfig::splitPtlocks).
+    SpinLock page_table_lock { "mm->page_table_lock" };
+    bool splitPtlocks = true;
     RwSem mmap_sem { "mm->mmap_sem" };
     // The root anon_vma's rwsem (3.8+; a spinlock before 2.6.36): one anon_vma per process here, as a process that
     // never forks has. Reclaim's rmap walks of its anonymous pages take it for read (page_referenced through
@@ -60,7 +63,8 @@ struct MmStruct {
     std::vector<Pfn> heap;
     std::vector<std::uint32_t> heapHuge;
 
-    SpinLock& ptlFor(std::uint32_t vpn) { return *ptl[vpn / PTRS_PER_PTE]; }
+    // pte_lockptr(): the lock of the page table holding `vpn`.
+    SpinLock& ptlFor(std::uint32_t vpn) { return splitPtlocks ? *ptl[vpn / PTRS_PER_PTE] : page_table_lock; }
     // The file VMA holding `vpn`, or nullptr (anonymous memory or a hole).
     const Vma* file_vma_at(std::uint32_t vpn) const
     {

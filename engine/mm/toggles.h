@@ -170,7 +170,7 @@ struct Toggles {
     // The kernel's build configuration (mm/kconfig.h): kernel.config production|fedora-rawhide-2007-04|fedora-debug
     // sets every debug option at once; config.memcg, config.debug_spinlock, config.lockdep, config.lock_stat,
     // config.debug_mutexes, config.debug_slab, config.debug_vm, config.debug_list and config.debug_pagealloc one each;
-    // config.ptl_in_struct_page and config.memcg_stat_batch are the era's (docs/kernels.md).
+    // config.ptl_in_struct_page, config.ptlock_alloc and config.memcg_stat_batch are the era's (docs/kernels.md).
     KernelConfig config;
 
     // The defaults of a kernel version: the toggles that kernelRules() sets up to and including it.

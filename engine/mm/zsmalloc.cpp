@@ -164,8 +164,17 @@ Co<> ZsPoolAllocator::zs_free(Task& t, std::uint32_t handle)
         co_await free_zspage(t, id); // outside the lock (4.0 zs_free)
 }
 
-void ZsPoolAllocator::zs_map_object(Task& t, std::uint32_t handle, std::uint32_t bytes)
+Co<> ZsPoolAllocator::zs_map_object(Task& t, std::uint32_t handle, std::uint32_t bytes)
 {
+    // 6.2 (c0547d0b6a4b): the handle is turned into its zspage under pool->lock, which is held until
+    // migrate_read_lock(zspage) (an atomic on the zspage's lock) pins the zspage. Before it the same look-up runs
+    // under read_lock(&pool->migrate_lock) (5.17; pin_tag() on the handle before), which readers share: no wait,
+    // and its line's traffic is not modelled.
+    if (m_cfg.zsLock == ZsLock::Pool) {
+        co_await spin_lock(m_k.s, t, m_poolLock);
+        Sched::burn(t, m_k.cost.lockedRmwNs); // migrate_read_lock()
+        spin_unlock(m_k.s, t, m_poolLock);
+    }
     // An object that crosses a page boundary is copied through the per-CPU buffer (__zs_map_object() on a read,
     // __zs_unmap_object() after a write): its bytes move twice.
     const std::uint32_t size = m_classes[m_zspages[handleId(handle)].cls].size;

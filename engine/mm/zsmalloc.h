@@ -3,7 +3,7 @@
 // 255 size classes (ZS_MIN_ALLOC_SIZE 32 bytes, then every ZS_SIZE_CLASS_DELTA = 16 bytes up to PAGE_SIZE); a class
 // carves zspages of up to ZS_MAX_PAGES_PER_ZSPAGE = 4 order-0 pages into objects of its size, with the page count
 // that wastes least (get_pages_per_zspage). Each class has its own spinlock (class->lock) up to 6.1 and one pool
-// lock from 6.2 (zsmalloc.lock). The pool's pages come from the page allocator as reclaim allocates (PF_MEMALLOC,
+// lock from 6.2 (zsmalloc.lock), which zs_map_object() takes too. The pool's pages come from the page allocator as reclaim allocates (PF_MEMALLOC,
 // mm/page_alloc.h alloc_page_memalloc): they count against RAM, and a zspage whose last object is freed goes back.
 //
 // Not modelled: merging classes of equal shape (3.19), compaction (4.1), the per-object handle (4.1+ adds
@@ -46,7 +46,7 @@ public:
 
     Co<std::uint32_t> zs_malloc(Task& t, std::uint32_t size) override;
     Co<> zs_free(Task& t, std::uint32_t handle) override;
-    void zs_map_object(Task& t, std::uint32_t handle, std::uint32_t bytes) override;
+    Co<> zs_map_object(Task& t, std::uint32_t handle, std::uint32_t bytes) override;
     std::uint64_t zs_get_total_pages() const override { return m_pagesAllocated; }
     void lockStats(LockStats& out) const override;
 

@@ -1,6 +1,6 @@
 // The kernel's config (mm/kconfig.h, toggles kernel.config and config.*): each debug option adds its cost to the
 // paths it instruments and nothing elsewhere; a debug spinlock races like the byte lock; DEBUG_MUTEXES stops the
-// spinning on the owner; struct page spans two lines where a debug lock sits in it (before 3.13); memcg's LRU size
+// spinning on the owner; struct page spans two lines where a debug lock sits in it (before 2.6.33); memcg's LRU size
 // counters move with lru_lock; the named configs set what they name; and a debug kernel's run is slower.
 #include "kernel/kernel.h"
 #include "mm/kconfig.h"
@@ -186,8 +186,15 @@ private Q_SLOTS:
     {
         QCOMPARE(at("2.6.20").config.structPageLines(), 1);
         QCOMPARE(with(at("2.6.20"), "kernel.config", "fedora-rawhide-2007-04").config.structPageLines(), 2);
-        QCOMPARE(with(at("3.12"), "config.lockdep", "true").config.structPageLines(), 2);
-        QCOMPARE(with(at("3.13"), "config.lockdep", "true").config.structPageLines(), 1); // 539edb5846c7
+        QCOMPARE(with(at("2.6.32"), "config.lockdep", "true").config.structPageLines(), 2);
+        QVERIFY(with(at("2.6.32"), "config.lockdep", "true").config.splitPtlocks());
+        // 2.6.33 to 3.12: no split lock under a debug lock, struct page as without one.
+        QCOMPARE(with(at("3.12"), "config.lockdep", "true").config.structPageLines(), 1);
+        QVERIFY(!with(at("3.12"), "config.lockdep", "true").config.splitPtlocks());
+        QVERIFY(at("3.12").config.splitPtlocks());
+        // 3.13 (49076ec2ccaf): split again, the lock allocated apart.
+        QCOMPARE(with(at("3.13"), "config.lockdep", "true").config.structPageLines(), 1);
+        QVERIFY(with(at("3.13"), "config.lockdep", "true").config.splitPtlocks());
         QCOMPARE(with(at("3.12"), "config.debug_slab", "true").config.structPageLines(), 1);
     }
 
