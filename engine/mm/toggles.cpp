@@ -401,7 +401,9 @@ const std::vector<KernelRule>& kernelRules()
             "a CPU's memcg statistics fold into the memcg's and the lruvec's shared counters with atomic_long_add() "
             "once its delta passes MEMCG_CHARGE_BATCH (32): under lru_lock for the LRU sizes; the release is not "
             "verified against a tag" },
-        { "4.19", "not verified", "x86/mm/tlb: Make lazy TLB mode lazier", "tlb.lazy_ipi", "true", "false",
+        // Merged for 4.19 as ac0315896970 and reverted before 4.19-rc1 ("x86/mm/tlb: Revert the recent lazy TLB
+        // patches", <20180822154046.717610121@infradead.org>); merged again as 145f573b89a6 for 4.20.
+        { "4.20", "145f573b89a6", "x86/mm/tlb: Make lazy TLB mode lazier", "tlb.lazy_ipi", "true", "false",
             "a TLB flush no longer interrupts CPUs in lazy TLB mode for the mm (unless page tables are freed)" },
         { "5.1", "ce82f19fd580", "zram: support lzo-rle compression", "zram.comp", "lzo", "lzo-rle",
             "zram compresses with lzo-rle by default. Modelled, no workload shows it: lzo-rle differs from lzo in "

@@ -214,12 +214,12 @@ private Q_SLOTS:
         QVERIFY2(b.waitMax < a.waitMax, qPrintable(num(a.waitMax) + " -> " + num(b.waitMax)));
     }
 
-    // "x86/mm/tlb: Make lazy TLB mode lazier" (4.19): a TLB flush no longer interrupts the CPUs that only run the mm
+    // "x86/mm/tlb: Make lazy TLB mode lazier" (145f573b89a6, 4.20): a TLB flush no longer interrupts the CPUs that only run the mm
     // lazily (their task asleep), so fewer flush IPIs are sent. Jakub's 32 threads on 4 CPUs zapping with
     // MADV_DONTNEED: every flush finds the CPUs whose threads sleep on mmap_sem still holding the mm.
     void lazyTlbSendsFewerIpis()
     {
-        const Sets base = { { "kernel", "4.19" } };
+        const Sets base = { { "kernel", "4.20" } };
         ResultSet eager = runWith("madv-free-threads", "dontneed", with(base, "tlb.lazy_ipi", "true"), 0.05);
         ResultSet lazy = runWith("madv-free-threads", "dontneed", with(base, "tlb.lazy_ipi", "false"), 0.05);
         const double a = metric(eager, "dontneed", "vm.tlb_remote_ipi"),

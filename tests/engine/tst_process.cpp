@@ -189,13 +189,13 @@ private Q_SLOTS:
         QVERIFY2(b.k.checkInvariants().empty(), b.k.checkInvariants().c_str());
     }
 
-    // x86 lazy TLB: a CPU whose task slept keeps the mm loaded; before 4.19 a flush of that mm interrupts it, and the
+    // x86 lazy TLB: a CPU whose task slept keeps the mm loaded; before 4.20 a flush of that mm interrupts it, and the
     // IPI makes it leave the mm, so the next flush skips it until the mm's task has run there again.
     void flushInterruptsALazyCpuOnce_data()
     {
         QTest::addColumn<bool>("lazyIpi");
         QTest::addColumn<std::vector<std::uint64_t>>("ipis");
-        QTest::addRow("tlb.lazy_ipi (before 4.19)") << true << std::vector<std::uint64_t> { 1, 0, 1 };
+        QTest::addRow("tlb.lazy_ipi (before 4.20)") << true << std::vector<std::uint64_t> { 1, 0, 1 };
         QTest::addRow("lazy CPUs skipped") << false << std::vector<std::uint64_t> { 0, 0, 0 };
     }
     void flushInterruptsALazyCpuOnce()
