@@ -3,6 +3,7 @@
 // metric its changelog names, in the direction it states, on a small run of a built-in scenario.
 #include "mm/toggles.h"
 #include "scenario/kernels.h"
+#include "ruletest.h"
 #include "testutil.h"
 
 #include <QtTest>
@@ -15,8 +16,6 @@ using namespace mms::test;
 
 namespace {
 KernelVersion version(const char* v) { return *KernelVersion::parse(v); }
-
-QString num(double x) { return QString::number(x, 'g', 6); }
 } // namespace
 
 class TestKernels : public QObject {

@@ -4,6 +4,7 @@
 #include "sched/sched.h"
 #include "sync/mutex.h"
 #include "sync/rwsem.h"
+#include "ruletest.h"
 #include "testutil.h"
 
 #include <QtTest>
@@ -31,18 +32,6 @@ ResultSet fserver(const char* kernel, const char* users, std::vector<std::pair<s
     return runWith("migration-unmapped", "baseline", sets, 0.05);
 }
 
-// Writers taking one rwsem in a loop (a gap, then a hold) on `cpus` CPUs, one more task than CPUs so that one CPU
-// time-slices two of them: a writer there sleeps (its CPU has another task to run), and a woken writer must be
-// switched in before it can take the rwsem, which a spinner on another CPU has taken by then.
-Co<> writerLoop(Sched& s, Task& t, RwSem& l, int rounds)
-{
-    for (int i = 0; i < rounds; ++i) {
-        Sched::burn(t, 2'000);
-        co_await l.down_write(s, t);
-        Sched::burn(t, 10'000);
-        co_await l.up_write(s, t);
-    }
-}
 LockStat starvingWriters(bool handoff)
 {
     Simulator sim;
@@ -57,18 +46,6 @@ LockStat starvingWriters(bool handoff)
     }
     [&] { QVERIFY(sim.run()); }();
     return sem.stat();
-}
-
-// The same with a mutex: one task more than CPUs take one mutex in a loop, so that a woken waiter must wait for its
-// CPU while the spinners on the others take the mutex first, unless the unlock hands it to the waiter.
-Co<> mutexLoop(Sched& s, Task& t, Mutex& m, int rounds)
-{
-    for (int i = 0; i < rounds; ++i) {
-        Sched::burn(t, 2'000);
-        co_await m.lock(s, t);
-        Sched::burn(t, 10'000);
-        m.unlock(s, t);
-    }
 }
 
 LockStat starvingMutexWaiters(bool handoff)
@@ -87,7 +64,6 @@ LockStat starvingMutexWaiters(bool handoff)
     return m.stat();
 }
 
-QString num(double x) { return QString::number(x, 'g', 6); }
 } // namespace
 
 class TestKernelsLocks : public QObject {

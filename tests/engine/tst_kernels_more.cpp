@@ -6,6 +6,7 @@
 #include "sched/sched.h"
 #include "sync/mutex.h"
 #include "sync/rwsem.h"
+#include "ruletest.h"
 #include "testutil.h"
 
 #include <QtTest>
@@ -15,15 +16,6 @@ using namespace mms;
 using namespace mms::test;
 
 namespace {
-QString num(double x) { return QString::number(x, 'g', 6); }
-
-using Sets = std::vector<std::pair<std::string, std::string>>;
-Sets with(Sets base, const char* toggle, const char* value)
-{
-    base.emplace_back(toggle, value);
-    return base;
-}
-
 // madv-free-swapin's MADV_FREE variant swapping to a zram device: the twelve processes start at once, one a CPU,
 // so that their swap-outs meet in zram and zsmalloc.
 const char* const kZram = R"([{"size": "8GiB", "device": "zram"}])";
@@ -73,27 +65,6 @@ struct LockBox {
     Kernel k;
 };
 
-// One task more than CPUs take one mutex in a loop (a gap, then a hold): a woken waiter must wait for its CPU while
-// the spinners on the others take the mutex first, unless the unlock hands it to the waiter.
-Co<> mutexLoop(Sched& s, Task& t, Mutex& m, int rounds)
-{
-    for (int i = 0; i < rounds; ++i) {
-        Sched::burn(t, 2'000);
-        co_await m.lock(s, t);
-        Sched::burn(t, 10'000);
-        m.unlock(s, t);
-    }
-}
-// The same with writers of an xadd rwsem, spinning on each other as 5.3's rwsem does.
-Co<> writerLoop(Sched& s, Task& t, RwSem& l, int rounds)
-{
-    for (int i = 0; i < rounds; ++i) {
-        Sched::burn(t, 2'000);
-        co_await l.down_write(s, t);
-        Sched::burn(t, 10'000);
-        co_await l.up_write(s, t);
-    }
-}
 // A machine of `bytes` booted with the toggles of `kernel` and `toggle` set to `value`, for programs written here;
 // with `swap` false it has no swap device.
 struct FileBox {

@@ -2,23 +2,13 @@
 // its changelog names, in the direction it states, on a small run of a built-in scenario with the toggle off and on.
 #include "mm/toggles.h"
 #include "scenario/kernels.h"
+#include "ruletest.h"
 #include "testutil.h"
 
 #include <QtTest>
 
 using namespace mms;
 using namespace mms::test;
-
-namespace {
-QString num(double x) { return QString::number(x, 'g', 6); }
-
-using Sets = std::vector<std::pair<std::string, std::string>>;
-Sets with(Sets base, const char* toggle, const char* value)
-{
-    base.emplace_back(toggle, value);
-    return base;
-}
-} // namespace
 
 class TestKernelsSwap : public QObject {
     Q_OBJECT
