@@ -59,6 +59,19 @@ struct LockBox {
         return t;
     }
 
+    // Five tasks on the four CPUs, each running `loop` 600 times on `l`: the lock's statistics after.
+    template <typename Lock, typename Loop>
+    LockStat fiveTasks(Lock& l, Loop loop)
+    {
+        for (int i = 0; i < 5; ++i) {
+            Task& t = s.spawn("t" + std::to_string(i), i % 4, false, nullptr, static_cast<std::uint64_t>(i + 1));
+            s.start(t, loop(s, t, l, 600));
+        }
+        if (!sim.run())
+            throw std::runtime_error("the run did not end");
+        return l.stat();
+    }
+
     Simulator sim;
     MachineSpec m;
     Sched s;
@@ -150,13 +163,7 @@ private Q_SLOTS:
         auto longest = [](const char* value) {
             LockBox b("4.10", "lock.mutex_handoff", value);
             Mutex m("m");
-            for (int i = 0; i < 5; ++i) {
-                Task& t = b.s.spawn("t" + std::to_string(i), i % 4, false, nullptr, static_cast<std::uint64_t>(i + 1));
-                b.s.start(t, mutexLoop(b.s, t, m, 600));
-            }
-            if (!b.sim.run())
-                throw std::runtime_error("the run did not end");
-            return m.stat();
+            return b.fiveTasks(m, mutexLoop);
         };
         const LockStat a = longest("false"), b = longest("true");
         QVERIFY2(a.contentions > 0, "the mutex never contended");
@@ -171,13 +178,7 @@ private Q_SLOTS:
         auto longest = [](const char* value) {
             LockBox b("5.3", "lock.rwsem_handoff", value);
             RwSem sem("sem", RwsemImpl::XaddSteal);
-            for (int i = 0; i < 5; ++i) {
-                Task& t = b.s.spawn("w" + std::to_string(i), i % 4, false, nullptr, static_cast<std::uint64_t>(i + 1));
-                b.s.start(t, writerLoop(b.s, t, sem, 600));
-            }
-            if (!b.sim.run())
-                throw std::runtime_error("the run did not end");
-            return sem.stat();
+            return b.fiveTasks(sem, writerLoop);
         };
         const LockStat a = longest("false"), b = longest("true");
         QVERIFY2(toNs(a.waitMax) > 4'000'000, "no writer waited past RWSEM_WAIT_TIMEOUT");
@@ -185,8 +186,8 @@ private Q_SLOTS:
         QVERIFY2(b.waitMax < a.waitMax, qPrintable(num(a.waitMax) + " -> " + num(b.waitMax)));
     }
 
-    // "x86/mm/tlb: Make lazy TLB mode lazier" (145f573b89a6, 4.20): a TLB flush no longer interrupts the CPUs that only run the mm
-    // lazily (their task asleep), so fewer flush IPIs are sent. Jakub's 32 threads on 4 CPUs zapping with
+    // "x86/mm/tlb: Make lazy TLB mode lazier" (145f573b89a6, 4.20): a TLB flush no longer interrupts the CPUs that
+    // only run the mm lazily (their task asleep), so fewer flush IPIs are sent. Jakub's 32 threads on 4 CPUs zapping with
     // MADV_DONTNEED: every flush finds the CPUs whose threads sleep on mmap_sem still holding the mm.
     void lazyTlbSendsFewerIpis()
     {
