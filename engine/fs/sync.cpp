@@ -28,12 +28,9 @@ namespace {
         const CostModel& c = k.cost;
         const double inLockEach = 3 * c.lockedRmwNs + c.lineCrossSocketNs; // i_lock, unlock, __iget; the line
         const double outOfLockEach = 3 * c.lockedRmwNs + c.pteOpNs; // list unlock, relock, iput; the tag lookup
-        std::uint64_t withPages = 0, empty = 0;
-        for (const auto& m : k.mappings) {
-            if (m.get() == fs.bdev)
-                continue;
-            (m->nrpages != 0 ? withPages : empty) += 1;
-        }
+        // Every mapping but the block device's is an inode of the superblock.
+        const std::uint64_t withPages = k.mappingsWithPages - (fs.bdev->nrpages != 0 ? 1 : 0);
+        const std::uint64_t empty = k.mappings.size() - 1 - withPages;
         // The inodes without pages: i_lock taken and dropped under the list lock, in the first hold.
         double pending = static_cast<double>(empty) * 2 * c.lockedRmwNs;
         std::uint64_t left = withPages;

@@ -85,8 +85,10 @@ namespace {
                 return "file page " + str(p) + " (mapping " + str(id) + ", index " + str(pages.index(p)) + ") is not in its mapping";
             ++found[id];
         }
+        std::uint64_t withPages = 0;
         for (std::size_t id = 0; id < k.mappings.size(); ++id) {
             const AddressSpace& m = *k.mappings[id];
+            withPages += m.nrpages != 0;
             std::uint64_t entries = 0;
             for (std::size_t i = 0; i < m.pages.size(); ++i) {
                 Pfn p = m.pages[i];
@@ -102,6 +104,8 @@ namespace {
                 return "mapping " + str(id) + " nrpages " + str(m.nrpages) + " != entries " + str(entries) + " / owned pages "
                     + str(found[id]);
         }
+        if (withPages != k.mappingsWithPages)
+            return "mappingsWithPages " + str(k.mappingsWithPages) + " != " + str(withPages) + " mappings with pages";
         return {};
     }
 

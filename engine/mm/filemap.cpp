@@ -265,7 +265,7 @@ Co<bool> remove_mapping(Mm& k, Task& t, Pfn p)
     if (index < m.readahead.size())
         m.readahead[index] = 0; // the page's flags go with it
     m.pages[index] = kNoPage; // __delete_from_page_cache: xas_store of the shadow entry (workingset_eviction)
-    --m.nrpages;
+    k.mappingPageRemoved(m);
     if (k.tg.workingset) {
         // workingset_eviction() (3.15): atomic_long_inc_return(&inactive_age), packed into the shadow entry.
         Lruvec& v = k.lruvecOf(p);

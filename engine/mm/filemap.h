@@ -62,7 +62,7 @@ struct AddressSpace {
     // lru.workingset: the shadow entries evicted pages leave in the xarray, by index: the lruvec's inactive_age that
     // the eviction advanced it to (at least 1); 0 where there is none. Grown on eviction, like `pages`.
     PodVector<std::uint64_t> shadows;
-    std::uint64_t nrpages = 0;
+    std::uint64_t nrpages = 0; // changed only by Mm::mappingPageAdded() and mappingPageRemoved()
     bool unevictable = false; // AS_UNEVICTABLE (ramfs, SHM_LOCK): never set by the workloads here
     // Tasks sleeping in wait_on_page_locked() on one of this mapping's pages (a hashed page wait queue).
     std::vector<std::pair<Task*, std::uint32_t>> pageWaiters;

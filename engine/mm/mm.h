@@ -112,6 +112,12 @@ public:
     VmStat vm;
     std::size_t swapRotor = 0; // next equal-priority swap device to allocate from
     std::vector<std::unique_ptr<AddressSpace>> mappings; // page-cache files (mm/filemap.h)
+    // How many of `mappings` hold pages (nrpages != 0): sync(2)'s walk of the superblock's inodes charges those apart
+    // from the empty ones, and counting them at every sync was a fifth of a filesystem-heavy run's host time.
+    std::uint64_t mappingsWithPages = 0;
+    // A page into or out of m's page cache: nrpages, and mappingsWithPages when m becomes or stops being empty.
+    void mappingPageAdded(AddressSpace& m) { mappingsWithPages += m.nrpages++ == 0; }
+    void mappingPageRemoved(AddressSpace& m) { mappingsWithPages -= --m.nrpages == 0; }
     // The kernel's start, for a run (tests may use a bare kernel): kswapd0 on CPU 0, the scheduler's wake placement
     // (select_idle_sibling), cache-line ownership tracking, and this boot's draw of the memory noise. `seed` is the
     // boot's: the variants of one repetition boot the same machine, so they see the same draw.

@@ -50,7 +50,7 @@ void workingset_refault(Mm& k, Task& t, AddressSpace& m, Pfn p, std::uint64_t in
     if (m.pages.size() <= index)
         m.pages.resize(index + 1, kNoPage);
     m.pages[index] = p;
-    ++m.nrpages;
+    k.mappingPageAdded(m);
     if (index < m.shadows.size() && m.shadows[index] != 0) [[unlikely]] // lru.workingset: a shadow entry replaced
         workingset_refault(k, t, m, p, index);
     k.pages.setOwner(p, static_cast<std::uint16_t>(m.id + 1));

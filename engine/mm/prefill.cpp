@@ -16,7 +16,7 @@ namespace {
         if (m.pages.size() <= index)
             m.pages.resize(index + 1, kNoPage);
         m.pages[index] = p;
-        ++m.nrpages;
+        k.mappingPageAdded(m);
         k.pages.setFlags(p, 0);
         k.pages.setOwner(p, static_cast<std::uint16_t>(m.id + 1));
         k.pages.setIndex(p, static_cast<std::uint32_t>(index));

@@ -32,7 +32,7 @@ Co<> truncate_inode_pages_range(Mm& k, Task& t, AddressSpace& m, std::uint64_t s
         m.pages[i] = kNoPage;
         if (i < m.readahead.size())
             m.readahead[i] = 0;
-        --m.nrpages;
+        k.mappingPageRemoved(m);
         Sched::burn(t, k.cost.swapCacheOpNs * 0.5);
     }
     spin_unlock(k.s, t, m.i_pages);

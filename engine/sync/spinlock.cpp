@@ -1,5 +1,7 @@
 #include "sync/spinlock.h"
 
+#include <cassert>
+
 namespace mms {
 
 bool SpinLock::Acquire::await_ready()
@@ -89,7 +91,7 @@ Time SpinLock::Acquire::attempt()
         t.spinning = true;
         if (s.locking().spinlock != SpinlockImpl::Queued) {
             // Whoever spins at the release takes part in the hand-off: decide it then.
-            l.m_waiters.push_back(Waiter { &t, resumeHandle, now });
+            l.m_waiters.push_back(waiterOf(s, t, resumeHandle, now));
             l.handOffAt(s, l.m_freeAt);
             return -1;
         }
@@ -98,7 +100,7 @@ Time SpinLock::Acquire::attempt()
         return at;
     }
     t.spinning = true;
-    l.m_waiters.push_back(Waiter { &t, resumeHandle, now });
+    l.m_waiters.push_back(waiterOf(s, t, resumeHandle, now));
     return -1;
 }
 
@@ -147,9 +149,28 @@ std::size_t SpinLock::nextOwner(const Sched& s) const
     // and takes it before one on another socket can (the longest-waiting of them, for a definite order).
     const int socket = s.cpu(m_lastCpu).socket;
     for (std::size_t i = 0; i < m_waiters.size(); ++i)
-        if (s.cpu(m_waiters[i].t->cpu).socket == socket)
+        if (m_waiters[i].socket == socket)
             return i;
     return 0;
+}
+
+double SpinLock::othersReloadNs(const Sched& s, std::size_t next) const
+{
+    // lineTransferNs(m_lastCpu, cpu) of each waiter, from the entries alone: 0 on the holder's own CPU (or with no
+    // holder yet), else by socket. The additions are the same, in the same order, so the sum is the same double.
+    double sum = 0;
+    if (m_lastCpu < 0)
+        return sum;
+    const int lastSocket = s.cpu(m_lastCpu).socket;
+    const double transferNs[3] = { 0.0, s.cost().lineSameSocketNs, s.cost().lineCrossSocketNs };
+    for (std::size_t i = 0; i < m_waiters.size(); ++i) {
+        const Waiter& w = m_waiters[i];
+        assert(w.cpu == w.t->cpu && w.socket == s.cpu(w.t->cpu).socket);
+        // 0: the same CPU (and so socket), 1: another CPU of the socket, 2: another socket.
+        const int kind = (w.cpu != m_lastCpu) + (w.socket != lastSocket);
+        sum += i == next ? 0.0 : transferNs[kind];
+    }
+    return sum;
 }
 
 double SpinLock::handoffNs(const Sched& s, int toCpu, double othersReloadNs) const
@@ -210,11 +231,8 @@ void SpinLock::handOff(Sched& s, Time releaseAt)
 {
     const std::size_t next = nextOwner(s);
     Waiter w = m_waiters[next];
-    double othersReloadNs = 0;
-    if (s.locking().spinlock == SpinlockImpl::Ticket)
-        for (std::size_t i = 0; i < m_waiters.size(); ++i)
-            othersReloadNs += i == next ? 0.0 : s.lineTransferNs(m_lastCpu, m_waiters[i].t->cpu);
-    const Time transfer = ns(handoffNs(s, w.t->cpu, othersReloadNs));
+    const double others = s.locking().spinlock == SpinlockImpl::Ticket ? othersReloadNs(s, next) : 0.0;
+    const Time transfer = ns(handoffNs(s, w.t->cpu, others));
     m_waiters.erase(next);
     Time at = releaseAt + transfer;
     grant(s, *w.t, at, at - w.since, true);

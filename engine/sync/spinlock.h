@@ -93,11 +93,20 @@ public:
 
 private:
     friend struct Acquire;
+    // A spinning waiter keeps its CPU (only a wake-up moves a task), so its entry carries the CPU and its socket:
+    // a ticket lock's hand-off adds up the line transfers to every waiter, and reading them from the task and the
+    // CPU table made each hand-off of a lock with hundreds of waiters a chain of host cache misses.
     struct Waiter {
         Task* t;
         std::coroutine_handle<> h;
         Time since;
+        int cpu;
+        int socket;
     };
+    static Waiter waiterOf(const Sched& s, Task& t, std::coroutine_handle<> h, Time since)
+    {
+        return Waiter { &t, h, since, t.cpu, s.cpu(t.cpu).socket };
+    }
     void grant(Sched& s, Task& t, Time at, Time waited, bool contended);
     // grant(s, t, at, 0, false) without the contended branch's bookkeeping, so the hot path saves no registers
     // for calls it does not make.
@@ -118,6 +127,8 @@ private:
     void handOffAt(Sched& s, Time releaseAt);
     // `othersReloadNs`: the line transfers to the other waiters, whose reloads a ticket lock's next owner waits behind.
     double handoffNs(const Sched& s, int toCpu, double othersReloadNs) const;
+    // The line transfers from the last holder's CPU to every waiter but the `next` one, added in the waiters' order.
+    double othersReloadNs(const Sched& s, std::size_t next) const;
 
     // The state an attempt and a release read fills the first cache line (the class is line-aligned); the
     // counters every acquisition updates begin the second (see LockStat).
