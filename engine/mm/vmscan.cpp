@@ -510,9 +510,17 @@ Co<std::uint64_t> shrink_zone(Mm& k, Task& t, PgData& d, bool kswapd)
         if (got > 0 || d.lruvec.nr[LRU_INACTIVE_ANON] + d.lruvec.nr[LRU_ACTIVE_ANON] == 0)
             co_return got;
     }
+    // shrink_lruvec() (2.6.28-5.x) for the anonymous lists, one turn of its loop: shrink_list() ages
+    // LRU_ACTIVE_ANON while the inactive list is low, and the inactive list gives a batch. After the loop, "even if we
+    // did not try to evict anon pages at all, we want to rebalance the anon lru active/inactive ratio": a second batch
+    // of the active list while it is still low. So a pass moves up to twice the pages it reclaims to the inactive
+    // list, which grows back to its target (inactive_anon_is_low) as long as reclaim runs.
     if (inactive_anon_is_low(d))
         co_await shrink_active_list(k, t, d, SWAP_CLUSTER_MAX);
-    co_return co_await shrink_inactive_list(k, t, d, SWAP_CLUSTER_MAX, kswapd);
+    std::uint64_t got = co_await shrink_inactive_list(k, t, d, SWAP_CLUSTER_MAX, kswapd);
+    if (inactive_anon_is_low(d))
+        co_await shrink_active_list(k, t, d, SWAP_CLUSTER_MAX);
+    co_return got;
 }
 
 Co<std::uint64_t> try_to_free_pages(Mm& k, Task& t)
@@ -541,8 +549,10 @@ Co<> kswapd_main(Mm& k, PgData& d, Task& t)
             co_await k.s.sleep(t);
             continue;
         }
-        // balance_pgdat()
+        // balance_pgdat(): age_active_anon() on each zone at every priority before the zone is shrunk.
         FnScope fn(t, "balance_pgdat");
+        if (!k.swap.empty() && inactive_anon_is_low(d)) // total_swap_pages
+            co_await shrink_active_list(k, t, d, SWAP_CLUSTER_MAX);
         std::uint64_t got = co_await shrink_zone(k, t, d, true);
         if (got == 0)
             co_await k.congestion_wait(t, ms(100));

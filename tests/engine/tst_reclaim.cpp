@@ -2,11 +2,13 @@
 // only when a swap write leaves its queue below the congestion-off threshold, the throttle taken under seed 000's
 // pressure, the locks reclaim waits on (anon_vma, swap_avail_lock, si->lock, the swap cache's tree lock) in the
 // lock statistics, the NR_ISOLATED count back to zero at the end, a page free_swap_and_cache() holds never freed by
-// the reclaimer that isolated it, drain_all_pages() as each era runs it, and the same bytes at any thread count.
+// the reclaimer that isolated it, drain_all_pages() as each era runs it, the inactive anonymous list kept up when
+// swap-outs complete in the reclaimer (zram), and the same bytes at any thread count.
 #include "testutil.h"
 
 #include "block/blkdev.h"
 #include "mm/page_alloc.h"
+#include "mm/swap.h"
 #include "mm/swapfile.h"
 #include "mm/vmscan.h"
 #include "scenario/scenario.h"
@@ -246,6 +248,23 @@ private Q_SLOTS:
             QVERIFY2(si->acquisitions >= avail->acquisitions, qPrintable(v));
             QVERIFY2(tree->acquisitions >= avail->acquisitions, qPrintable(v));
         }
+    }
+
+    // On zram a swap-out completes in the reclaimer, so nothing waits on the inactive list under writeback and the
+    // list lives only by what shrink_lruvec() moves to it: a batch of the active list beside each batch it reclaims
+    // and a second one after, while inactive_anon_is_low(). The list then keeps well above the eighth of itself that
+    // twelve reclaimers' isolated batches would pass, and few passes are throttled.
+    void inactiveAnonListKeepsUpWithSynchronousSwap()
+    {
+        ResultSet rs = runWith("madv-free-swapin", "dontneed",
+            { { "machine.swap", R"([{"size": "8GiB", "device": "zram"}])" } }, scaleFor(0.05, 0.02));
+        const RunResult& r = rs.results.at(0);
+        const double deactivated = r.metrics.at("vm.pgdeactivate");
+        const double stolen = r.metrics.at("vm.pgsteal");
+        const double passes = r.metrics.at("vm.pgscan_direct") / SWAP_CLUSTER_MAX;
+        QVERIFY2(stolen > 0 && deactivated > 1.5 * stolen, qPrintable(QString("%1 / %2").arg(deactivated).arg(stolen)));
+        QVERIFY2(r.metrics.at("vm.too_many_isolated_waits") < 0.2 * passes,
+            qPrintable(QString("%1 of %2").arg(r.metrics.at("vm.too_many_isolated_waits")).arg(passes)));
     }
 
     // wait_iff_congested() sleeps like congestion_wait() only when a device is congested and the zone is
