@@ -17,6 +17,10 @@
 #include <mutex>
 #include <sstream>
 
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
 namespace mms {
 
 namespace {
@@ -373,6 +377,16 @@ namespace {
         std::atomic<bool> m_cancelled { false };
     };
 
+    // What a finished run freed goes back to the host before the budget counts it free: glibc keeps freed blocks
+    // below its mmap threshold (which grows to 32 MiB as large blocks are freed) in the thread's arena, so the
+    // resident set would otherwise hold the largest run's arrays while the next runs allocate their own.
+    void returnFreedMemory()
+    {
+#if defined(__GLIBC__)
+        malloc_trim(0);
+#endif
+    }
+
     // The pool's runs on `threads` workers of a oneTBB arena, in the order `queue` hands them out.
     void runOnWorkers(int threads, PoolQueue& queue, const std::function<void(std::size_t)>& body)
     {
@@ -392,6 +406,7 @@ namespace {
                 (void)handoff.load(std::memory_order_acquire);
                 for (std::size_t k = queue.take(); k < queue.size(); k = queue.take()) {
                     body(k);
+                    returnFreedMemory();
                     queue.done(k);
                 }
                 // The arrays the runs on this thread kept for the next run of their shape (sim/reuse.h): there is
