@@ -1,5 +1,6 @@
 #include "sync/spinlock.h"
 
+#include <algorithm>
 #include <cassert>
 
 namespace mms {
@@ -91,7 +92,7 @@ Time SpinLock::Acquire::attempt()
         t.spinning = true;
         if (s.locking().spinlock != SpinlockImpl::Queued) {
             // Whoever spins at the release takes part in the hand-off: decide it then.
-            l.m_waiters.push_back(waiterOf(s, t, resumeHandle, now));
+            l.enqueue(s, waiterOf(s, t, resumeHandle, now));
             l.handOffAt(s, l.m_freeAt);
             return -1;
         }
@@ -100,7 +101,7 @@ Time SpinLock::Acquire::attempt()
         return at;
     }
     t.spinning = true;
-    l.m_waiters.push_back(waiterOf(s, t, resumeHandle, now));
+    l.enqueue(s, waiterOf(s, t, resumeHandle, now));
     return -1;
 }
 
@@ -154,23 +155,47 @@ std::size_t SpinLock::nextOwner(const Sched& s) const
     return 0;
 }
 
+void SpinLock::enqueue(const Sched& s, const Waiter& w)
+{
+    assert(w.cpu == w.t->cpu && w.socket == s.cpu(w.t->cpu).socket);
+    m_waiters.push_back(w);
+    if (s.locking().spinlock != SpinlockImpl::Ticket)
+        return;
+    const int cpus = s.cpuCount();
+    if (!m_waitersAt) {
+        int sockets = 0;
+        for (int c = 0; c < cpus; ++c)
+            sockets = std::max(sockets, s.cpu(c).socket + 1);
+        m_waitersAt = std::make_unique<std::uint16_t[]>(static_cast<std::size_t>(cpus + sockets));
+    }
+    ++m_waitersAt[static_cast<std::size_t>(w.cpu)];
+    ++m_waitersAt[static_cast<std::size_t>(cpus + w.socket)];
+}
+
+void SpinLock::dequeue(const Sched& s, std::size_t i)
+{
+    if (m_waitersAt) {
+        const Waiter& w = m_waiters[i];
+        --m_waitersAt[static_cast<std::size_t>(w.cpu)];
+        --m_waitersAt[static_cast<std::size_t>(s.cpuCount() + w.socket)];
+    }
+    m_waiters.erase(i);
+}
+
 double SpinLock::othersReloadNs(const Sched& s, std::size_t next) const
 {
-    // lineTransferNs(m_lastCpu, cpu) of each waiter, from the entries alone: 0 on the holder's own CPU (or with no
-    // holder yet), else by socket. The additions are the same, in the same order, so the sum is the same double.
-    double sum = 0;
+    // lineTransferNs(m_lastCpu, cpu) of each waiter but the next: 0 on the holder's own CPU (or with no holder yet),
+    // else by socket, from the counts.
     if (m_lastCpu < 0)
-        return sum;
+        return 0.0;
+    assert(m_waitersAt);
+    const Waiter& w = m_waiters[next];
     const int lastSocket = s.cpu(m_lastCpu).socket;
-    const double transferNs[3] = { 0.0, s.cost().lineSameSocketNs, s.cost().lineCrossSocketNs };
-    for (std::size_t i = 0; i < m_waiters.size(); ++i) {
-        const Waiter& w = m_waiters[i];
-        assert(w.cpu == w.t->cpu && w.socket == s.cpu(w.t->cpu).socket);
-        // 0: the same CPU (and so socket), 1: another CPU of the socket, 2: another socket.
-        const int kind = (w.cpu != m_lastCpu) + (w.socket != lastSocket);
-        sum += i == next ? 0.0 : transferNs[kind];
-    }
-    return sum;
+    const int others = static_cast<int>(m_waiters.size()) - 1;
+    const int onCpu = m_waitersAt[static_cast<std::size_t>(m_lastCpu)] - (w.cpu == m_lastCpu);
+    const int onSocket
+        = m_waitersAt[static_cast<std::size_t>(s.cpuCount() + lastSocket)] - (w.socket == lastSocket);
+    return (onSocket - onCpu) * s.cost().lineSameSocketNs + (others - onSocket) * s.cost().lineCrossSocketNs;
 }
 
 double SpinLock::handoffNs(const Sched& s, int toCpu, double othersReloadNs) const
@@ -233,7 +258,7 @@ void SpinLock::handOff(Sched& s, Time releaseAt)
     Waiter w = m_waiters[next];
     const double others = s.locking().spinlock == SpinlockImpl::Ticket ? othersReloadNs(s, next) : 0.0;
     const Time transfer = ns(handoffNs(s, w.t->cpu, others));
-    m_waiters.erase(next);
+    dequeue(s, next);
     Time at = releaseAt + transfer;
     grant(s, *w.t, at, at - w.since, true);
     s.sim().resumeAt(at, static_cast<std::uint32_t>(w.t->cpu), w.h);

@@ -9,6 +9,9 @@
 
 #include "sim/fifo.h"
 
+#include <cstdint>
+#include <memory>
+
 namespace mms {
 
 class alignas(64) SpinLock {
@@ -127,8 +130,12 @@ private:
     void handOffAt(Sched& s, Time releaseAt);
     // `othersReloadNs`: the line transfers to the other waiters, whose reloads a ticket lock's next owner waits behind.
     double handoffNs(const Sched& s, int toCpu, double othersReloadNs) const;
-    // The line transfers from the last holder's CPU to every waiter but the `next` one, added in the waiters' order.
+    // The line transfers from the last holder's CPU to every waiter but the `next` one (a ticket lock's).
     double othersReloadNs(const Sched& s, std::size_t next) const;
+    // The queue of spinners. A ticket lock also counts its waiters per CPU and per socket, so that a hand-off adds
+    // up the others' reloads without walking a queue of hundreds.
+    void enqueue(const Sched& s, const Waiter& w);
+    void dequeue(const Sched& s, std::size_t i);
 
     // The state an attempt and a release read fills the first cache line (the class is line-aligned); the
     // counters every acquisition updates begin the second (see LockStat).
@@ -137,6 +144,7 @@ private:
     Time m_acquiredAt = 0;
     Time m_freeAt = 0; // released by its last holder at this time (may be in the future of the clock)
     Fifo<Waiter> m_waiters;
+    std::unique_ptr<std::uint16_t[]> m_waitersAt; // ticket locks: waiters on each CPU, then on each socket
     bool m_handOffPending = false; // a release ahead of the clock will hand the lock to the waiters (handOffAt)
     bool m_guardsItsLine = false;
     LockStat m_stat;
