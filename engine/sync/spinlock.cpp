@@ -58,26 +58,35 @@ bool SpinLock::Acquire::await_suspend(std::coroutine_handle<> h)
         sim.resumeAt(granted, key, h);
         return true;
     }
-    sim.callAt(
-        at, key,
-        [](void* ctx, std::uint64_t) {
-            auto* a = static_cast<Acquire*>(ctx);
-            Time granted = a->attempt();
-            if (granted < 0)
-                return;
-            // The attempt is an event of its own: when the grant is the next event, resume the holder here
-            // instead of a push and a pop (the same order; `a` dies with the frame, so it is not touched after).
-            Simulator& sim = a->s.sim();
-            auto key = static_cast<std::uint32_t>(a->t.cpu);
-            if (sim.runsNext(granted, key)) {
-                sim.takeInline(granted);
-                a->resumeHandle.resume();
-                return;
-            }
-            sim.resumeAt(granted, key, a->resumeHandle);
-        },
-        this, 0);
+    sim.callAt(at, key, &Acquire::attemptEvent, this, 0);
     return true;
+}
+
+void SpinLock::Acquire::attemptEvent(void* ctx, std::uint64_t)
+{
+    auto* a = static_cast<Acquire*>(ctx);
+    Simulator& sim = a->s.sim();
+    auto key = static_cast<std::uint32_t>(a->t.cpu);
+    // Interrupts the CPU took on the task's way to the lock (Sched::interrupt) delay the attempt: they run before
+    // the task reaches spin_lock(), not inside the critical section it then enters.
+    if (a->t.debt) {
+        const Time at = sim.now() + a->t.debt;
+        a->s.trace() ? a->s.trace()->span(a->t.cpu, sim.now(), at, SpanKind::Run, a->t.fn) : void();
+        a->t.debt = 0;
+        sim.callAt(at, key, &Acquire::attemptEvent, a, 0);
+        return;
+    }
+    Time granted = a->attempt();
+    if (granted < 0)
+        return;
+    // The attempt is an event of its own: when the grant is the next event, resume the holder here instead of a
+    // push and a pop (the same order; `a` dies with the frame, so it is not touched after).
+    if (sim.runsNext(granted, key)) {
+        sim.takeInline(granted);
+        a->resumeHandle.resume();
+        return;
+    }
+    sim.resumeAt(granted, key, a->resumeHandle);
 }
 
 Time SpinLock::Acquire::attempt()
