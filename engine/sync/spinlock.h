@@ -29,8 +29,6 @@ public:
         // At the moment of trying: the grant time, or -1 when queued behind a holder. A task that has to wait spins
         // (Task::spinning) until it resumes.
         Time attempt();
-        // attempt() as the event await_suspend() schedules at the end of the task's pending CPU time.
-        static void attemptEvent(void* ctx, std::uint64_t);
     };
     // co_await lock.lock(s, t)   -- spin_lock()
     Acquire lock(Sched& s, Task& t) { return Acquire { s, t, *this, {} }; }
