@@ -5,6 +5,10 @@
 
 namespace mms {
 
+namespace {
+    void attemptEvent(void* ctx, std::uint64_t);
+}
+
 bool SpinLock::Acquire::await_ready()
 {
     // Fast path only when the lock is free at the task's time and nobody queues: otherwise suspend and decide then.
@@ -58,27 +62,39 @@ bool SpinLock::Acquire::await_suspend(std::coroutine_handle<> h)
         sim.resumeAt(granted, key, h);
         return true;
     }
-    sim.callAt(
-        at, key,
-        [](void* ctx, std::uint64_t) {
-            auto* a = static_cast<Acquire*>(ctx);
-            Time granted = a->attempt();
-            if (granted < 0)
-                return;
-            // The attempt is an event of its own: when the grant is the next event, resume the holder here
-            // instead of a push and a pop (the same order; `a` dies with the frame, so it is not touched after).
-            Simulator& sim = a->s.sim();
-            auto key = static_cast<std::uint32_t>(a->t.cpu);
-            if (sim.runsNext(granted, key)) {
-                sim.takeInline(granted);
-                a->resumeHandle.resume();
-                return;
-            }
-            sim.resumeAt(granted, key, a->resumeHandle);
-        },
-        this, 0);
+    sim.callAt(at, key, &attemptEvent, this, 0);
     return true;
 }
+
+namespace {
+    // Acquire::attempt() as the event await_suspend() schedules at the end of the task's pending CPU time.
+    void attemptEvent(void* ctx, std::uint64_t)
+    {
+        auto* a = static_cast<SpinLock::Acquire*>(ctx);
+        Simulator& sim = a->s.sim();
+        auto key = static_cast<std::uint32_t>(a->t.cpu);
+        // Interrupts the CPU took on the task's way to the lock (Sched::interrupt) delay the attempt: they run before
+        // the task reaches spin_lock(), not inside the critical section it then enters.
+        if (a->t.debt) {
+            const Time at = sim.now() + a->t.debt;
+            a->s.trace() ? a->s.trace()->span(a->t.cpu, sim.now(), at, SpanKind::Run, a->t.fn) : void();
+            a->t.debt = 0;
+            sim.callAt(at, key, &attemptEvent, a, 0);
+            return;
+        }
+        Time granted = a->attempt();
+        if (granted < 0)
+            return;
+        // The attempt is an event of its own: when the grant is the next event, resume the holder here instead of a
+        // push and a pop (the same order; `a` dies with the frame, so it is not touched after).
+        if (sim.runsNext(granted, key)) {
+            sim.takeInline(granted);
+            a->resumeHandle.resume();
+            return;
+        }
+        sim.resumeAt(granted, key, a->resumeHandle);
+    }
+} // namespace
 
 Time SpinLock::Acquire::attempt()
 {
@@ -193,8 +209,7 @@ double SpinLock::othersReloadNs(const Sched& s, std::size_t next) const
     const int lastSocket = s.cpu(m_lastCpu).socket;
     const int others = static_cast<int>(m_waiters.size()) - 1;
     const int onCpu = m_waitersAt[static_cast<std::size_t>(m_lastCpu)] - (w.cpu == m_lastCpu);
-    const int onSocket
-        = m_waitersAt[static_cast<std::size_t>(s.cpuCount() + lastSocket)] - (w.socket == lastSocket);
+    const int onSocket = m_waitersAt[static_cast<std::size_t>(s.cpuCount() + lastSocket)] - (w.socket == lastSocket);
     return (onSocket - onCpu) * s.cost().lineSameSocketNs + (others - onSocket) * s.cost().lineCrossSocketNs;
 }
 
