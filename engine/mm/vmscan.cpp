@@ -273,11 +273,11 @@ namespace {
         FnScope fn(t, "shrink_inactive_list");
         bool stalled = false;
         while (!kswapd && tooManyIsolatedOrWake(k, d, false)) {
+            // 5.16: one throttled sleep a call, then "return 0" and let the caller retry or fail.
+            if (stalled)
+                co_return 0;
             k.vm.inc(Vm::IsolateThrottle);
             if (k.tg.isolatedThrottle == IsolatedThrottle::ReclaimThrottle) {
-                // 5.16: one throttled sleep a call, then "return 0" and let the caller retry or fail.
-                if (stalled)
-                    co_return 0;
                 stalled = true;
                 co_await reclaim_throttle(k, t, d);
             } else {

@@ -92,20 +92,6 @@ private Q_SLOTS:
                      sb = metric(direct, "madvfree", "sys_s") / metric(direct, "madvfree", "vm.pswpin");
         QVERIFY2(sb < sa, qPrintable(num(sa * 1e6) + " -> " + num(sb * 1e6) + " us of system time per swap-in"));
     }
-
-    // d818fca1cac3 (5.16): a direct reclaimer throttled for too_many_isolated() sleeps until isolation drops back
-    // (HZ/50 at most, once a call) instead of congestion_wait()'s HZ/10 that no congested device ends: the twelve
-    // MADV_FREE reclaimers of seed 000 at its own kernel finish sooner.
-    void reclaimThrottleShortensIsolatedWaits()
-    {
-        const double scale = 0.05;
-        ResultSet cw = runWith("madv-free-swapin", "madvfree", { { "vmscan.isolated_throttle", "congestion_wait" } }, scale);
-        ResultSet rt = runWith("madv-free-swapin", "madvfree", { { "vmscan.isolated_throttle", "reclaim_throttle" } }, scale);
-        QVERIFY2(metric(cw, "madvfree", "vm.too_many_isolated_waits") > 0, "no reclaimer throttled");
-        QVERIFY2(metric(rt, "madvfree", "vm.too_many_isolated_waits") > 0, "no reclaimer throttled");
-        const double a = metric(cw, "madvfree", "elapsed_s"), b = metric(rt, "madvfree", "elapsed_s");
-        QVERIFY2(b < a, qPrintable(num(a) + " -> " + num(b)));
-    }
 };
 
 QTEST_GUILESS_MAIN(TestKernelsSwap)

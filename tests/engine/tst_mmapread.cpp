@@ -179,13 +179,12 @@ private Q_SLOTS:
         // No page is lost: what was allocated and not freed is still somewhere (the invariants hold; pgalloc
         // covers every page reclaim freed).
         QVERIFY(metric(rs, "mainline", "vm.pgalloc") >= steal);
-        // The LRU-add variants shorten lru_lock's hold per page in the same order as in readtwice; at this short a
-        // run only the large step (pre-9c4e6b1a7027) shows in throughput above the noise.
+        // Without the barrier lru_lock's hold per page is shorter than with it, as in readtwice. At this short a run
+        // only that large step shows above the noise, in the hold and in throughput; the inline step (about 1 % of
+        // the hold here, the reclaim of mapped pages beside it) is tst_lruadd's, on readtwice.
         QVERIFY(metric(rs, "mainline", "lru_lock_busy") > 0.9);
-        QVERIFY(
-            metric(rs, "inline", "lru_lock_hold_ns_per_page") < metric(rs, "mainline", "lru_lock_hold_ns_per_page"));
         QVERIFY(metric(rs, "pre-9c4e6b1a7027", "lru_lock_hold_ns_per_page")
-            < metric(rs, "inline", "lru_lock_hold_ns_per_page"));
+            < 0.97 * metric(rs, "mainline", "lru_lock_hold_ns_per_page"));
         QVERIFY(metric(rs, "pre-9c4e6b1a7027", "throughput_mbps") > 1.03 * metric(rs, "mainline", "throughput_mbps"));
     }
 

@@ -352,6 +352,48 @@ private Q_SLOTS:
     // every other CPU that had pages when they looked; from 4.11 the second finds pcpu_drain_mutex taken and returns
     // at once, and the first's work item wakes the kworker of each remote CPU with pages (a reschedule IPI). Before
     // 2.6.36 there is no drain: the lists keep their pages.
+    // A direct reclaimer that finds too_many_isolated() (here: 64 pages isolated, an empty inactive list) while
+    // another task puts the isolated pages back 250 ms in. Up to 5.15 (congestion_wait) it sleeps HZ/10 at a time
+    // and checks again: it leaves shrink_zone() at the first check after 250 ms, 300 ms. From 5.16
+    // (reclaim_throttle, d818fca1cac3) it sleeps once, HZ/50 at most, and returns with nothing reclaimed.
+    void isolatedThrottleSleeps_data()
+    {
+        QTest::addColumn<QString>("throttle");
+        QTest::addColumn<double>("backMs");
+        QTest::addRow("congestion_wait (3.x-5.15)") << "congestion_wait" << 300.0;
+        QTest::addRow("reclaim_throttle (5.16+)") << "reclaim_throttle" << 20.0;
+    }
+    void isolatedThrottleSleeps()
+    {
+        QFETCH(QString, throttle);
+        QFETCH(double, backMs);
+        Toggles tg;
+        QVERIFY(tg.set("vmscan.isolated_throttle", throttle.toStdString()).empty());
+        Simulator sim;
+        MachineSpec m = Box::spec(64ull << 20);
+        Sched s(sim, m);
+        Kernel k(s, tg);
+        PgData& d = k.node(0);
+        d.zone.nrIsolatedAnon = 64;
+        QVERIFY(too_many_isolated(d, false));
+        Time back = -1;
+        auto reclaim = [&](Task& t) -> Co<> {
+            co_await shrink_zone(k, t, d, false);
+            back = s.sim().now();
+        };
+        auto putBack = [&](Task& t) -> Co<> {
+            co_await s.sleepFor(t, ms(250));
+            d.zone.nrIsolatedAnon = 0;
+        };
+        Task& r = s.spawn("reclaimer", 0, false, nullptr, 1);
+        Task& p = s.spawn("putback", 1, false, nullptr, 2);
+        s.start(r, reclaim(r));
+        s.start(p, putBack(p));
+        QVERIFY(sim.run());
+        QVERIFY2(back >= ms(backMs) && back < ms(backMs + 1), qPrintable(QString::number(toNs(back) / 1e6) + " ms"));
+        QCOMPARE(k.vm.get(Vm::IsolateThrottle), std::uint64_t(throttle == "congestion_wait" ? 3 : 1));
+    }
+
     void drainAllPagesEmptiesEveryList_data()
     {
         QTest::addColumn<QString>("drain");
