@@ -87,6 +87,30 @@ Co<> submitAndWaitIffCongested(Kernel& k, Task& t, int writes, Time timeout, Tim
     back = k.s.sim().now();
 }
 
+// A 64 MiB machine whose kernel runs with one toggle set (`name` = `value`), for the tests that drive its functions.
+struct ToggledBox {
+    ToggledBox(const std::string& name, const std::string& value)
+        : tg(toggles(name, value))
+        , m(Box::spec(64ull << 20))
+        , s(sim, m)
+        , k(s, tg)
+    {
+    }
+    static Toggles toggles(const std::string& name, const std::string& value)
+    {
+        Toggles tg;
+        if (std::string err = tg.set(name, value); !err.empty())
+            throw std::runtime_error(err);
+        return tg;
+    }
+
+    Toggles tg;
+    Simulator sim;
+    MachineSpec m;
+    Sched s;
+    Kernel k;
+};
+
 // The race of free_swap_and_cache() with reclaim: `holder` keeps lru_lock for 100 us; `zapper` (from 1 us) frees the
 // last swap reference of a page reclaim has isolated, takes the page out of the swap cache and queues for lru_lock
 // in its last put; `reclaimer` (from 50 us) runs shrink_page_list() and putbackIsolated() on the isolated page.
@@ -367,12 +391,9 @@ private Q_SLOTS:
     {
         QFETCH(QString, throttle);
         QFETCH(double, backMs);
-        Toggles tg;
-        QVERIFY(tg.set("vmscan.isolated_throttle", throttle.toStdString()).empty());
-        Simulator sim;
-        MachineSpec m = Box::spec(64ull << 20);
-        Sched s(sim, m);
-        Kernel k(s, tg);
+        ToggledBox b("vmscan.isolated_throttle", throttle.toStdString());
+        Sched& s = b.s;
+        Kernel& k = b.k;
         PgData& d = k.node(0);
         d.zone.nrIsolatedAnon = 64;
         QVERIFY(too_many_isolated(d, false));
@@ -389,7 +410,7 @@ private Q_SLOTS:
         Task& p = s.spawn("putback", 1, false, nullptr, 2);
         s.start(r, reclaim(r));
         s.start(p, putBack(p));
-        QVERIFY(sim.run());
+        QVERIFY(b.sim.run());
         QVERIFY2(back >= ms(backMs) && back < ms(backMs + 1), qPrintable(QString::number(toNs(back) / 1e6) + " ms"));
         QCOMPARE(k.vm.get(Vm::IsolateThrottle), std::uint64_t(throttle == "congestion_wait" ? 3 : 1));
     }
@@ -408,12 +429,10 @@ private Q_SLOTS:
         QFETCH(QString, drain);
         QFETCH(std::uint64_t, ipisToCpu2);
         QFETCH(bool, secondSkips);
-        Toggles tg;
-        QVERIFY(tg.set("page_alloc.drain", drain.toStdString()).empty());
-        Simulator sim;
-        MachineSpec m = Box::spec(64ull << 20);
-        Sched s(sim, m);
-        Kernel k(s, tg);
+        ToggledBox box("page_alloc.drain", drain.toStdString());
+        Simulator& sim = box.sim;
+        Sched& s = box.s;
+        Kernel& k = box.k;
         const std::uint64_t free0 = k.node(0).zone.nrFree();
         const std::vector<std::vector<Pfn>>& pcp = k.node(0).zone.pcp;
         // CPUs 0, 1 and 2 each take a page (a batch comes onto their lists) and give it back.
@@ -449,7 +468,7 @@ private Q_SLOTS:
         QCOMPARE(k.node(0).zone.nrFree(), drains ? free0 : free0 - parked);
         QCOMPARE(s.cpu(2).ipisReceived - ipis0, ipisToCpu2);
         // Both switched in after one context switch; the one that skips is done then, and so is a drain of nothing.
-        const Time switchedIn = start + ns(m.cost.contextSwitchNs);
+        const Time switchedIn = start + ns(box.m.cost.contextSwitchNs);
         QCOMPARE(secondDone == switchedIn, secondSkips);
         QCOMPARE(firstDone > switchedIn, drains);
     }
