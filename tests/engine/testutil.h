@@ -69,12 +69,13 @@ inline MachineSpec genericMachine(int cpus, int sockets = 1, int threadsPerCore 
     return m;
 }
 
-// A bare machine with `bytes` of memory and no workload, for tests that drive the kernel's functions directly.
+// A bare machine with `bytes` of memory and no workload, for tests that drive the kernel's functions directly; its
+// kernel runs with `tg` (the default toggles unless given).
 struct Box {
-    explicit Box(std::uint64_t bytes)
+    explicit Box(std::uint64_t bytes, const Toggles& tg = {})
         : m(spec(bytes))
         , s(sim, m)
-        , k(s, Toggles {})
+        , k(s, tg)
     {
     }
     static MachineSpec spec(std::uint64_t bytes)

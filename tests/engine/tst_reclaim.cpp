@@ -87,29 +87,14 @@ Co<> submitAndWaitIffCongested(Kernel& k, Task& t, int writes, Time timeout, Tim
     back = k.s.sim().now();
 }
 
-// A 64 MiB machine whose kernel runs with one toggle set (`name` = `value`), for the tests that drive its functions.
-struct ToggledBox {
-    ToggledBox(const std::string& name, const std::string& value)
-        : tg(toggles(name, value))
-        , m(Box::spec(64ull << 20))
-        , s(sim, m)
-        , k(s, tg)
-    {
-    }
-    static Toggles toggles(const std::string& name, const std::string& value)
-    {
-        Toggles tg;
-        if (std::string err = tg.set(name, value); !err.empty())
-            throw std::runtime_error(err);
-        return tg;
-    }
-
+// Default toggles but `name` = `value`, for a Box.
+Toggles togglesWith(const std::string& name, const std::string& value)
+{
     Toggles tg;
-    Simulator sim;
-    MachineSpec m;
-    Sched s;
-    Kernel k;
-};
+    if (std::string err = tg.set(name, value); !err.empty())
+        throw std::runtime_error(err);
+    return tg;
+}
 
 // The race of free_swap_and_cache() with reclaim: `holder` keeps lru_lock for 100 us; `zapper` (from 1 us) frees the
 // last swap reference of a page reclaim has isolated, takes the page out of the swap cache and queues for lru_lock
@@ -391,7 +376,7 @@ private Q_SLOTS:
     {
         QFETCH(QString, throttle);
         QFETCH(double, backMs);
-        ToggledBox b("vmscan.isolated_throttle", throttle.toStdString());
+        Box b(64ull << 20, togglesWith("vmscan.isolated_throttle", throttle.toStdString()));
         Sched& s = b.s;
         Kernel& k = b.k;
         PgData& d = k.node(0);
@@ -429,7 +414,7 @@ private Q_SLOTS:
         QFETCH(QString, drain);
         QFETCH(std::uint64_t, ipisToCpu2);
         QFETCH(bool, secondSkips);
-        ToggledBox box("page_alloc.drain", drain.toStdString());
+        Box box(64ull << 20, togglesWith("page_alloc.drain", drain.toStdString()));
         Simulator& sim = box.sim;
         Sched& s = box.s;
         Kernel& k = box.k;
