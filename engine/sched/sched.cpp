@@ -306,8 +306,16 @@ void Sched::interrupt(int cpuId, double handleNs)
 {
     Cpu& c = cpu(cpuId);
     ++c.ipisReceived;
-    if (c.current)
-        burn(*c.current, handleNs, Acct::Sys);
+    if (!c.current)
+        return;
+    Task& t = *c.current;
+    if (!t.spinning) {
+        burn(t, handleNs, Acct::Sys);
+        return;
+    }
+    // The handler interrupts the spin loop (its time is the spin's, already system time); handlers taken back to
+    // back run one after another.
+    t.irqUntil = std::max(t.irqUntil, m_sim.now()) + ns(handleNs);
 }
 
 void Sched::taskExit(Task& t)

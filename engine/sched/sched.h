@@ -220,8 +220,17 @@ public:
         emitSpan(cpu, from, m_sim.now() - ns(cost().contextSwitchNs), kind, fn);
     }
 
-    // An interrupt (IPI) taken by whatever runs on `cpu`; the cost lands on that task's sys time.
+    // An interrupt (IPI) taken by whatever runs on `cpu`; the cost lands on that task's sys time. A task spinning
+    // for a lock takes it inside its spin: only the part that outlasts the spin costs it (spinEnded).
     void interrupt(int cpu, double handleNs);
+    // t's spin for a lock ended now: the interrupt handlers its CPU was still in hold it up for their remainder.
+    void spinEnded(Task& t)
+    {
+        t.spinning = false;
+        if (t.irqUntil > m_sim.now())
+            burnWall(t, t.irqUntil - m_sim.now());
+        t.irqUntil = 0;
+    }
 
     // A cache line's trip from one CPU to another (every lock acquisition asks: kept inline, sockets looked up
     // in the CPU table rather than divided out).

@@ -52,6 +52,9 @@ struct Task {
     Task* const* siblingCurrent = nullptr;
     std::int64_t smtNum = 1, smtDen = 1, smtCarry = 0;
     bool spinning = false;
+    // While `spinning`: where the interrupt handlers its CPU took during the spin end (Sched::interrupt). The spin
+    // absorbs them; what runs past the spin's end delays the task there (Sched::spinEnded).
+    Time irqUntil = 0;
     // Memory-stream time Sched::memTransfer() has timed for this task and Sched::burnTime() not yet charged: the
     // core's bandwidth, shared with the sibling already, so a computing sibling does not stretch it again.
     // (Mutable: the stream is timed through a const task, before the charge.)

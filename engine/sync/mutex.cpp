@@ -215,7 +215,7 @@ Co<bool> Mutex::mutex_spin_on_owner(Sched& s, Task& t, Task* owner)
         Time start = s.sim().now();
         t.spinning = true;
         co_await SpinOnOwner { *this, s, t };
-        t.spinning = false;
+        s.spinEnded(t);
         t.sysTime += s.sim().now() - start; // arch_mutex_cpu_relax() polls: the spinner's CPU is busy
     }
     co_return m_owner == nullptr;

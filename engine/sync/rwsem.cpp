@@ -242,7 +242,7 @@ Co<bool> RwSem::rwsem_optimistic_spin(Sched& s, Task& t, bool write, Time since)
         const Time start = s.sim().now();
         t.spinning = true;
         co_await SpinOnOwner { *this, s, t, write };
-        t.spinning = false;
+        s.spinEnded(t);
         t.sysTime += s.sim().now() - start; // cpu_relax() polling: the spinner's CPU is busy
         if (s.trace())
             s.trace()->span(t.cpu, start, s.sim().now(), SpanKind::LockWait, m_stat.name.c_str());

@@ -25,7 +25,7 @@ public:
         std::coroutine_handle<> resumeHandle;
         bool await_ready();
         bool await_suspend(std::coroutine_handle<> h);
-        void await_resume() { t.spinning = false; }
+        void await_resume() { s.spinEnded(t); }
         // At the moment of trying: the grant time, or -1 when queued behind a holder. A task that has to wait spins
         // (Task::spinning) until it resumes.
         Time attempt();
