@@ -29,9 +29,13 @@ namespace {
         return gb >= 1.0 ? std::floor(std::sqrt(10.0 * gb)) : 1.0;
     }
 
-    // inactive_anon_is_low(): keep inactive * ratio >= active, the ratio from the zone's size.
-    bool inactive_anon_is_low(const PgData& d)
+    // inactive_anon_is_low(): keep inactive * ratio >= active, the ratio from the zone's size. "If we don't have swap
+    // space, anonymous page deactivation is pointless" (4.0: total_swap_pages == 0, no swap device; since Minchan
+    // Kim's "Prevent shrinking of active anon lru list in case of no swap space", 2009).
+    bool inactive_anon_is_low(const Mm& k, const PgData& d)
     {
+        if (k.swap.empty())
+            return false;
         double ratio = inactive_ratio(d.bytes);
         return static_cast<double>(d.lruvec.nr[LRU_INACTIVE_ANON]) * ratio < static_cast<double>(d.lruvec.nr[LRU_ACTIVE_ANON]);
     }
@@ -515,10 +519,10 @@ Co<std::uint64_t> shrink_zone(Mm& k, Task& t, PgData& d, bool kswapd)
     // did not try to evict anon pages at all, we want to rebalance the anon lru active/inactive ratio": a second batch
     // of the active list while it is still low. So a pass moves up to twice the pages it reclaims to the inactive
     // list, which grows back to its target (inactive_anon_is_low) as long as reclaim runs.
-    if (inactive_anon_is_low(d))
+    if (inactive_anon_is_low(k, d))
         co_await shrink_active_list(k, t, d, SWAP_CLUSTER_MAX);
     std::uint64_t got = co_await shrink_inactive_list(k, t, d, SWAP_CLUSTER_MAX, kswapd);
-    if (inactive_anon_is_low(d))
+    if (inactive_anon_is_low(k, d))
         co_await shrink_active_list(k, t, d, SWAP_CLUSTER_MAX);
     co_return got;
 }
@@ -551,7 +555,7 @@ Co<> kswapd_main(Mm& k, PgData& d, Task& t)
         }
         // balance_pgdat(): age_active_anon() on each zone at every priority before the zone is shrunk.
         FnScope fn(t, "balance_pgdat");
-        if (!k.swap.empty() && inactive_anon_is_low(d)) // total_swap_pages
+        if (inactive_anon_is_low(k, d))
             co_await shrink_active_list(k, t, d, SWAP_CLUSTER_MAX);
         std::uint64_t got = co_await shrink_zone(k, t, d, true);
         if (got == 0)

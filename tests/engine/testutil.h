@@ -73,7 +73,11 @@ inline MachineSpec genericMachine(int cpus, int sockets = 1, int threadsPerCore 
 // kernel runs with `tg` (the default toggles unless given).
 struct Box {
     explicit Box(std::uint64_t bytes, const Toggles& tg = {})
-        : m(spec(bytes))
+        : Box(spec(bytes), tg)
+    {
+    }
+    explicit Box(const MachineSpec& machine, const Toggles& tg = {})
+        : m(machine)
         , s(sim, m)
         , k(s, tg)
     {

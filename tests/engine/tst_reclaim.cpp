@@ -3,7 +3,8 @@
 // pressure, the locks reclaim waits on (anon_vma, swap_avail_lock, si->lock, the swap cache's tree lock) in the
 // lock statistics, the NR_ISOLATED count back to zero at the end, a page free_swap_and_cache() holds never freed by
 // the reclaimer that isolated it, drain_all_pages() as each era runs it, the inactive anonymous list kept up when
-// swap-outs complete in the reclaimer (zram), and the same bytes at any thread count.
+// swap-outs complete in the reclaimer (zram) and left alone with no swap device, and the same bytes at any thread
+// count.
 #include "testutil.h"
 
 #include "block/blkdev.h"
@@ -274,6 +275,39 @@ private Q_SLOTS:
         QVERIFY2(stolen > 0 && deactivated > 1.5 * stolen, qPrintable(QString("%1 / %2").arg(deactivated).arg(stolen)));
         QVERIFY2(r.metrics.at("vm.too_many_isolated_waits") < 0.2 * passes,
             qPrintable(QString("%1 of %2").arg(r.metrics.at("vm.too_many_isolated_waits")).arg(passes)));
+    }
+
+    // inactive_anon_is_low() is false with no swap device: a reclaim pass over a zone whose anonymous pages are all
+    // active leaves them active, where with swap it deactivates a batch before and one after its inactive batch.
+    void noSwapNoAnonDeactivation_data()
+    {
+        QTest::addColumn<bool>("withSwap");
+        QTest::addColumn<std::uint64_t>("deactivated");
+        QTest::addRow("8 GiB swap") << true << std::uint64_t(2 * SWAP_CLUSTER_MAX);
+        QTest::addRow("no swap") << false << std::uint64_t(0);
+    }
+    void noSwapNoAnonDeactivation()
+    {
+        QFETCH(bool, withSwap);
+        QFETCH(std::uint64_t, deactivated);
+        MachineSpec m = Box::spec(64ull << 20);
+        if (!withSwap)
+            m.swap.clear();
+        Box b(m);
+        QCOMPARE(b.k.swap.empty(), !withSwap);
+        Kernel& k = b.k;
+        for (int i = 0; i < 256; ++i) {
+            const Pfn p = alloc_page_setup(k);
+            QVERIFY(p != kNoPage);
+            k.pages.setFlags(p, PG_anon | PG_swapbacked | PG_active);
+            k.add_page_to_lru_list(p, LRU_ACTIVE_ANON);
+        }
+        Task& t = b.s.spawn("reclaimer", 0, false, nullptr, 1);
+        auto reclaim = [&](Task& t) -> Co<> { co_await shrink_zone(k, t, k.node(0), false); };
+        b.s.start(t, reclaim(t));
+        QVERIFY(b.sim.run());
+        QCOMPARE(k.vm.get(Vm::PgDeactivate), deactivated);
+        QCOMPARE(k.node(0).lruvec.nr[LRU_ACTIVE_ANON], std::uint64_t(256) - deactivated);
     }
 
     // wait_iff_congested() sleeps like congestion_wait() only when a device is congested and the zone is
