@@ -99,14 +99,16 @@ Co<> GlibcArena::free(Task& t)
         co_await heap_trim(t);
 }
 
-Co<> GlibcArena::touch(Task& t, std::uint64_t off, std::uint64_t bytes, double userNsPerPage)
+Co<> GlibcArena::touch(Task& t, std::uint64_t off, std::uint64_t bytes, double streamNsPerPage, double computeNsPerPage)
 {
     if (bytes == 0)
         co_return;
     std::uint32_t first = vpnOf(off), last = vpnOf(off + bytes - 1);
     for (std::uint32_t vpn = first; vpn <= last; ++vpn) {
         co_await sys::touch(m_k, t, vpn, sys::Access::Write);
-        sys::stream(m_k, t, vpn, userNsPerPage);
+        sys::stream(m_k, t, vpn, streamNsPerPage);
+        if (computeNsPerPage > 0)
+            sys::compute(t, computeNsPerPage);
     }
 }
 

@@ -36,8 +36,9 @@ public:
     // free() of the most recent chunk (LIFO). May call heap_trim().
     Co<> free(Task& t);
     // The user writes [off, off + bytes): pages not mapped fault, mapped ones just get their young and dirty bits;
-    // each page is then a memory stream of userNsPerPage alone (sys::stream).
-    Co<> touch(Task& t, std::uint64_t off, std::uint64_t bytes, double userNsPerPage);
+    // each page is then a memory stream of streamNsPerPage alone (sys::stream) and computeNsPerPage of work in the
+    // caches (sys::compute).
+    Co<> touch(Task& t, std::uint64_t off, std::uint64_t bytes, double streamNsPerPage, double computeNsPerPage = 0.0);
 
     std::uint64_t heapSize() const { return m_size; }
     std::uint64_t trims() const { return m_trims; }
