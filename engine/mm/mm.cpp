@@ -33,6 +33,7 @@ Mm::Mm(Sched& sched, const Toggles& toggles, std::uint64_t reservedPages)
     locking.mutexMcs = tg.mutexMcs;
     locking.rwsemSpin = tg.rwsemSpin; // RWSEM_SPIN_ON_OWNER: SMP && RWSEM_XCHGADD_ALGORITHM (the xadd rwsem)
     locking.rwsemHandoff = tg.rwsemHandoff;
+    locking.waitersRmw = tg.config.debugSpinlock;
     s.setLocking(locking);
     m_structPageLines = tg.config.structPageLines();
     if (tg.config.memcg && tg.config.memcgStatBatch) {

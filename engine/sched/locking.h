@@ -42,6 +42,10 @@ struct Locking {
     // RWSEM_FLAG_HANDOFF (4f23dbc1e657, 5.3): a waiter at the head of the queue for longer than RWSEM_WAIT_TIMEOUT
     // (4 ms) keeps spinners and running writers from taking the rwsem before it.
     bool rwsemHandoff = true;
+    // DEBUG_SPINLOCK: a contended waiter loops `trylock (xchg); __delay(1)` (2.6.20 lib/spinlock_debug.c,
+    // __spin_lock_debug), so every waiter takes the lock's line exclusive every few tens of cycles while it waits,
+    // not only when the lock is released.
+    bool waitersRmw = false;
     // What a debug kernel's options (mm/kconfig.h) add to every acquisition and release, every contended
     // acquisition and every mutex operation. All 0 in a production kernel.
     double acquireNs = 0;

@@ -138,14 +138,8 @@ void SpinLock::grant(Sched& s, Task& t, Time at, Time waited, bool contended)
     // takes the line exclusive and fails (2.6.20 include/asm-x86_64/spinlock.h: spin_lock_string). Their RMWs come
     // right after the winner's, one after another; where the guarded data shares the lock's line, the holder's
     // first store to it waits for the line to come back through all of them.
-    if (contended && m_guardsItsLine && s.locking().spinlock == SpinlockImpl::Byte) {
-        int from = t.cpu;
-        for (std::size_t i = 0; i < m_waiters.size(); ++i) {
-            cost += s.lineTransferNs(from, m_waiters[i].t->cpu);
-            from = m_waiters[i].t->cpu;
-        }
-        cost += s.lineTransferNs(from, t.cpu);
-    }
+    if (contended && m_guardsItsLine && s.locking().spinlock == SpinlockImpl::Byte)
+        cost += throughWaitersNs(s, t.cpu);
     if (contended) {
         t.sysTime += waited; // spinning burns the CPU; the wait itself passes on the clock while suspended
         if (s.trace())
@@ -213,6 +207,17 @@ double SpinLock::othersReloadNs(const Sched& s, std::size_t next) const
     return (onSocket - onCpu) * s.cost().lineSameSocketNs + (others - onSocket) * s.cost().lineCrossSocketNs;
 }
 
+double SpinLock::throughWaitersNs(const Sched& s, int cpu) const
+{
+    double ns = 0;
+    int from = cpu;
+    for (std::size_t i = 0; i < m_waiters.size(); ++i) {
+        ns += s.lineTransferNs(from, m_waiters[i].cpu);
+        from = m_waiters[i].cpu;
+    }
+    return ns + s.lineTransferNs(from, cpu);
+}
+
 double SpinLock::handoffNs(const Sched& s, int toCpu, double othersReloadNs) const
 {
     const double toNext = s.lineTransferNs(m_lastCpu, toCpu);
@@ -272,7 +277,13 @@ void SpinLock::handOff(Sched& s, Time releaseAt)
     const std::size_t next = nextOwner(s);
     Waiter w = m_waiters[next];
     const double others = s.locking().spinlock == SpinlockImpl::Ticket ? othersReloadNs(s, next) : 0.0;
-    const Time transfer = ns(handoffNs(s, w.t->cpu, others));
+    Time transfer = ns(handoffNs(s, w.t->cpu, others));
+    // A debug spinlock's waiters have taken the line from the holder in turn while it held the lock: its release's
+    // checks (the lock's magic and owner) and store wait for the line to come back through each of them, and only
+    // then does the next owner see the lock free. (The holder's own stall is not charged to it: its release time
+    // was fixed when it let go.)
+    if (s.locking().waitersRmw)
+        transfer += ns(throughWaitersNs(s, m_lastCpu));
     dequeue(s, next);
     Time at = releaseAt + transfer;
     grant(s, *w.t, at, at - w.since, true);

@@ -132,6 +132,9 @@ private:
     double handoffNs(const Sched& s, int toCpu, double othersReloadNs) const;
     // The line transfers from the last holder's CPU to every waiter but the `next` one (a ticket lock's).
     double othersReloadNs(const Sched& s, std::size_t next) const;
+    // The lock's line passed from `cpu` through every waiter in turn and back to `cpu`: what `cpu`'s access to it
+    // waits for when each waiter takes it exclusive once first.
+    double throughWaitersNs(const Sched& s, int cpu) const;
     // The queue of spinners. A ticket lock also counts its waiters per CPU and per socket, so that a hand-off adds
     // up the others' reloads without walking a queue of hundreds.
     void enqueue(const Sched& s, const Waiter& w);

@@ -1,6 +1,7 @@
 // The kernel's lock implementations against closed forms (sched/locking.h): a ticket lock's hand-off grows with its
 // waiters and a queued lock's does not; a byte lock goes to the nearest waiter, a FIFO lock to the first; a mutex
-// spins on its running owner only from 2.6.30; and each kernel version gets its era's locks.
+// spins on its running owner only from 2.6.30; a debug spinlock's waiters hold up its release; and each kernel version
+// gets its era's locks.
 #include "mm/toggles.h"
 #include "sched/sched.h"
 #include "sync/mutex.h"
@@ -46,12 +47,12 @@ struct Handoffs {
     Time released = 0;
     std::vector<Time> granted;
 };
-Handoffs contend(SpinlockImpl impl, int sockets, const std::vector<int>& cpus)
+Handoffs contend(const Locking& locking, int sockets, const std::vector<int>& cpus)
 {
     Simulator sim;
     const MachineSpec m = machine(sockets);
     Sched s(sim, m);
-    s.setLocking(Locking { impl, true });
+    s.setLocking(locking);
     SpinLock l("l");
     Handoffs h;
     h.granted.assign(cpus.size(), -1);
@@ -64,6 +65,11 @@ Handoffs contend(SpinlockImpl impl, int sockets, const std::vector<int>& cpus)
     if (!sim.run())
         throw std::runtime_error("the run did not end");
     return h;
+}
+
+Handoffs contend(SpinlockImpl impl, int sockets, const std::vector<int>& cpus)
+{
+    return contend(Locking { impl, true }, sockets, cpus);
 }
 
 double handoffNs(const Handoffs& h, std::size_t first) { return toNs(h.granted[first] - h.released); }
@@ -135,6 +141,31 @@ private Q_SLOTS:
         const Handoffs b = contend(SpinlockImpl::Byte, 2, cpus);
         QVERIFY(b.granted[1] < b.granted[0]);
         QCOMPARE(qRound(handoffNs(b, 1)), qRound(2 * c.lineSameSocketNs));
+    }
+
+    // DEBUG_SPINLOCK's waiters loop on trylock's xchg, so while the holder holds the lock they take its line in
+    // turn; the release's checks (the lock's magic and owner) and its store wait for the line to come back through
+    // every one of them: the first waiter is granted the lock later by the line's trip through all of them.
+    void debugSpinlockWaitersDelayTheRelease_data()
+    {
+        QTest::addColumn<int>("waiters");
+        for (int n : { 1, 3, 7 })
+            QTest::addRow("%d waiters", n) << n;
+    }
+    void debugSpinlockWaitersDelayTheRelease()
+    {
+        QFETCH(int, waiters);
+        std::vector<int> cpus;
+        for (int c = 1; c <= waiters; ++c)
+            cpus.push_back(c);
+        Locking debug { SpinlockImpl::Byte, true };
+        debug.acquireNs = debug.releaseNs = 50; // the debug checks, the same in both runs
+        Locking rmw = debug;
+        rmw.waitersRmw = true;
+        const Handoffs a = contend(debug, 1, cpus), b = contend(rmw, 1, cpus);
+        const double x = machine(1).cost.lineSameSocketNs;
+        QCOMPARE(b.released, a.released); // the same hold up to the release
+        QCOMPARE(qRound(toNs(b.granted[0] - a.granted[0])), qRound((waiters + 1) * x));
     }
 
     void mutexSpinsOnItsOwnerFrom2630_data()
