@@ -139,7 +139,7 @@ void Zcomp::zcomp_stream_put(Task& t)
         auto [w, gen] = m_strmWait.front();
         m_strmWait.pop_front();
         if (w->sleepGen == gen) {
-            Sched::burn(t, m_s.cost().wakeupNs);
+            Sched::burn(t, m_s.wakeupNs());
             m_s.wake(*w);
             break;
         }

@@ -71,7 +71,7 @@ namespace {
     void queue_work(Mm& k, Vfs& fs, Task& t, std::shared_ptr<WbWork> w)
     {
         fs.wb.work_list.push_back(std::move(w));
-        Sched::burn(t, k.cost.wakeupNs); // bdi_queue_work: mod_delayed_work of the bdi's writeback work
+        Sched::burn(t, k.s.wakeupNs()); // bdi_queue_work: mod_delayed_work of the bdi's writeback work
         if (!fs.wb.thread) {
             fs.wb.thread = &k.s.spawn("kworker/flush-1:0", t.cpu, true, nullptr, 0);
             k.s.start(*fs.wb.thread, flusher(k, fs, *fs.wb.thread));
@@ -113,7 +113,7 @@ namespace {
             co_await wb_writeback(k, fs, t);
             ++fs.wb.works;
             w->done = true;
-            Sched::burn(t, k.cost.wakeupNs); // complete(work->done)
+            Sched::burn(t, k.s.wakeupNs()); // complete(work->done)
             if (w->waiter.first)
                 k.s.wakeIf(*w->waiter.first, w->waiter.second);
         }

@@ -60,7 +60,7 @@ namespace {
         if (j.commitRequest >= tid)
             return;
         j.commitRequest = tid;
-        Sched::burn(t, k.cost.wakeupNs); // wake_up(&journal->j_wait_commit)
+        Sched::burn(t, k.s.wakeupNs()); // wake_up(&journal->j_wait_commit)
         if (!j.thread) {
             j.thread = &k.s.spawn("jbd2/ram0-8", t.cpu, true, nullptr, 0);
             k.s.start(*j.thread, kjournald2(k, fs, *j.thread));
@@ -147,7 +147,7 @@ namespace {
         touchStateLine(k, j, t, 2); // j_commit_sequence under write_lock(j_state_lock)
         j.commitSequence = tx.tid;
         j.committing.reset();
-        Sched::burn(t, k.cost.wakeupNs); // wake_up(&journal->j_wait_done_commit)
+        Sched::burn(t, k.s.wakeupNs()); // wake_up(&journal->j_wait_done_commit)
         wakeAll(k, j.waitDoneCommit);
     }
 
@@ -242,7 +242,7 @@ void jbd2_journal_stop(Mm& k, Vfs& fs, Task& t)
     if (!tx || tx->updates == 0)
         return;
     if (--tx->updates == 0 && tx->state == Transaction::State::Locked && j.waitUpdates.first) {
-        Sched::burn(t, k.cost.wakeupNs); // wake_up(&journal->j_wait_updates)
+        Sched::burn(t, k.s.wakeupNs()); // wake_up(&journal->j_wait_updates)
         k.s.wakeIf(*j.waitUpdates.first, j.waitUpdates.second);
     }
 }

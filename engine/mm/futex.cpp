@@ -53,7 +53,7 @@ Co<> futex_wake(Mm& k, Task& t, MmStruct& mm, FutexQueue& q, int nr)
     while (nr > 0 && !q.waiters.empty()) {
         auto [w, gen] = q.waiters.front();
         q.waiters.pop_front();
-        Sched::burn(t, k.cost.wakeupNs);
+        Sched::burn(t, k.s.wakeupNs());
         if (w->state == TaskState::Sleeping)
             k.s.wakeIf(*w, gen);
         else

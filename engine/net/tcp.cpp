@@ -15,7 +15,7 @@ namespace {
     {
         if (!q.reader)
             return;
-        Sched::burn(t, s.cost().wakeupNs); // sk_data_ready -> try_to_wake_up
+        Sched::burn(t, s.wakeupNs()); // sk_data_ready -> try_to_wake_up
         Task* r = q.reader;
         q.reader = nullptr;
         s.wakeIf(*r, q.readerGen);

@@ -110,7 +110,7 @@ void Sched::dispatch(Cpu& c, bool fromLoop)
     if (t->mm)
         c.activeMm = t->mm;
     t->state = TaskState::Running;
-    Time sw = ns(cost().contextSwitchNs);
+    Time sw = switchTime();
     t->sysTime += sw;
     t->sliceStart = m_sim.now() + sw;
     emitSpan(c.id, m_sim.now(), m_sim.now() + sw, SpanKind::Run, "__schedule");

@@ -187,6 +187,11 @@ public:
     // The kernel's lock implementations (sched/locking.h), which the sync/ primitives read.
     const Locking& locking() const { return m_locking; }
     void setLocking(const Locking& l) { m_locking = l; }
+    // What a wake-up costs the waker (try_to_wake_up) and a switch costs the CPU (schedule() to the new task's
+    // first instruction): the machine's figures, and a debug kernel's checks on the runqueue lock each takes and
+    // releases (task_rq_lock() in the one, rq->lock from schedule() to finish_lock_switch() in the other).
+    double wakeupNs() const { return cost().wakeupNs + m_locking.acquireNs + m_locking.releaseNs; }
+    Time switchTime() const { return ns(cost().contextSwitchNs + m_locking.acquireNs + m_locking.releaseNs); }
     // Wakes t only if it still sleeps the sleep that `gen` names (see Task::sleepGen).
     void wakeIf(Task& t, std::uint32_t gen)
     {
@@ -217,7 +222,7 @@ public:
     // time, drawn as "__schedule", and the sleep stops where it starts.
     void traceSleep(int cpu, Time from, SpanKind kind, const char* fn)
     {
-        emitSpan(cpu, from, m_sim.now() - ns(cost().contextSwitchNs), kind, fn);
+        emitSpan(cpu, from, m_sim.now() - switchTime(), kind, fn);
     }
 
     // An interrupt (IPI) taken by whatever runs on `cpu`; the cost lands on that task's sys time. A task spinning

@@ -198,7 +198,7 @@ void Mutex::unlock(Sched& s, Task& t)
         m_waiters.pop_front();
         *w.queued = false;
     }
-    Sched::burn(t, s.cost().wakeupNs);
+    Sched::burn(t, s.wakeupNs());
     s.sim().callAt(
         releaseAt, static_cast<std::uint32_t>(t.cpu),
         [](void* ctx, std::uint64_t id) {

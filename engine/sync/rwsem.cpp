@@ -190,7 +190,7 @@ void RwSem::wakeWaiters(Sched& s, Task& waker)
             ++m_readers;
         }
         m_waiters.pop_front();
-        Sched::burn(waker, s.cost().wakeupNs);
+        Sched::burn(waker, s.wakeupNs());
         s.wake(*w.t);
         if (w.write)
             break;
