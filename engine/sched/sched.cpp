@@ -126,11 +126,8 @@ void Sched::dispatch(Cpu& c, bool fromLoop)
 
 bool Sched::Flush::await_suspend(std::coroutine_handle<> h)
 {
-    Time now = s.m_sim.now();
-    Time at = now + t.debt;
+    const Time at = s.spendDebt(t);
     auto key = static_cast<std::uint32_t>(t.cpu);
-    s.emitSpan(t.cpu, now, at, SpanKind::Run, t.fn);
-    t.debt = 0;
     if (s.m_sim.runsNext(at, key)) {
         s.m_sim.takeInline(at);
         return false;
@@ -163,9 +160,7 @@ void Sched::block(Task& t, std::coroutine_handle<> h, bool interruptible)
     if (t.debt > 0) {
         // The task still has CPU time to spend before it can sleep: it keeps its CPU until then. A wake-up in
         // between only queues it again (the switch below then picks it up).
-        Time at = m_sim.now() + t.debt;
-        emitSpan(t.cpu, m_sim.now(), at, SpanKind::Run, t.fn);
-        t.debt = 0;
+        const Time at = spendDebt(t);
         m_sim.callAt(
             at, static_cast<std::uint32_t>(t.cpu),
             [](void* ctx, std::uint64_t cpuId) {

@@ -134,6 +134,15 @@ public:
         void await_resume() const noexcept { }
     };
     Flush flush(Task& t) { return Flush { *this, t }; }
+    // The task's pending CPU time spent on its CPU now (drawn as a Run span): when it ends, which the caller then
+    // makes an event at or takes inline.
+    Time spendDebt(Task& t)
+    {
+        const Time at = m_sim.now() + t.debt;
+        emitSpan(t.cpu, m_sim.now(), at, SpanKind::Run, t.fn);
+        t.debt = 0;
+        return at;
+    }
 
     // Awaitable: give up the CPU until wake(t). The caller has flushed and registered t on some wait list. An
     // interruptible sleep (TASK_INTERRUPTIBLE: a futex, a socket read, nanosleep) also ends at signal_wake_up(); the

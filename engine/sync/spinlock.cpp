@@ -29,8 +29,7 @@ bool SpinLock::Acquire::await_ready()
     auto key = static_cast<std::uint32_t>(t.cpu);
     if (l.m_freeAt > at || !sim.runsNextTwice(at, key))
         return false;
-    s.trace() ? s.trace()->span(t.cpu, now, at, SpanKind::Run, t.fn) : void();
-    t.debt = 0;
+    s.spendDebt(t);
     sim.takeInline(at); // the attempt
     l.grantFree(s, t, at);
     sim.takeInline(at); // the resumption
@@ -41,12 +40,8 @@ bool SpinLock::Acquire::await_suspend(std::coroutine_handle<> h)
 {
     // Spend the pending CPU time first, then try at that moment.
     Simulator& sim = s.sim();
-    Time at = sim.now() + t.debt;
+    const Time at = s.spendDebt(t);
     auto key = static_cast<std::uint32_t>(t.cpu);
-    if (t.debt) {
-        s.trace() ? s.trace()->span(t.cpu, sim.now(), at, SpanKind::Run, t.fn) : void();
-        t.debt = 0;
-    }
     // The awaiter lives in the suspended frame, so `this` is stable until resumption.
     resumeHandle = h;
     if (sim.runsNext(at, key)) {
@@ -76,10 +71,7 @@ namespace {
         // Interrupts the CPU took on the task's way to the lock (Sched::interrupt) delay the attempt: they run before
         // the task reaches spin_lock(), not inside the critical section it then enters.
         if (a->t.debt) {
-            const Time at = sim.now() + a->t.debt;
-            a->s.trace() ? a->s.trace()->span(a->t.cpu, sim.now(), at, SpanKind::Run, a->t.fn) : void();
-            a->t.debt = 0;
-            sim.callAt(at, key, &attemptEvent, a, 0);
+            sim.callAt(a->s.spendDebt(a->t), key, &attemptEvent, a, 0);
             return;
         }
         Time granted = a->attempt();
