@@ -217,6 +217,7 @@ void Mm::boot(std::uint64_t seed)
 {
     startKswapd();
     s.setWakeIdleSibling(true);
+    s.setIdleBalance({ true, tg.newidleRateLimit });
     enableLineTracking();
     Rng rng(Rng::mix(seed, 0xb007u));
     memCostJitter = rng.jitter(cost.memRunSpread);

@@ -136,6 +136,7 @@ namespace {
             { "lru.activate_batch", boolean(&Toggles::activateBatch) },
             { "lru.anon_new_inactive", boolean(&Toggles::anonNewInactive) },
             { "lru.evict_use_once", boolean(&Toggles::evictUseOnce) },
+            { "sched.newidle_ratelimit", boolean(&Toggles::newidleRateLimit) },
             { "lru.inactive_file_ratio",
                 choice(&Toggles::inactiveFileRatio, { { "equal", InactiveFileRatio::Equal }, { "sqrt", InactiveFileRatio::Sqrt } }) },
             { "lru.workingset", boolean(&Toggles::workingset) },
@@ -252,6 +253,10 @@ const std::vector<KernelRule>& kernelRules()
         { "2.6.31", "56e49d218890", "vmscan: evict use-once pages first", "lru.evict_use_once", "false", "true",
             "shrink_zone() ages the active file list only while inactive_file_is_low(); before it every pass "
             "deactivates file pages in proportion, so pages read twice are demoted with the use-once ones" },
+        { "2.6.32", "not verified", "sched: Rate-limit newidle", "sched.newidle_ratelimit", "false", "true",
+            "idle_balance() runs only while the CPU's average idle spell (rq->avg_idle) is at least "
+            "sysctl_sched_migration_cost (0.5 ms); before it a CPU about to go idle looks for a task to pull every "
+            "time (the release is not verified against a tag)" },
         { "2.6.33", "not verified", "mm: stop ptlock enlarging struct page", "config.ptl_in_struct_page", "true",
             "false",
             "with DEBUG_SPINLOCK or lockdep the split page-table locks are off (SPLIT_PTLOCK_CPUS 999999): every page "
@@ -556,6 +561,7 @@ nlohmann::json Toggles::toJson() const
         { "lru.activate_batch", activateBatch },
         { "lru.anon_new_inactive", anonNewInactive },
         { "lru.evict_use_once", evictUseOnce },
+        { "sched.newidle_ratelimit", newidleRateLimit },
         { "lru.inactive_file_ratio", pick(inactiveFileRatio, { "equal", "sqrt" }) },
         { "lru.workingset", workingset },
         { "swap.slots_cache", pick(slotsCache, { "off", "per_cpu", "per_cpu_per_device" }) },

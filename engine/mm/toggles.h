@@ -83,6 +83,9 @@ struct Toggles {
     // lru.evict_use_once: shrink_zone() deactivates file pages only while the inactive file list is the smaller
     // (inactive_file_is_low, 56e49d218890, 2.6.31); off: the active file list is aged on every pass, as the anon one.
     bool evictUseOnce = true;
+    // sched.newidle_ratelimit: a CPU about to go idle skips idle_balance() while its avg_idle is under
+    // sysctl_sched_migration_cost (IdleBalance::rateLimit, 2.6.32); off: it looks for a task to pull every time.
+    bool newidleRateLimit = true;
     // lru.inactive_file_ratio: how big inactive_file_is_low() keeps the inactive file list: `equal` to the active one
     // (2.6.31-4.9), or 1/sqrt(10 * GB) of it as the anon list (59dc76b0d4df, 4.10).
     InactiveFileRatio inactiveFileRatio = InactiveFileRatio::Equal;

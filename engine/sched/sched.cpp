@@ -97,10 +97,18 @@ void Sched::dispatch(Cpu& c, bool fromLoop)
 {
     if (c.current)
         return;
-    if (c.runq.empty()) {
+    if (c.runq.empty() && !(m_idleBalance.on && idleBalance(c))) {
         c.idleSince = m_sim.now();
+        if (c.idleStamp < 0)
+            c.idleStamp = m_sim.now();
         ++c.switches; // to the idle task
         return;
+    }
+    if (c.idleStamp >= 0) {
+        // ttwu_do_wakeup() (update_avg of the idle spell, at most twice the migration cost)
+        const Time spell = m_sim.now() - c.idleStamp;
+        c.avgIdle = spell > 2 * kMigrationCost ? 2 * kMigrationCost : c.avgIdle + ((spell - c.avgIdle) >> 3);
+        c.idleStamp = -1;
     }
     Task* t = c.runq.front();
     c.runq.pop_front();
@@ -153,6 +161,7 @@ void Sched::offCpu(Task& t)
 void Sched::block(Task& t, std::coroutine_handle<> h, bool interruptible)
 {
     offCpu(t);
+    t.lastRan = m_sim.now() + t.debt;
     ++t.sleepGen;
     t.resumePoint = h;
     t.state = TaskState::Sleeping;
@@ -245,6 +254,48 @@ int Sched::selectIdleSibling(const Task& t) const
     return target;
 }
 
+void Sched::setIdleBalance(IdleBalance b)
+{
+    m_idleBalance = b;
+    for (Cpu& c : m_cpus)
+        c.avgIdle = 2 * kMigrationCost; // sched_init(): rq->avg_idle = 2 * sysctl_sched_migration_cost
+}
+
+bool Sched::idleBalance(Cpu& c)
+{
+    if (m_idleBalance.rateLimit && c.avgIdle < kMigrationCost)
+        return false;
+    const Time now = m_sim.now();
+    for (int pass = 0; pass < 2; ++pass) {
+        Cpu* busiest = nullptr;
+        for (Cpu& o : m_cpus)
+            if (&o != &c && (o.socket == c.socket) == (pass == 0) && !o.runq.empty()
+                && (!busiest || o.runq.size() > busiest->runq.size()))
+                busiest = &o;
+        if (!busiest)
+            continue;
+        // can_migrate_task(): allowed on c, and not cache-hot unless balancing has failed more than cache_nice_tries
+        bool hotOnly = false;
+        for (std::size_t i = 0; i < busiest->runq.size(); ++i) {
+            Task* t = busiest->runq[i];
+            if (!t->allowedOn(c.id))
+                continue;
+            if (t->lastRan >= 0 && now - t->lastRan < kMigrationCost && c.balanceFailed <= kCacheNiceTries) {
+                hotOnly = true;
+                continue;
+            }
+            busiest->runq.erase(i);
+            set_task_cpu(*t, c.id);
+            c.runq.push_back(t);
+            c.balanceFailed = 0;
+            return true;
+        }
+        if (hotOnly)
+            ++c.balanceFailed;
+    }
+    return false;
+}
+
 Co<> Sched::cond_resched(Task& t)
 {
     co_await flush(t);
@@ -267,6 +318,7 @@ Co<> Sched::yield(Task& t)
         void await_suspend(std::coroutine_handle<> h)
         {
             offCpu(t);
+            t.lastRan = s.m_sim.now();
             t.resumePoint = h;
             t.state = TaskState::Runnable;
             c.runq.push_back(&t);

@@ -53,6 +53,22 @@ struct Cpu {
     Time sysTime = 0;
     std::uint64_t ipisReceived = 0;
     std::uint64_t switches = 0; // switches to another task or to idle here (/proc/stat's ctxt, vmstat's cs)
+    // Idle balancing (Sched::idleBalance): rq->idle_stamp (when the CPU went idle, -1 while busy), rq->avg_idle (the
+    // mean of its idle spells, the kernel's update_avg: 1/8 of each new one) and nr_balance_failed (pulls refused
+    // because every task that could come was cache-hot).
+    Time idleStamp = -1;
+    Time avgIdle = 0;
+    int balanceFailed = 0;
+};
+
+// The kernel's idle balancing as Kernel::boot() sets it: idle_balance() (newidle_balance() from 5.x) pulls a task
+// queued behind another CPU's running one to a CPU about to go idle, every sched domain with SD_BALANCE_NEWIDLE
+// having it (2.6.20's SD_MC_INIT and SD_CPU_INIT in include/linux/topology.h, and every later release).
+struct IdleBalance {
+    bool on = false; // a bare scheduler (the lock models' tests) keeps every task on its CPU
+    // "sched: Rate-limit newidle" (2.6.32): no pull while the CPU's avg_idle is under the migration cost, since an
+    // idle spell that short is over before a pulled task would gain anything (sched.newidle_ratelimit).
+    bool rateLimit = false;
 };
 
 // One CPU's time from boot to now, as /proc/stat's cpuN line counts it: user and system time of the tasks that ran
@@ -167,6 +183,14 @@ public:
     // queueing behind the running task. Kernel::boot() turns it on for every run; a bare scheduler (the lock models'
     // tests) keeps tasks on their CPU.
     void setWakeIdleSibling(bool on) { m_wakeIdleSibling = on; }
+    void setIdleBalance(IdleBalance b);
+    // sysctl_sched_migration_cost, 500000 ns (kernel/sched/fair.c, CFS from 2.6.23; 2.6.20's sd->cache_hot_time was
+    // calibrated at boot, GUESS the same): a task that ran more recently is cache-hot, and no idle spell shorter than
+    // it on average is worth a pull (IdleBalance::rateLimit).
+    static constexpr Time kMigrationCost = 500'000'000;
+    // sd->cache_nice_tries of the LLC and package domains (SD_MC_INIT, SD_CPU_INIT: 1): a pull refused that many
+    // times for cache-hot tasks takes a hot one the next time.
+    static constexpr int kCacheNiceTries = 1;
     // A transfer of `bytes` to or from the memory of `node` by t's CPU (clearing, copying or reading pages), at
     // the task's time plus `ahead` (CPU time the caller has yet to charge): its duration as the node's and the
     // core's bandwidth leave room for it (hw/membw.h), slower from another socket's memory
@@ -299,6 +323,7 @@ private:
     int m_liveUser = 0;
     std::exception_ptr m_taskError;
     bool m_wakeIdleSibling = false;
+    IdleBalance m_idleBalance;
     Locking m_locking;
     MemoryBandwidth m_mem;
     // Per socket: bytes streamed through its last-level cache, and that as the cache's clock.
@@ -313,6 +338,10 @@ private:
             static_cast<std::uint64_t>(f * m_cacheUnitInv));
     }
     int selectIdleSibling(const Task& t) const;
+    // idle_balance() for `c`, whose run queue is empty: the busiest run queue of its socket (the LLC domain), then of
+    // the machine, gives up the first task queued there that may run on `c` and is not cache-hot (a hot one once
+    // c.balanceFailed exceeds kCacheNiceTries). Returns whether a task came.
+    bool idleBalance(Cpu& c);
     // Task::siblingCurrent of a task on `cpu`: the SMT sibling CPU's current, null with one thread a core.
     Task* const* siblingCurrentOf(int cpu) const;
 };

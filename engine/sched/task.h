@@ -66,6 +66,7 @@ struct Task {
     Time started = 0;
     Time finished = -1;
     Time sliceStart = 0;
+    Time lastRan = -1; // when it last left a CPU (se.exec_start at its dequeue), -1 before it ran: cache-hot test
     // The part of userTime and sysTime already counted to the CPUs the task has left (Cpu::userTime, sysTime); the
     // rest was spent on `cpu`. Settled when the task moves, so burn() charges the task alone.
     Time userSettled = 0;

@@ -154,6 +154,58 @@ private Q_SLOTS:
         QCOMPARE(m.at("elapsed_s"), toSec(sim.now()));
     }
 
+    // idle_balance(): a CPU about to go idle pulls a task queued behind another CPU's running one, unless the task
+    // ran within the migration cost (cache-hot) or, with the 2.6.32 rate limit, the CPU's idle spells average less
+    // than that; a CPU whose pulls were refused more than cache_nice_tries times takes a hot one. Task b runs 5 us on
+    // CPU 0, sleeps `sleepUs` and wakes behind a (1 ms on CPU 0); c ends on CPU 1 at `cUs`, 100 us after b's wake-up.
+    void idleBalancePullsAQueuedTask_data()
+    {
+        QTest::addColumn<double>("sleepUs");
+        QTest::addColumn<bool>("rateLimit");
+        QTest::addColumn<Time>("avgIdle"); // CPU 1's before c ends (-1: as booted, twice the migration cost)
+        QTest::addColumn<int>("failed"); // CPU 1's refused pulls before c ends
+        QTest::addColumn<bool>("pulled");
+        const Time cost = Sched::kMigrationCost;
+        QTest::addRow("cold") << 600.0 << false << Time(-1) << 0 << true;
+        QTest::addRow("hot") << 10.0 << false << Time(-1) << 0 << false;
+        QTest::addRow("hot, refused once") << 10.0 << false << Time(-1) << Sched::kCacheNiceTries << false;
+        QTest::addRow("hot, refused more than cache_nice_tries") << 10.0 << false << Time(-1) << Sched::kCacheNiceTries + 1 << true;
+        QTest::addRow("cold, rate limit, long idle spells") << 600.0 << true << cost << 0 << true;
+        QTest::addRow("cold, rate limit, short idle spells") << 600.0 << true << cost - 1 << 0 << false;
+    }
+    void idleBalancePullsAQueuedTask()
+    {
+        QFETCH(double, sleepUs);
+        QFETCH(bool, rateLimit);
+        QFETCH(Time, avgIdle);
+        QFETCH(int, failed);
+        QFETCH(bool, pulled);
+        Simulator sim;
+        Sched s(sim, machine(2));
+        s.setIdleBalance({ true, rateLimit });
+        QCOMPARE(s.cpu(1).avgIdle, 2 * Sched::kMigrationCost);
+        if (avgIdle >= 0)
+            s.cpu(1).avgIdle = avgIdle;
+        s.cpu(1).balanceFailed = failed;
+        Task& b = s.spawn("b", 0, false, nullptr, 1);
+        Task& a = s.spawn("a", 0, false, nullptr, 2);
+        Task& c = s.spawn("c", 1, false, nullptr, 3);
+        s.start(b, workSleepWork(s, b, 5'000.0, sleepUs * 1000.0));
+        s.start(a, work(s, a, 0.0, 1'000'000.0));
+        s.start(c, work(s, c, 0.0, (sleepUs + 105.0) * 1000.0));
+        QVERIFY(sim.run());
+
+        const Time cs = ns(s.cost().contextSwitchNs);
+        QCOMPARE(b.cpu, pulled ? 1 : 0);
+        if (pulled) // b follows c on CPU 1 at once: c's switch-in and work, b's switch-in and last 5 us
+            QCOMPARE(b.finished, c.finished + cs + ns(5'000.0));
+        else // b waits for a on CPU 0
+            QCOMPARE(b.finished, a.finished + cs + ns(5'000.0));
+        QCOMPARE(s.cpu(1).balanceFailed, pulled ? 0 : failed + (rateLimit ? 0 : 1));
+        for (const CpuTime& t : s.cpuTimes())
+            QCOMPARE(t.user + t.sys + t.idle, sim.now());
+    }
+
     // A workload that says what its user_s, sys_s or elapsed_s are (its own processes only, or from time 0) keeps it;
     // the others are filled in.
     void workloadDefinitionStands()
