@@ -54,6 +54,17 @@ namespace {
         co_return p;
     }
 
+    // The pages of a readahead batch other than the faulting entry's: counted (swap_ra) and marked with their entry
+    // (SetPageReadahead), for the fault that finds one in the swap cache (swap_ra_hit).
+    void markReadahead(Mm& k, const std::vector<Pfn>& batch, Pfn target)
+    {
+        for (Pfn p : batch)
+            if (p != target) {
+                k.vm.inc(Vm::SwapRa);
+                k.swapReadahead[p] = k.pages.priv(p);
+            }
+    }
+
     // swapin_readahead(): read the aligned cluster of 2^page_cluster slots around `entry` that are in use and not
     // cached yet, as one request. Returns the page for `entry` (locked, under I/O) or kNoPage.
     Co<Pfn> swapin_readahead(Mm& k, Task& t, std::uint32_t entry)
@@ -78,7 +89,7 @@ namespace {
         if (batch.empty())
             co_return si.slot[off].cache();
         k.vm.inc(Vm::PswpIn, batch.size());
-        k.vm.inc(Vm::SwapRa, batch.size() - (target != kNoPage ? 1 : 0));
+        markReadahead(k, batch, target);
         if (swap_synchronous(si)) { // zram: each page decompressed here, in the faulting task
             for (Pfn p : batch)
                 co_await swap_readpage(k, t, p);
@@ -126,7 +137,7 @@ namespace {
         if (batch.empty())
             co_return cached;
         k.vm.inc(Vm::PswpIn, batch.size());
-        k.vm.inc(Vm::SwapRa, batch.size() - (target != kNoPage ? 1 : 0));
+        markReadahead(k, batch, target);
         std::sort(batch.begin(), batch.end(), [&](Pfn a, Pfn b) { return k.pages.priv(a) < k.pages.priv(b); });
         for (std::size_t i = 0; i < batch.size();) {
             SwapInfo& si = *k.swap[pte::swpType(k.pages.priv(batch[i]))];
@@ -298,9 +309,16 @@ Co<> do_swap_page(Mm& k, Task& t, MmStruct& mm, std::uint32_t vpn, Pte orig)
     SwapInfo& si = *k.swap[pte::swpType(entry)];
     std::uint32_t off = pte::swpOffset(entry);
     for (;;) {
-        // lookup_swap_cache()
+        // lookup_swap_cache(), which counts a hit on a page readahead brought in (TestClearPageReadahead)
         Pfn p = si.slot[off].cache();
         Sched::burn(t, k.cost.swapCacheOpNs);
+        if (p != kNoPage) {
+            const std::uint32_t* readFor = k.swapReadahead.find(p);
+            if (readFor && *readFor == entry) {
+                k.vm.inc(Vm::SwapRaHit);
+                k.swapReadahead.erase(p);
+            }
+        }
         if (p == kNoPage) {
             k.vm.inc(Vm::PgMajFault);
             if (k.tg.skipSwapcache && swap_synchronous(si) && si.slot[off].swapMap == 1) {

@@ -309,6 +309,10 @@ public:
 
     // Pages under read I/O: the device and request a fault must wait for.
     FlatMap<std::pair<int, std::uint64_t>> pageReadIo;
+    // Pages swap readahead read beyond the faulting entry, each with the entry it was read for (PG_readahead on a
+    // swap-cache page, 4.14): a fault that finds one counts Vm::SwapRaHit. A frame freed and reused is told apart by
+    // its entry.
+    FlatMap<std::uint32_t> swapReadahead;
     // Extra references held by a fault in progress (get_page): reclaim leaves such pages alone.
     PinSet pinned; // a gather pins thousands of consecutive frames: bits in 64-frame blocks (mm/pinset.h)
     void pin(Pfn p) { pinned.pin(p); }

@@ -13,6 +13,7 @@ const char* vmName(Vm v)
     case Vm::PswpIn: return "pswpin";
     case Vm::PswpOut: return "pswpout";
     case Vm::SwapRa: return "swap_ra";
+    case Vm::SwapRaHit: return "swap_ra_hit";
     case Vm::PgScanKswapd: return "pgscan_kswapd";
     case Vm::PgScanDirect: return "pgscan_direct";
     case Vm::PgSteal: return "pgsteal";

@@ -14,6 +14,7 @@ enum class Vm : std::uint8_t {
     PswpIn,
     PswpOut,
     SwapRa, // pages read by swap readahead beyond the faulting one
+    SwapRaHit, // swap-in faults that found a page swap readahead read for that entry (4.14's swap_ra_hit)
     PgScanKswapd,
     PgScanDirect,
     PgSteal,
