@@ -188,8 +188,8 @@ public:
     // calibrated at boot, GUESS the same): a task that ran more recently is cache-hot, and no idle spell shorter than
     // it on average is worth a pull (IdleBalance::rateLimit).
     static constexpr Time kMigrationCost = 500'000'000;
-    // sd->cache_nice_tries of the LLC and package domains (SD_MC_INIT, SD_CPU_INIT: 1): a pull refused that many
-    // times for cache-hot tasks takes a hot one the next time.
+    // sd->cache_nice_tries of the LLC and package domains (SD_MC_INIT, SD_CPU_INIT: 1): a CPU whose pulls were
+    // refused more than that many times, every task it could take being cache-hot, takes a hot one.
     static constexpr int kCacheNiceTries = 1;
     // A transfer of `bytes` to or from the memory of `node` by t's CPU (clearing, copying or reading pages), at
     // the task's time plus `ahead` (CPU time the caller has yet to charge): its duration as the node's and the
