@@ -266,12 +266,16 @@ bool Sched::idleBalance(Cpu& c)
     if (m_idleBalance.rateLimit && c.avgIdle < kMigrationCost)
         return false;
     const Time now = m_sim.now();
-    for (int pass = 0; pass < 2; ++pass) {
-        Cpu* busiest = nullptr;
-        for (Cpu& o : m_cpus)
-            if (&o != &c && (o.socket == c.socket) == (pass == 0) && !o.runq.empty()
-                && (!busiest || o.runq.size() > busiest->runq.size()))
-                busiest = &o;
+    // The longest run queue of c's socket (the LLC domain) and of the other sockets, in one scan of the CPUs.
+    Cpu* busiestIn[2] = { nullptr, nullptr };
+    for (Cpu& o : m_cpus) {
+        if (&o == &c || o.runq.empty())
+            continue;
+        Cpu*& b = busiestIn[o.socket == c.socket ? 0 : 1];
+        if (!b || o.runq.size() > b->runq.size())
+            b = &o;
+    }
+    for (Cpu* busiest : busiestIn) {
         if (!busiest)
             continue;
         // can_migrate_task(): allowed on c, and not cache-hot unless balancing has failed more than cache_nice_tries
