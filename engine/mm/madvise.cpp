@@ -26,6 +26,7 @@ namespace {
             k.del_page_from_lru_list(p);
             k.pages.clear(p, PG_active | PG_referenced);
             k.add_page_to_lru_list(p, Mm::page_lru(k.pages.flags(p)), true); // the inactive list's tail
+            k.lruVmstat(t, lruvec, Mm::page_lru(k.pages.flags(p)), 1);
             k.vm.inc(Vm::PgDeactivate);
             Sched::burn(t, 2 * k.cost.listOpNs);
         }

@@ -120,6 +120,7 @@ void Mm::initNodes(std::uint64_t reservedPages)
         d->zone.watermarkLow = d->zone.watermarkMin * 5 / 4;
         d->zone.watermarkHigh = d->zone.watermarkMin * 3 / 2;
         d->lruvec.listBase = static_cast<std::uint32_t>(nid * memcgs * NR_LRU_LISTS);
+        d->lruvec.nid = nid;
         d->lruvec.lru_lock.setName(nodeLockName(nrNodes, nid, "zone->lru_lock"));
         d->lruvecs.push_back(&d->lruvec);
         for (int i = 1; i < memcgs; ++i) {
@@ -131,6 +132,7 @@ void Mm::initNodes(std::uint64_t reservedPages)
                 m_memcgLruvecs.push_back(std::make_unique<Lruvec>());
             Lruvec& v = *m_memcgLruvecs.back();
             v.listBase = d->lruvec.listBase + static_cast<std::uint32_t>(i * NR_LRU_LISTS);
+            v.nid = nid;
             if (v.ownsLock())
                 v.lru_lock.setName(nodeLockName(nrNodes, nid, "memcg[" + std::to_string(i) + "] lruvec->lru_lock"));
             d->lruvecs.push_back(&v);
@@ -219,10 +221,35 @@ void Mm::boot(std::uint64_t seed)
     s.setWakeIdleSibling(true);
     s.setIdleBalance({ true, tg.newidleRateLimit });
     enableLineTracking();
+    // refresh_zone_stat_thresholds() at boot; the per-cpu deltas start at zero.
+    const int cpus = s.cpuCount();
+    for (auto& d : nodes) {
+        const Zone& z = d->zone;
+        d->statThreshold = zvcNormalThreshold(cpus, z.end() - z.start());
+        const bool drift = static_cast<std::uint64_t>(cpus) * static_cast<std::uint64_t>(d->statThreshold)
+            > z.watermarkLow - z.watermarkMin;
+        d->statPressureThreshold = drift ? zvcPressureThreshold(cpus, z.watermarkMin, z.watermarkLow) : 0;
+    }
+    m_zvc.init(cpus, nrNodes());
     Rng rng(Rng::mix(seed, 0xb007u));
     memCostJitter = rng.jitter(cost.memRunSpread);
     guestRng = Rng(Rng::mix(seed, 0x9e57u));
     pageCostJitter = cost.memPageSpread;
+}
+
+void Mm::zvcMod(Task& t, int nid, ZvcArray array, int item, int delta)
+{
+    const PgData& d = node(nid);
+    // A zone's threshold drops to the pressure one while kswapd is awake (set_pgdat_percpu_threshold() around its
+    // sleep, vmstat.pressure_threshold); a node keeps its normal one.
+    const bool pressure = array == ZvcArray::Zone && tg.vmstatPressureThreshold && d.kswapdWoken && d.statPressureThreshold;
+    const Zvc::Fold f = m_zvc.add(t.cpu, nid, array, item, delta, pressure ? d.statPressureThreshold : d.statThreshold);
+    if (!f.folded)
+        return;
+    vm.inc(Vm::ZvcFold);
+    // zone_page_state_add() / node_page_state_add(): atomic_long_add() on the zone's or node's counter and on the
+    // global one.
+    Sched::burn(t, 2 * cost.lockedRmwNs + s.lineTransferNs(f.arrayLineOwner, t.cpu) + s.lineTransferNs(f.globalLineOwner, t.cpu));
 }
 
 double Mm::ipiRoundNs(std::size_t targets)

@@ -22,6 +22,7 @@
 #include "mm/swapinfo.h"
 #include "mm/toggles.h"
 #include "mm/vmstat.h"
+#include "mm/zvc.h"
 #include "sched/sched.h"
 #include "sched/signal.h"
 #include "sim/reuse.h"
@@ -150,11 +151,14 @@ public:
     // The line of a lruvec's memcg LRU size counters (mem_cgroup_per_node::lru_zone_size, written by
     // mem_cgroup_update_lru_size() on every list change under lru_lock): after the pages and the list heads.
     Pfn lruSizeLine(const Lruvec& v) const { return pages.size() + PageArray::kListHeads + v.listBase / NR_LRU_LISTS; }
-    // An LRU list's size changed by `delta` pages under lru_lock, with CONFIG_MEMCG (mm/kconfig.h): the write of
-    // the memcg's size counter, whose line moves with the lock, and in the eras that batch the memcg statistics
-    // the per-cpu delta, folded into the shared counters past MEMCG_CHARGE_BATCH.
-    void lruSizeChanged(Task& t, const Lruvec& v, LruList l, int delta)
+    // An LRU list's size changed by `delta` pages under lru_lock: its vmstat counters (lruVmstat; `vmstat` false
+    // where the caller counts a batch at once), and with CONFIG_MEMCG (mm/kconfig.h) the write of the memcg's size
+    // counter, whose line moves with the lock, and in the eras that batch the memcg statistics the per-cpu delta,
+    // folded into the shared counters past MEMCG_CHARGE_BATCH.
+    void lruSizeChanged(Task& t, const Lruvec& v, LruList l, int delta, bool vmstat = true)
     {
+        if (vmstat)
+            lruVmstat(t, v, l, delta);
         if (!tg.config.memcg)
             return;
         touchLine(t, lruSizeLine(v));
@@ -178,6 +182,27 @@ public:
         }
         x = static_cast<std::int16_t>(sum);
     }
+    // update_lru_size()'s vmstat part (vmstat.lru_counters, mm/zvc.h): list `l` of lruvec `v` changed by `delta`
+    // pages. Before 2.6.21 the zone's nr_active / nr_inactive sit beside the list heads under lru_lock (nothing
+    // more to write); then the zone's counter, and from 4.8 the node's and the zone's.
+    void lruVmstat(Task& t, const Lruvec& v, LruList l, int delta)
+    {
+        if (!m_zvc.enabled() || tg.vmstatLru == VmstatLru::Fields)
+            return;
+        if (tg.vmstatLru == VmstatLru::NodeZone)
+            zvcMod(t, v.nid, ZvcArray::Node, l, delta);
+        zvcMod(t, v.nid, ZvcArray::Zone, l, delta);
+    }
+    // NR_ISOLATED_ANON / NR_ISOLATED_FILE by `delta` pages (vmstat.isolated): a zone item, a node item from 4.8.
+    void isolatedVmstat(Task& t, const PgData& d, bool file, int delta)
+    {
+        if (!m_zvc.enabled() || !tg.vmstatIsolated)
+            return;
+        zvcMod(t, d.nid, tg.vmstatLru == VmstatLru::NodeZone ? ZvcArray::Node : ZvcArray::Zone, zvcIsolatedItem(file), delta);
+    }
+    // __mod_zone_page_state() / __mod_node_page_state() on this CPU; a fold is two atomic_long_add()s on lines other
+    // CPUs wrote last (mm/zvc.h).
+    void zvcMod(Task& t, int nid, ZvcArray array, int item, int delta);
     void touchLine(Task& t, Pfn line)
     {
         if (!lines.tracking())
@@ -219,11 +244,11 @@ public:
         touchLine(t, p);
     }
     // The lines list_del() from an LRU list writes: the page and both neighbours (and the list's size counter).
-    void touchLruDel(Task& t, Pfn p)
+    void touchLruDel(Task& t, Pfn p, bool vmstat = true)
     {
         if (!lines.tracking())
             return;
-        lruSizeChanged(t, lruvecOf(p), page_lru(pages.flags(p)), -1);
+        lruSizeChanged(t, lruvecOf(p), page_lru(pages.flags(p)), -1, vmstat);
         touchLine(t, pages.prev(p));
         touchLine(t, pages.next(p));
         touchLine(t, p);
@@ -344,6 +369,7 @@ private:
     Pfn m_framesPerNode = 0; // every node's frames but the last's (which takes the remainder); 0 with one node
     double m_structPageLines = 1; // KernelConfig::structPageLines()
     std::vector<int> m_memcgStatLastCpu; // per LRU size item: the CPU that folded it last (memcgStatAdd)
+    Zvc m_zvc; // the per-cpu vmstat deltas and their counters' lines, from boot()
     std::vector<MmStruct*> m_freeMms; // mm_struct's slab cache (mmdrop -> mm_alloc)
     void endIo(BlockDevice& dev, IoRequest& r);
     // Wakes every congestion_wait() sleeper (the one congestion_wqh[BLK_RW_ASYNC] wait queue of all devices).

@@ -142,6 +142,7 @@ public:
     SpinLock& lru_lock; // its own lock, or (lru.lock=node) the node's
     std::uint64_t nr[NR_LRU_LISTS] = {};
     std::uint32_t listBase = 0; // this lruvec's lists are PageArray lists listBase + LruList
+    int nid = 0; // its node
     // lru.workingset: lruvec->inactive_age (3.15), advanced by each eviction and each activation of a file page.
     std::uint64_t inactiveAge = 0;
 };
@@ -164,6 +165,11 @@ struct PgData {
     std::uint64_t bytes = 0; // the node's memory (node_present_pages), for the inactive:active ratios
     Task* kswapd = nullptr; // kswapd<nid>, from boot on a CPU of the node
     bool kswapdWoken = false;
+    // The zone's vmstat thresholds (mm/zvc.h): calculate_normal_threshold() (the node's too: its one zone's), and
+    // calculate_pressure_threshold() where the CPUs' drift could pass the min watermark (percpu_drift_mark), 0
+    // where it could not. Set at boot.
+    int statThreshold = 0;
+    int statPressureThreshold = 0;
     // vmscan.isolated_throttle=reclaim_throttle: the tasks asleep on pgdat->reclaim_wait[VMSCAN_THROTTLE_ISOLATED],
     // with the sleep generation that wakes them.
     std::vector<std::pair<Task*, std::uint32_t>> isolatedWait;

@@ -95,9 +95,13 @@ namespace {
         for (Pfn p : pv.pages) {
             co_await lk.relock(p);
             if (k.pages.test(p, PG_lru) && k.pages.test(p, PG_active) && !k.pages.test(p, PG_isolated)) {
+                const LruList from = Mm::page_lru(k.pages.flags(p));
                 k.del_page_from_lru_list(p);
                 k.pages.clear(p, PG_active | PG_referenced);
-                k.add_page_to_lru_list(p, Mm::page_lru(k.pages.flags(p)));
+                const LruList to = Mm::page_lru(k.pages.flags(p));
+                k.add_page_to_lru_list(p, to);
+                k.lruVmstat(t, k.lruvecOf(p), from, -1);
+                k.lruVmstat(t, k.lruvecOf(p), to, 1);
                 k.vm.inc(Vm::PgDeactivate);
                 Sched::burn(t, 2 * k.cost.listOpNs);
             }
@@ -175,6 +179,7 @@ Co<> release_pages(Mm& k, Task& t, std::vector<Pfn>& pages, bool gathered)
                 continue;
             }
             if (k.pages.test(p, PG_lru)) {
+                k.lruVmstat(t, k.lruvecOf(p), Mm::page_lru(k.pages.flags(p)), -1);
                 k.del_page_from_lru_list(p);
                 Sched::burn(t, k.cost.listOpNs);
             }

@@ -73,8 +73,10 @@ namespace {
             spin_unlock(k.s, t, lruvec.lru_lock);
             co_return;
         }
-        if (k.pages.test(p, PG_lru))
+        if (k.pages.test(p, PG_lru)) {
+            k.lruVmstat(t, lruvec, Mm::page_lru(k.pages.flags(p)), -1);
             k.del_page_from_lru_list(p);
+        }
         spin_unlock(k.s, t, lruvec.lru_lock);
         co_await free_hot_cold_page(k, t, p);
     }

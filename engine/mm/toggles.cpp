@@ -153,6 +153,10 @@ namespace {
             { "vmscan.isolated_throttle",
                 choice(&Toggles::isolatedThrottle,
                     { { "congestion_wait", IsolatedThrottle::CongestionWait }, { "reclaim_throttle", IsolatedThrottle::ReclaimThrottle } }) },
+            { "vmstat.lru_counters",
+                choice(&Toggles::vmstatLru, { { "fields", VmstatLru::Fields }, { "zone", VmstatLru::Zone }, { "node_zone", VmstatLru::NodeZone } }) },
+            { "vmstat.isolated", boolean(&Toggles::vmstatIsolated) },
+            { "vmstat.pressure_threshold", boolean(&Toggles::vmstatPressureThreshold) },
             { "tlb.lazy_ipi", boolean(&Toggles::tlbLazyIpi) },
             { "tlb.reclaim_batch", boolean(&Toggles::reclaimTlbBatch) },
             { "rmap.anon_vma_read", boolean(&Toggles::anonVmaRead) },
@@ -230,6 +234,12 @@ std::string KernelVersion::str() const
 const std::vector<KernelRule>& kernelRules()
 {
     static const std::vector<KernelRule> rules = {
+        { "2.6.21", "c878538598d1", "[PATCH] Use ZVC for inactive and active counts", "vmstat.lru_counters", "fields",
+            "zone",
+            "a list change updates the zone's NR_ACTIVE / NR_INACTIVE vmstat item: a per-cpu delta, folded into the "
+            "zone's and the global counter (two atomics on shared lines) past the zone's stat_threshold; before it "
+            "zone->nr_active / nr_inactive sit beside the lists under lru_lock (the release is not verified "
+            "against a tag)" },
         { "2.6.22", "not verified", "mm: madvise avoid exclusive mmap_sem", "madvise.mmap_sem", "write", "read",
             "sys_madvise takes mmap_sem for write for every advice before it; madvise_need_mmap_write() lets "
             "DONTNEED, WILLNEED and REMOVE take it for read" },
@@ -257,6 +267,9 @@ const std::vector<KernelRule>& kernelRules()
             "idle_balance() runs only while the CPU's average idle spell (rq->avg_idle) is at least "
             "sysctl_sched_migration_cost (0.5 ms); before it a CPU about to go idle looks for a task to pull every "
             "time (the release is not verified against a tag)" },
+        { "2.6.32", "not verified", "mm: vmstat: add isolate pages", "vmstat.isolated", "false", "true",
+            "reclaim counts the pages it isolates in NR_ISOLATED_ANON / NR_ISOLATED_FILE, one vmstat change a batch "
+            "each way, folded like the LRU counters" },
         { "2.6.33", "not verified", "mm: stop ptlock enlarging struct page", "config.ptl_in_struct_page", "true",
             "false",
             "with DEBUG_SPINLOCK or lockdep the split page-table locks are off (SPLIT_PTLOCK_CPUS 999999): every page "
@@ -274,6 +287,10 @@ const std::vector<KernelRule>& kernelRules()
             "an allocation that fails after direct reclaim empties every CPU's per-cpu list (on_each_cpu_mask: an "
             "IPI to each CPU with pages) before it retries; from 2.6.24 high-order allocations drained after every "
             "reclaim, which is not distinguished" },
+        { "2.6.37", "not verified", "mm: page allocator: adjust the per-cpu counter threshold when memory is low",
+            "vmstat.pressure_threshold", "false", "true",
+            "while kswapd is awake a zone whose CPUs' drift could pass the min watermark folds its vmstat deltas at "
+            "(low - min) / CPUs instead of the normal threshold: more folds under memory pressure" },
         { "3.0", "out of tree", "mm: support madvise(MADV_FREE) (Minchan Kim's series in mmotm)", "madvise.era", "2007",
             "4.5",
             "MADV_FREE as a patch: on 2.6 Rik van Riel's v1 (PG_lazyfree, a TLB flush per dirty or young PTE), from "
@@ -360,9 +377,10 @@ const std::vector<KernelRule>& kernelRules()
         { "4.7", "da9556a2367c", "zram: user per-cpu compression streams", "zram.streams", "single", "percpu",
             "each CPU compresses with its own stream instead of one stream under a mutex (max_comp_streams 1, "
             "fe8eb122c82b, 3.15)" },
-        { "4.8", "a9dd0a831", "mm, vmscan: move LRU lists to node", "", "", "",
-            "not modelled apart: the model's nodes have one zone each, so the zone's lru_lock and the node's are the "
-            "same lock; the change matters on nodes of several zones" },
+        { "4.8", "599d0c954f91", "mm, vmscan: move LRU lists to node", "vmstat.lru_counters", "zone", "node_zone",
+            "a list change updates the node's LRU vmstat item and the zone's (each a per-cpu delta, folded past its "
+            "threshold; the node keeps the normal one under pressure), and NR_ISOLATED_* are node items. The lists "
+            "and lru_lock moving to the node are not modelled apart: the model's nodes have one zone each" },
         { "4.10", "9d659ae14b54", "locking/mutex: Add lock handoff to avoid starvation", "lock.mutex_handoff",
             "false", "true",
             "a woken mutex waiter that finds the mutex taken again sets MUTEX_FLAG_HANDOFF, and the next unlock grants "
@@ -573,6 +591,9 @@ nlohmann::json Toggles::toJson() const
         { "swap.skip_swapcache", skipSwapcache },
         { "swap.readahead", pick(swapReadahead, { "cluster", "vma" }) },
         { "vmscan.isolated_throttle", pick(isolatedThrottle, { "congestion_wait", "reclaim_throttle" }) },
+        { "vmstat.lru_counters", pick(vmstatLru, { "fields", "zone", "node_zone" }) },
+        { "vmstat.isolated", vmstatIsolated },
+        { "vmstat.pressure_threshold", vmstatPressureThreshold },
         { "tlb.lazy_ipi", tlbLazyIpi },
         { "tlb.reclaim_batch", reclaimTlbBatch },
         { "rmap.anon_vma_read", anonVmaRead },

@@ -30,6 +30,7 @@ enum class SwapLock : std::uint8_t { Global, Device };
 enum class SwapReadahead : std::uint8_t { Cluster, Vma };
 enum class InactiveFileRatio : std::uint8_t { Equal, Sqrt };
 enum class IsolatedThrottle : std::uint8_t { CongestionWait, ReclaimThrottle };
+enum class VmstatLru : std::uint8_t { Fields, Zone, NodeZone };
 
 // A kernel version "X.Y" or "X.Y.Z" (2.6.20, 3.12, 4.11, 5.6, ...).
 struct KernelVersion {
@@ -118,6 +119,19 @@ struct Toggles {
     // woken only by a device leaving congestion) or `reclaim_throttle` (d818fca1cac3, 5.16: HZ/50 on the node's
     // VMSCAN_THROTTLE_ISOLATED queue, woken when isolation drops back, and at most once per call).
     IsolatedThrottle isolatedThrottle = IsolatedThrottle::CongestionWait;
+    // vmstat.lru_counters: where an LRU list's page count lives. `fields`: zone->nr_active / nr_inactive, plain
+    // fields beside the lists under lru_lock (2.6.20). `zone`: the zone's vmstat item (a ZVC, c878538598d1, 2.6.21):
+    // each CPU adds its changes up in a per-cpu delta and folds it into the zone's and the global counter, two
+    // atomic_long_add()s on lines every CPU writes, once it passes the zone's stat_threshold. `node_zone` (LRU lists
+    // on the node, 599d0c954f91, 4.8): a node item and a zone item, each folded so (mm/vmstat.h).
+    VmstatLru vmstatLru = VmstatLru::Zone;
+    // vmstat.isolated: reclaim counts the pages it isolates in the vmstat item NR_ISOLATED_ANON / NR_ISOLATED_FILE
+    // (zone, node from 4.8), batch by batch, folded like the LRU counters; off: no counter (before 2.6.32).
+    bool vmstatIsolated = true;
+    // vmstat.pressure_threshold: while kswapd is awake a zone whose per-cpu drift could breach the min watermark
+    // folds at calculate_pressure_threshold(), (low - min) / CPUs, instead of the normal threshold (2.6.37); off:
+    // the normal one always.
+    bool vmstatPressureThreshold = true;
     // tlb.lazy_ipi: a TLB flush also interrupts the CPUs in lazy TLB mode for the mm (idle, or in a kernel thread,
     // with the mm still loaded since its task left), which leave the mm on receipt; off: it skips them (they switch
     // mm before they could use a stale entry).

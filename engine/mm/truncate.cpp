@@ -21,6 +21,7 @@ Co<> truncate_inode_pages_range(Mm& k, Task& t, AddressSpace& m, std::uint64_t s
         // Held by someone else: isolated by reclaim or compaction, in another CPU's pagevec, locked, referenced.
         if (p == kNoPage || !k.pages.test(p, PG_lru) || k.pages.test(p, PG_locked | PG_isolated) || k.isPinned(p))
             continue;
+        k.lruVmstat(t, k.lruvecOf(p), Mm::page_lru(k.pages.flags(p)), -1);
         k.del_page_from_lru_list(p); // via __page_cache_release when the last reference goes
         Sched::burn(t, k.cost.listOpNs);
         pages.push_back(p);

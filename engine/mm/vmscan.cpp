@@ -53,12 +53,15 @@ namespace {
             Pfn p = k.pages.last(k.lruHead(v, l));
             if (p == kNoPage)
                 break;
-            k.touchLruDel(t, p);
+            k.touchLruDel(t, p, false);
             k.del_page_from_lru_list(p);
             k.pages.set(p, PG_isolated);
             out.push_back(p);
             Sched::burn(t, 2 * k.cost.lockedRmwNs + k.cost.listOpNs);
         }
+        // The list's vmstat counters once for the batch (4.0: shrink_inactive_list()'s __mod_zone_page_state(zone,
+        // NR_LRU_BASE + lru, -nr_taken); 5.6: update_lru_sizes()).
+        k.lruVmstat(t, v, l, -static_cast<int>(out.size()));
         return out;
     }
 
@@ -215,6 +218,7 @@ Co<> putbackIsolated(Mm& k, Task& t, PgData& d, Lruvec& v, std::vector<Pfn>& lis
     move_pages_to_lru(k, t, list);
     std::uint64_t& nrIsolated = file ? d.zone.nrIsolatedFile : d.zone.nrIsolatedAnon;
     nrIsolated -= std::min(isolated, nrIsolated);
+    k.isolatedVmstat(t, d, file, -static_cast<int>(isolated));
     spin_unlock(k.s, t, v.lru_lock);
     for (Pfn p : list)
         co_await free_hot_cold_page(k, t, p);
@@ -229,6 +233,7 @@ namespace {
         co_await spin_lock(k.s, t, d.lruvec.lru_lock);
         std::vector<Pfn> list = isolate_lru_pages(k, t, d.lruvec, LRU_ACTIVE_ANON, nr);
         d.zone.nrIsolatedAnon += list.size();
+        k.isolatedVmstat(t, d, false, static_cast<int>(list.size()));
         spin_unlock(k.s, t, d.lruvec.lru_lock);
         const std::uint64_t isolated = list.size();
         for (Pfn p : list) {
@@ -294,6 +299,7 @@ namespace {
         co_await spin_lock(k.s, t, d.lruvec.lru_lock);
         std::vector<Pfn> list = isolate_lru_pages(k, t, d.lruvec, LRU_INACTIVE_ANON, nr);
         d.zone.nrIsolatedAnon += list.size();
+        k.isolatedVmstat(t, d, false, static_cast<int>(list.size()));
         spin_unlock(k.s, t, d.lruvec.lru_lock);
         const std::uint64_t isolated = list.size();
         k.vm.inc(kswapd ? Vm::PgScanKswapd : Vm::PgScanDirect, list.size());
@@ -328,6 +334,7 @@ namespace {
         co_await spin_lock(k.s, t, v.lru_lock);
         std::vector<Pfn> list = isolate_lru_pages(k, t, v, LRU_ACTIVE_FILE, nr);
         d.zone.nrIsolatedFile += list.size();
+        k.isolatedVmstat(t, d, true, static_cast<int>(list.size()));
         spin_unlock(k.s, t, v.lru_lock);
         const std::uint64_t isolated = list.size();
         for (Pfn p : list) {
@@ -435,6 +442,7 @@ namespace {
         co_await spin_lock(k.s, t, v.lru_lock);
         std::vector<Pfn> list = isolate_lru_pages(k, t, v, LRU_INACTIVE_FILE, nr);
         d.zone.nrIsolatedFile += list.size();
+        k.isolatedVmstat(t, d, true, static_cast<int>(list.size()));
         spin_unlock(k.s, t, v.lru_lock);
         const std::uint64_t isolated = list.size();
         k.vm.inc(kswapd ? Vm::PgScanKswapd : Vm::PgScanDirect, list.size());

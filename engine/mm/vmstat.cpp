@@ -52,6 +52,7 @@ const char* vmName(Vm v)
     case Vm::WorkingsetRefault: return "workingset_refault";
     case Vm::WorkingsetActivate: return "workingset_activate";
     case Vm::SwapinSkipCache: return "swapin_skip_swapcache";
+    case Vm::ZvcFold: return "zvc_folds";
     case Vm::Count: break;
     }
     return "?";

@@ -61,6 +61,7 @@ enum class Vm : std::uint8_t {
     WorkingsetRefault, // page-cache misses that found a shadow entry (workingset_refault, lru.workingset)
     WorkingsetActivate, // ... whose refault distance let the page start on the active list
     SwapinSkipCache, // swap-ins of a synchronous device that bypassed the swap cache (swap.skip_swapcache)
+    ZvcFold, // model tracepoint: per-cpu vmstat deltas folded into the shared counters (mm/zvc.h)
     Count
 };
 

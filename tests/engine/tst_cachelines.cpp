@@ -1,6 +1,7 @@
 // Struct page lines (hw/cacheline.h, Mm::touchLine): a line written again by its owner costs nothing; one another
 // CPU wrote costs a transfer; one nobody wrote since boot, or one a cache's worth of streamed bytes has pushed out,
-// costs a read from its node's memory, longer from another socket's.
+// costs a read from its node's memory, longer from another socket's. And the vmstat counters' lines (mm/zvc.h),
+// written only when a CPU's delta folds.
 #include "hw/cacheline.h"
 #include "sched/sched.h"
 #include "testutil.h"
@@ -97,6 +98,59 @@ private Q_SLOTS:
         for (int i = 0; i < 100'000; ++i)
             s.memTransfer(t, 0, kPage);
         QCOMPARE(touchNs(k, t, 5), 0.0);
+    }
+
+    // The zoned VM counters (mm/zvc.h): a CPU's changes stay in its per-cpu delta until it passes the zone's
+    // stat_threshold, then fold into the zone's and the global counter, two locked RMWs on lines the CPU that folded
+    // last wrote.
+    void vmstatFoldsPastTheThreshold()
+    {
+        // calculate_normal_threshold()'s table of samples (mm/vmstat.c): CPUs and zone size give the threshold.
+        QCOMPARE(zvcNormalThreshold(1, 240'000), 8); // 0.9-1 GB
+        QCOMPARE(zvcNormalThreshold(2, 300'000), 20); // 1-2 GB
+        QCOMPARE(zvcNormalThreshold(16, 230'000), 40); // 900 MB
+        QCOMPARE(zvcNormalThreshold(64, 800'000), 70); // 2-4 GB
+        QCOMPARE(zvcNormalThreshold(1024, 3'000'000), 125); // 8-16 GB: the cap
+        QCOMPARE(zvcPressureThreshold(32, 1024, 1280), 8);
+        QCOMPARE(zvcPressureThreshold(64, 1024, 1040), 1);
+
+        test::Box b(1ull << 30, Toggles::forKernel(*KernelVersion::parse("4.0"))); // zone items, pressure threshold
+        b.k.boot(1);
+        Task& t0 = b.s.spawn("t0", 0, false, nullptr, 1);
+        Task& t1 = b.s.spawn("t1", 1, false, nullptr, 2);
+        PgData& d = b.k.node(0);
+        const Zone& z = d.zone;
+        const int normal = d.statThreshold;
+        QCOMPARE(normal, zvcNormalThreshold(12, z.end() - z.start()));
+        QCOMPARE(d.statPressureThreshold, zvcPressureThreshold(12, z.watermarkMin, z.watermarkLow));
+        auto chargeNs = [&](Task& t, int delta) {
+            const Time before = t.debt;
+            b.k.lruVmstat(t, d.lruvec, LRU_INACTIVE_FILE, delta);
+            return toNs(t.debt - before);
+        };
+        const double fold = 2 * b.k.cost.lockedRmwNs;
+        const double moved = fold + 2 * b.s.lineTransferNs(0, 1);
+        // Up to the threshold the CPU's delta takes it; one more folds, on lines nobody wrote yet.
+        for (int i = 0; i < normal; ++i)
+            QCOMPARE(chargeNs(t0, 1), 0.0);
+        QVERIFY(std::fabs(chargeNs(t0, 1) - fold) < 0.001);
+        // CPU 1's batch of isolated pages folds at once, and both lines come from CPU 0.
+        QVERIFY(std::fabs(chargeNs(t1, -32) - moved) < 0.001);
+        QCOMPARE(b.k.vm.get(Vm::ZvcFold), std::uint64_t { 2 });
+        // kswapd awake: the zone folds at the pressure threshold.
+        d.kswapdWoken = true;
+        for (int i = 0; i < d.statPressureThreshold; ++i)
+            QCOMPARE(chargeNs(t0, 1), 0.0);
+        QVERIFY(std::fabs(chargeNs(t0, 1) - moved) < 0.001);
+
+        // 2.6.20: zone->nr_active / nr_inactive beside the lists, no delta to fold.
+        test::Box old(1ull << 30, Toggles::forKernel(*KernelVersion::parse("2.6.20")));
+        old.k.boot(1);
+        Task& o = old.s.spawn("o", 0, false, nullptr, 1);
+        for (int i = 0; i < 1000; ++i)
+            old.k.lruVmstat(o, old.k.node(0).lruvec, LRU_INACTIVE_FILE, 1);
+        QCOMPARE(o.debt, Time { 0 });
+        QCOMPARE(old.k.vm.get(Vm::ZvcFold), std::uint64_t { 0 });
     }
 
     void presetsNameTheirCaches()

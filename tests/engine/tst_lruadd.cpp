@@ -154,12 +154,14 @@ private Q_SLOTS:
         four.set("lru.lock", "lruvec");
         const double scale = scaleFor(0.1, 0.05);
         ResultSet r1 = run(one, scale, 2), r4 = run(four, scale, 2); // the runner checks the invariants of each
-        // One lock nearly saturated (0.88 at scale 0.05, where the SMT siblings' shared memory bandwidth slows
-        // the readers a little), four well below it.
+        // One lock nearly saturated, four well below it (each hold still folds the vmstat deltas into the node's
+        // and zone's counters, whose lines all four locks' holders share: mm/zvc.h).
         QVERIFY2(mean(r1, "mainline", "lru_lock_busy") > 0.85, qPrintable(QString::number(mean(r1, "mainline", "lru_lock_busy"))));
-        QVERIFY2(mean(r4, "mainline", "lru_lock_busy") < 0.7,
+        QVERIFY2(mean(r4, "mainline", "lru_lock_busy") < 0.8,
             qPrintable(QString::number(mean(r4, "mainline", "lru_lock_busy"))));
         double more = mean(r4, "mainline", "throughput_mbps") / mean(r1, "mainline", "throughput_mbps");
+        qInfo("lru_lock busy %.3f -> %.3f, throughput x %.3f", mean(r1, "mainline", "lru_lock_busy"),
+            mean(r4, "mainline", "lru_lock_busy"), more);
         QVERIFY2(more > 1.2, qPrintable(QString::number(more)));
         QVERIFY(mean(r4, "mainline", "lru_lock_wait_ns_per_page")
             < 0.5 * mean(r1, "mainline", "lru_lock_wait_ns_per_page"));
