@@ -123,7 +123,7 @@ struct Toggles {
     // fields beside the lists under lru_lock (2.6.20). `zone`: the zone's vmstat item (a ZVC, c878538598d1, 2.6.21):
     // each CPU adds its changes up in a per-cpu delta and folds it into the zone's and the global counter, two
     // atomic_long_add()s on lines every CPU writes, once it passes the zone's stat_threshold. `node_zone` (LRU lists
-    // on the node, 599d0c954f91, 4.8): a node item and a zone item, each folded so (mm/vmstat.h).
+    // on the node, 599d0c954f91, 4.8): a node item and a zone item, each folded so (mm/zvc.h).
     VmstatLru vmstatLru = VmstatLru::Zone;
     // vmstat.isolated: reclaim counts the pages it isolates in the vmstat item NR_ISOLATED_ANON / NR_ISOLATED_FILE
     // (zone, node from 4.8), batch by batch, folded like the LRU counters; off: no counter (before 2.6.32).
