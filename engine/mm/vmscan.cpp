@@ -67,7 +67,7 @@ namespace {
 
     // A batch isolated from the LRU counts in NR_ISOLATED_ANON / NR_ISOLATED_FILE: the zone's count that
     // too_many_isolated() reads, and its vmstat counter.
-    void account_isolated(Mm& k, Task& t, PgData& d, bool file, std::size_t n)
+    void accountIsolated(Mm& k, Task& t, PgData& d, bool file, std::size_t n)
     {
         (file ? d.zone.nrIsolatedFile : d.zone.nrIsolatedAnon) += n;
         k.isolatedVmstat(t, d, file, static_cast<int>(n));
@@ -240,7 +240,7 @@ namespace {
         co_await lru_add_drain(k, t);
         co_await spin_lock(k.s, t, d.lruvec.lru_lock);
         std::vector<Pfn> list = isolate_lru_pages(k, t, d.lruvec, LRU_ACTIVE_ANON, nr);
-        account_isolated(k, t, d, false, list.size());
+        accountIsolated(k, t, d, false, list.size());
         spin_unlock(k.s, t, d.lruvec.lru_lock);
         const std::uint64_t isolated = list.size();
         for (Pfn p : list) {
@@ -305,7 +305,7 @@ namespace {
         co_await lru_add_drain(k, t);
         co_await spin_lock(k.s, t, d.lruvec.lru_lock);
         std::vector<Pfn> list = isolate_lru_pages(k, t, d.lruvec, LRU_INACTIVE_ANON, nr);
-        account_isolated(k, t, d, false, list.size());
+        accountIsolated(k, t, d, false, list.size());
         spin_unlock(k.s, t, d.lruvec.lru_lock);
         const std::uint64_t isolated = list.size();
         k.vm.inc(kswapd ? Vm::PgScanKswapd : Vm::PgScanDirect, list.size());
@@ -339,7 +339,7 @@ namespace {
         co_await lru_add_drain(k, t);
         co_await spin_lock(k.s, t, v.lru_lock);
         std::vector<Pfn> list = isolate_lru_pages(k, t, v, LRU_ACTIVE_FILE, nr);
-        account_isolated(k, t, d, true, list.size());
+        accountIsolated(k, t, d, true, list.size());
         spin_unlock(k.s, t, v.lru_lock);
         const std::uint64_t isolated = list.size();
         for (Pfn p : list) {
@@ -446,7 +446,7 @@ namespace {
         co_await lru_add_drain(k, t);
         co_await spin_lock(k.s, t, v.lru_lock);
         std::vector<Pfn> list = isolate_lru_pages(k, t, v, LRU_INACTIVE_FILE, nr);
-        account_isolated(k, t, d, true, list.size());
+        accountIsolated(k, t, d, true, list.size());
         spin_unlock(k.s, t, v.lru_lock);
         const std::uint64_t isolated = list.size();
         k.vm.inc(kswapd ? Vm::PgScanKswapd : Vm::PgScanDirect, list.size());
