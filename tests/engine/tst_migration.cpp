@@ -336,7 +336,7 @@ private Q_SLOTS:
         // ends, nearly every one completes tests (at 20 MiB a point may spend its window in reclaim and the OOM
         // killer), and at 0.0025 some allocation took a way out (at 0.01 the four nodes' kswapds keep up with the
         // allocations: no way out is needed, on one node a few readaheads give up). Smaller still (0.002, 16 MiB for
-        // 120 CPUs) a point can reach 3.12's own OOM deadlock, which the watchdog stops (docs/reliability.md).
+        // 120 CPUs) a point can reach 3.12's own allocation livelock, which the watchdog stops (docs/reliability.md).
         Scenario sc = loadScenario("migration-unmapped");
         sc.selectVariants({ "baseline" });
         // No system("sync") and no text faults: at these scales a point runs under a millisecond, less than a test
