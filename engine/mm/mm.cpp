@@ -36,11 +36,8 @@ Mm::Mm(Sched& sched, const Toggles& toggles, std::uint64_t reservedPages)
     locking.waitersRmw = tg.config.debugSpinlock;
     s.setLocking(locking);
     m_structPageLines = tg.config.structPageLines();
-    if (tg.config.memcg && tg.config.memcgStatBatch) {
-        for (auto& c : pcpu)
-            c.memcgLruDelta.assign(PageArray::kLruListHeads, 0);
-        m_memcgStatLastCpu.assign(PageArray::kLruListHeads, -1);
-    }
+    if (tg.config.memcg && tg.config.memcgStatBatch)
+        m_memcgStat.init(s.cpuCount(), PageArray::kLruListHeads, PageArray::kLruListHeads);
     initNodes(reservedPages);
     for (std::size_t i = 0; i < m.swap.size(); ++i) {
         auto si = std::make_unique<SwapInfo>();
@@ -243,13 +240,12 @@ void Mm::zvcMod(Task& t, int nid, ZvcArray array, int item, int delta)
     // A zone's threshold drops to the pressure one while kswapd is awake (set_pgdat_percpu_threshold() around its
     // sleep, vmstat.pressure_threshold); a node keeps its normal one.
     const bool pressure = array == ZvcArray::Zone && tg.vmstatPressureThreshold && d.kswapdWoken && d.statPressureThreshold;
-    const Zvc::Fold f = m_zvc.add(t.cpu, nid, array, item, delta, pressure ? d.statPressureThreshold : d.statThreshold);
+    const FoldedCounters::Fold f
+        = m_zvc.add(t.cpu, nid, array, item, delta, pressure ? d.statPressureThreshold : d.statThreshold);
     if (!f.folded)
         return;
     vm.inc(Vm::ZvcFold);
-    // zone_page_state_add() / node_page_state_add(): atomic_long_add() on the zone's or node's counter and on the
-    // global one.
-    Sched::burn(t, 2 * cost.lockedRmwNs + s.lineTransferNs(f.arrayLineOwner, t.cpu) + s.lineTransferNs(f.globalLineOwner, t.cpu));
+    chargeFold(t, f); // zone_page_state_add() / node_page_state_add(): the zone's or node's counter, the global one
 }
 
 double Mm::ipiRoundNs(std::size_t targets)

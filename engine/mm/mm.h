@@ -171,16 +171,15 @@ public:
     void memcgStatAdd(Task& t, std::uint32_t item, int delta)
     {
         constexpr int MEMCG_CHARGE_BATCH = 32;
-        std::int16_t& x = pcpu[static_cast<std::size_t>(t.cpu)].memcgLruDelta[item];
-        const int sum = x + delta;
-        if (sum > MEMCG_CHARGE_BATCH || sum < -MEMCG_CHARGE_BATCH) [[unlikely]] {
-            int& last = m_memcgStatLastCpu[item];
-            Sched::burn(t, 2 * (cost.lockedRmwNs + s.lineTransferNs(last, t.cpu)));
-            last = t.cpu;
-            x = 0;
-            return;
-        }
-        x = static_cast<std::int16_t>(sum);
+        const FoldedCounters::Fold f = m_memcgStat.add(t.cpu, item, item, item, delta, MEMCG_CHARGE_BATCH);
+        if (f.folded) [[unlikely]]
+            chargeFold(t, f);
+    }
+    // A fold's two atomic_long_add()s, each on a line its last writer may hold.
+    void chargeFold(Task& t, const FoldedCounters::Fold& f)
+    {
+        Sched::burn(t, (cost.lockedRmwNs + s.lineTransferNs(f.lineOwner[0], t.cpu))
+                + (cost.lockedRmwNs + s.lineTransferNs(f.lineOwner[1], t.cpu)));
     }
     // update_lru_size()'s vmstat part (vmstat.lru_counters, mm/zvc.h): list `l` of lruvec `v` changed by `delta`
     // pages. Before 2.6.21 the zone's nr_active / nr_inactive sit beside the list heads under lru_lock (nothing
@@ -368,7 +367,9 @@ private:
     std::vector<std::unique_ptr<Lruvec>> m_memcgLruvecs;
     Pfn m_framesPerNode = 0; // every node's frames but the last's (which takes the remainder); 0 with one node
     double m_structPageLines = 1; // KernelConfig::structPageLines()
-    std::vector<int> m_memcgStatLastCpu; // per LRU size item: the CPU that folded it last (memcgStatAdd)
+    // The memcg LRU size statistics (memcg->vmstats_percpu / pn->lruvec_stat_cpu; KernelConfig::memcgStatBatch): an
+    // item per lruvec and list, its memcg's and lruvec's counters sharing the item's line.
+    FoldedCounters m_memcgStat;
     Zvc m_zvc; // the per-cpu vmstat deltas and their counters' lines, from boot()
     std::vector<MmStruct*> m_freeMms; // mm_struct's slab cache (mmdrop -> mm_alloc)
     void endIo(BlockDevice& dev, IoRequest& r);

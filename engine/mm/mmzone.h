@@ -25,9 +25,6 @@ struct PerCpuState {
     Pagevec lruAdd; // lru_add_pvec
     Pagevec deactivate; // lru_deactivate_pvecs (MADV_FREE, 4.5)
     Pagevec activate; // activate_page_pvecs
-    // The memcg LRU size statistics this CPU has not folded into the shared counters yet, per lruvec and list
-    // (memcg->vmstats_percpu / pn->lruvec_stat_cpu; KernelConfig::memcgStatBatch), sized at boot.
-    std::vector<std::int16_t> memcgLruDelta;
 };
 
 constexpr int MAX_ORDER = 11; // free blocks of 2^0 .. 2^10 pages (include/linux/mmzone.h)

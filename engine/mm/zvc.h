@@ -56,38 +56,40 @@ constexpr int zvcPressureThreshold(int cpus, std::uint64_t minPages, std::uint64
     return t < 1 ? 1 : (t < 125 ? static_cast<int>(t) : 125);
 }
 
-class Zvc {
+// Per-cpu counters folded into shared ones, as the kernel keeps its statistics: a CPU adds its changes to an item up
+// in a delta of its own, and only a delta past the threshold either way is folded into the item's two shared
+// counters, an atomic_long_add() each, on lines the CPUs that folded last wrote. The ZVCs below, and memcg's
+// statistics batched by MEMCG_CHARGE_BATCH (Mm::memcgStatAdd).
+class FoldedCounters {
 public:
-    // Per-cpu deltas and line owners for `cpus` CPUs over `nodes` nodes (one zone each).
-    void init(int cpus, int nodes)
+    // `items` counters for each of `cpus` CPUs, whose shared counters lie on `lines` cache lines.
+    void init(int cpus, std::size_t items, std::size_t lines)
     {
-        m_nodes = nodes;
-        m_delta.assign(static_cast<std::size_t>(cpus) * static_cast<std::size_t>(nodes) * 2 * kZvcItems, 0);
-        m_lineOwner.assign(static_cast<std::size_t>(nodes + 1) * 2 * 2, -1);
+        m_items = items;
+        m_delta.assign(static_cast<std::size_t>(cpus) * items, 0);
+        m_lineOwner.assign(lines, -1);
     }
-    bool enabled() const { return m_nodes != 0; }
+    bool enabled() const { return m_items != 0; }
 
-    // What a change did to the shared counters: nothing (the delta stayed under the threshold), or a fold, with the
-    // CPUs that had written the array's line and the global array's line last (-1: nobody yet).
+    // What a change did to the shared counters: nothing (the delta stayed within the threshold), or a fold, with the
+    // CPUs that had written the two counters' lines last (-1: nobody yet).
     struct Fold {
         bool folded = false;
-        int arrayLineOwner = -1;
-        int globalLineOwner = -1;
+        int lineOwner[2] = { -1, -1 };
     };
-    // __mod_zone_page_state() / __mod_node_page_state(): `delta` to item `item` of node `nid`'s `array` by `cpu`,
-    // folded when the CPU's delta passes `threshold` either way.
-    Fold add(int cpu, int nid, ZvcArray array, int item, int delta, int threshold)
+    // `delta` to item `item` by `cpu`; past `threshold` either way the delta is folded into the item's counters on
+    // lines `line0` and `line1` (one line for both where they are equal), which this CPU then owns.
+    Fold add(int cpu, std::size_t item, std::size_t line0, std::size_t line1, int delta, int threshold)
     {
-        std::int16_t& x = m_delta[deltaIndex(cpu, nid, array, item)];
+        std::int16_t& x = m_delta[static_cast<std::size_t>(cpu) * m_items + item];
         const int sum = x + delta;
         Fold f;
         if (sum > threshold || sum < -threshold) {
-            const int line = item < NR_LRU_LISTS ? 0 : 1;
-            int& arrayOwner = m_lineOwner[lineIndex(nid, array, line)];
-            int& globalOwner = m_lineOwner[lineIndex(m_nodes, array, line)];
-            f = Fold { true, arrayOwner, globalOwner };
-            arrayOwner = cpu;
-            globalOwner = cpu;
+            f.folded = true;
+            f.lineOwner[0] = m_lineOwner[line0];
+            f.lineOwner[1] = m_lineOwner[line1];
+            m_lineOwner[line0] = cpu;
+            m_lineOwner[line1] = cpu;
             x = 0;
             return f;
         }
@@ -96,21 +98,39 @@ public:
     }
 
 private:
-    std::size_t deltaIndex(int cpu, int nid, ZvcArray a, int item) const
+    std::size_t m_items = 0;
+    std::vector<std::int16_t> m_delta; // by CPU, item
+    std::vector<int> m_lineOwner; // by line
+};
+
+// The ZVCs of the model's nodes (one zone each): for each node a zone array and a node array of kZvcItems, folded
+// into the node's (zone's) counter and the global one.
+class Zvc {
+public:
+    void init(int cpus, int nodes)
     {
-        return ((static_cast<std::size_t>(cpu) * static_cast<std::size_t>(m_nodes) + static_cast<std::size_t>(nid)) * 2
-                   + static_cast<std::size_t>(a))
-            * kZvcItems
-            + static_cast<std::size_t>(item);
+        m_nodes = nodes;
+        m_counters.init(cpus, static_cast<std::size_t>(nodes) * 2 * kZvcItems, static_cast<std::size_t>(nodes + 1) * 2 * 2);
     }
+    bool enabled() const { return m_counters.enabled(); }
+    // __mod_zone_page_state() / __mod_node_page_state(): `delta` to item `item` of node `nid`'s `array` by `cpu`; a
+    // fold writes the array's line and the global array's.
+    FoldedCounters::Fold add(int cpu, int nid, ZvcArray array, int item, int delta, int threshold)
+    {
+        const std::size_t index
+            = (static_cast<std::size_t>(nid) * 2 + static_cast<std::size_t>(array)) * kZvcItems + static_cast<std::size_t>(item);
+        const int line = item < NR_LRU_LISTS ? 0 : 1;
+        return m_counters.add(cpu, index, lineIndex(nid, array, line), lineIndex(m_nodes, array, line), delta, threshold);
+    }
+
+private:
     // Node `nid`'s arrays, then (nid == nodes) the global ones.
     static std::size_t lineIndex(int nid, ZvcArray a, int line)
     {
         return (static_cast<std::size_t>(nid) * 2 + static_cast<std::size_t>(a)) * 2 + static_cast<std::size_t>(line);
     }
     int m_nodes = 0;
-    std::vector<std::int16_t> m_delta; // by CPU, node, array, item
-    std::vector<int> m_lineOwner; // by node (then global), array, line
+    FoldedCounters m_counters;
 };
 
 } // namespace mms
