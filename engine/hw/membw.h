@@ -37,7 +37,21 @@ public:
     // alone streams `slowdown` times slower than its rate (memory farther away: CostModel::remoteMemLatencyRatio).
     // Inline for the bins where neither the core nor the socket can be over (see Calendar::hot): a stream alone, the
     // common case, runs at its full rate there; the first bin that may be shared goes to transferShared().
-    Time transfer(int socket, int core, Time at, double bytes, double slowdown = 1.0);
+    Time transfer(int socket, int core, Time at, double bytes, double slowdown = 1.0)
+    {
+        return transfer(socket, core, at, bytes, rate(slowdown));
+    }
+    // A core's stream alone at a `slowdown`: bytes per ps and its inverse. A caller that streams from the same
+    // distance again and again computes it once and passes it (the same values: no division a transfer).
+    struct Rate {
+        double full = 0;
+        double inv = 0;
+    };
+    Rate rate(double slowdown) const
+    {
+        return slowdown > 1.0 ? Rate { m_coreRate / slowdown, m_coreInv * slowdown } : Rate { m_coreRate, m_coreInv };
+    }
+    Time transfer(int socket, int core, Time at, double bytes, Rate r);
 
     // The bytes moved through `socket`'s controllers since boot, and what one socket gives (GB/s, 0: unlimited).
     double movedBytes(int socket) const { return m_moved[static_cast<std::size_t>(socket)]; }
@@ -105,24 +119,23 @@ private:
 };
 
 [[gnu::always_inline]] inline MemoryBandwidth::Time MemoryBandwidth::transfer(
-    int socket, int core, Time at, double bytes, double slowdown)
+    int socket, int core, Time at, double bytes, Rate r)
 {
     if (bytes <= 0 || m_corePerBin <= 0)
         return 0;
     Calendar& sc = calendar(m_sockets, socket);
     Calendar* cc = m_cores.empty() ? nullptr : &calendar(m_cores, core);
-    // Rates in bytes per ps and their inverses (ps per byte): a stream alone on its core and socket, the common
-    // case, costs no division.
-    const double fullRate = slowdown > 1.0 ? m_coreRate / slowdown : m_coreRate;
-    const double fullInv = slowdown > 1.0 ? m_coreInv * slowdown : m_coreInv;
+    // Rates in bytes per ps and their inverses (ps per byte).
+    const double fullRate = r.full;
+    const double fullInv = r.inv;
     m_moved[static_cast<std::size_t>(socket)] += bytes;
     Time t = std::max<Time>(at, 0);
     double left = bytes;
     // Bin by bin while neither calendar can be over: share() would find `over` = 1 for both, so the stream runs at
     // its full rate, as transferShared() would run it, step for step; each slot is emptied if it held an older bin
-    // (Calendar::slot()) and written once.
-    for (int bins = 0; bins < kMaxBins; ++bins) {
-        const std::int64_t b = t / kBin;
+    // (Calendar::slot()) and written once. Each bin after the first starts at its beginning.
+    std::int64_t b = t / kBin;
+    for (int bins = 0; bins < kMaxBins; ++bins, ++b) {
         if (!sc.coldAt(b) || (cc && !cc->coldAt(b))) [[unlikely]]
             return transferShared(sc, cc, at, t, left, bins, fullRate, fullInv);
         const Time span = (b + 1) * kBin - t; // from t to the bin's end

@@ -50,6 +50,11 @@ Sched::Sched(Simulator& sim, const MachineSpec& machine)
                 if (other.core == c.core)
                     c.sibling = other.id;
             }
+    for (int socket = 0; socket < std::max(1, machine.sockets); ++socket)
+        for (int node = 0; node < machine.nodes(); ++node) {
+            m_memSlowdown.push_back(machine.memSlowdown(socket, node));
+            m_memRate.push_back(m_mem.rate(m_memSlowdown.back()));
+        }
     m_cacheFilled.assign(static_cast<std::size_t>(std::max(1, machine.sockets)), 0.0);
     m_cacheClock.assign(m_cacheFilled.size(), 0);
     if (machine.cost.llcBytes > 0)

@@ -199,7 +199,7 @@ public:
     {
         const Cpu& c = cpu(t.cpu);
         noteCacheFill(c.socket, bytes);
-        const Time d = m_mem.transfer(node, c.core, m_sim.now() + t.debt + ahead, bytes, m_machine.memSlowdown(c.socket, node));
+        const Time d = m_mem.transfer(node, c.core, m_sim.now() + t.debt + ahead, bytes, m_memRate[distance(c.socket, node)]);
         t.streamCredit += d;
         return d;
     }
@@ -215,7 +215,7 @@ public:
     // longer from another socket's memory).
     double lineMissNs(int cpu, int node) const
     {
-        return cost().memLatencyNs * m_machine.memSlowdown(this->cpu(cpu).socket, node);
+        return cost().memLatencyNs * m_memSlowdown[distance(this->cpu(cpu).socket, node)];
     }
     // The kernel's lock implementations (sched/locking.h), which the sync/ primitives read.
     const Locking& locking() const { return m_locking; }
@@ -326,6 +326,14 @@ private:
     IdleBalance m_idleBalance;
     Locking m_locking;
     MemoryBandwidth m_mem;
+    // MachineSpec::memSlowdown() of each socket and node, and the rate a core streams at from there: computed once
+    // (each is a division, and every page cleared or copied and every line missed asks for one).
+    std::vector<double> m_memSlowdown;
+    std::vector<MemoryBandwidth::Rate> m_memRate;
+    std::size_t distance(int socket, int node) const
+    {
+        return static_cast<std::size_t>(socket) * static_cast<std::size_t>(m_machine.nodes()) + static_cast<std::size_t>(node);
+    }
     // Per socket: bytes streamed through its last-level cache, and that as the cache's clock.
     std::vector<double> m_cacheFilled;
     std::vector<CacheLines::Stamp> m_cacheClock;
