@@ -13,8 +13,8 @@ namespace mms {
 //  - Ticket: FIFO tickets (314cdbefd1fd, 2.6.25-4.1). Every waiter spins on the same word: a release invalidates it
 //    in every waiter's cache and the next owner's reload waits behind the others'.
 //  - Queued: qspinlock (a33fda35e3a7 + d73a33973f16, 4.2+), MCS: each waiter spins on its own node, and only the
-//    head of the queue on the lock word: a release is one transfer to it, whatever the number of waiters, and the
-//    new owner's stores (the locked byte, the next node) one more inside its hold.
+//    head of the queue on the lock word: a release takes the line back from the head alone and is one transfer
+//    to it, whatever the number of waiters; the new owner's stores (the locked byte, the next node) one more.
 enum class SpinlockImpl : std::uint8_t { Byte, Ticket, Queued };
 
 // Which contenders of an xadd rwsem spin on its running owner (a writer) instead of sleeping: none (before 3.16),

@@ -161,8 +161,8 @@ void SpinLock::enqueue(const Sched& s, const Waiter& w)
 {
     assert(w.cpu == w.t->cpu && w.socket == s.cpu(w.t->cpu).socket);
     m_waiters.push_back(w);
-    if (s.locking().spinlock != SpinlockImpl::Ticket)
-        return;
+    if (s.locking().spinlock == SpinlockImpl::Queued)
+        return; // its waiters spin on their own MCS nodes: nothing to count
     const int cpus = s.cpuCount();
     if (!m_waitersAt) {
         int sockets = 0;
@@ -212,12 +212,31 @@ double SpinLock::throughWaitersNs(const Sched& s, int cpu) const
 
 double SpinLock::handoffNs(const Sched& s, int toCpu, double othersReloadNs) const
 {
+    // The spinners' reads have left the lock's line shared in their caches and the holder's. The release's store
+    // (`movb $1` for a byte lock, the ticket's increment, the queued lock's locked byte) first takes it exclusive:
+    // the invalidation goes to every spinner and its acknowledgement comes back before the store lands, and only
+    // then can the next owner's reload fetch the released word (MESI: a store to a Shared line asks for ownership
+    // first; Boyd-Wickizer et al., 2012, below: a release invalidates the line in every spinning core's cache).
+    // A debug spinlock's waiters take the line exclusive in turn instead (Locking::waitersRmw): it comes back to the
+    // releaser through them, which handOff() charges.
+    const double upgrade = [&] {
+        if (m_lastCpu < 0 || s.locking().waitersRmw)
+            return 0.0;
+        if (s.locking().spinlock == SpinlockImpl::Queued || m_waiters.empty())
+            return s.lineTransferNs(m_lastCpu, toCpu); // the MCS head (or the one spinner) alone reads the word
+        // Every waiter of a byte or ticket lock reads the lock word: the invalidation reaches the farthest of them.
+        assert(m_waitersAt);
+        const auto waiters = static_cast<int>(m_waiters.size());
+        if (m_waitersAt[static_cast<std::size_t>(s.cpuCount() + s.cpu(m_lastCpu).socket)] < waiters)
+            return s.cost().lineCrossSocketNs;
+        return m_waitersAt[static_cast<std::size_t>(m_lastCpu)] < waiters ? s.cost().lineSameSocketNs : 0.0;
+    }();
     const double toNext = s.lineTransferNs(m_lastCpu, toCpu);
     switch (s.locking().spinlock) {
     case SpinlockImpl::Queued: // the MCS head spins on the lock word alone: its reload (grant() adds its stores)
-        return toNext;
+        return upgrade + toNext;
     case SpinlockImpl::Byte: // the winner's reload, then its locked RMW (`lock; decb`) takes the line exclusive
-        return 2 * toNext;
+        return upgrade + 2 * toNext;
     case SpinlockImpl::Ticket:
         break;
     }
@@ -225,7 +244,7 @@ double SpinLock::handoffNs(const Sched& s, int toCpu, double othersReloadNs) con
     // reloads are served one at a time from the releaser's cache; the next owner's comes, on average, after half
     // of the others' (Boyd-Wickizer et al., "Non-scalable locks are dangerous", Linux Symposium 2012: the hand-off
     // grows linearly with the waiters).
-    return toNext + othersReloadNs / 2;
+    return upgrade + toNext + othersReloadNs / 2;
 }
 
 void SpinLock::unlockSlow(Sched& s, Task& t, Time releaseAt)

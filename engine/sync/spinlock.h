@@ -1,8 +1,8 @@
 #pragma once
-// spinlock_t. A waiter spins: it keeps its CPU and the wait is charged as sys time. Acquiring costs one locked RMW
-// plus a cache-line transfer when the previous holder ran on another CPU; on a release with waiters the lock goes to
-// the next owner as the kernel's arch_spinlock_t hands it off (Sched::locking(): the first in line after one
-// transfer for a queued lock, after the others' reloads too for a ticket lock; the nearest waiter for a byte lock).
+// spinlock_t. A waiter spins: it keeps its CPU and the wait is charged as sys time. Acquiring costs a locked RMW and
+// a line transfer from a holder on another CPU; a release with waiters takes the line back from the spinners' shared
+// copies, then hands the lock off as arch_spinlock_t does (Sched::locking(): the first in line after one transfer
+// for a queued lock, after the others' reloads too for a ticket lock; the nearest waiter for a byte lock).
 
 #include "sched/sched.h"
 #include "sync/lockstat.h"
