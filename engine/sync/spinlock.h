@@ -147,7 +147,7 @@ private:
     Time m_acquiredAt = 0;
     Time m_freeAt = 0; // released by its last holder at this time (may be in the future of the clock)
     Fifo<Waiter> m_waiters;
-    std::unique_ptr<std::uint16_t[]> m_waitersAt; // ticket locks: waiters on each CPU, then on each socket
+    std::unique_ptr<std::uint16_t[]> m_waitersAt; // byte, ticket locks: waiters on each CPU, then socket
     bool m_handOffPending = false; // a release ahead of the clock will hand the lock to the waiters (handOffAt)
     bool m_guardsItsLine = false;
     LockStat m_stat;
