@@ -215,8 +215,8 @@ std::uint32_t Mm::do_mmap_file(MmStruct& mm, AddressSpace& m, std::uint64_t pgof
 void Mm::boot(std::uint64_t seed)
 {
     startKswapd();
-    s.setWakeIdleSibling(true);
-    s.setIdleBalance({ true, tg.newidleRateLimit });
+    s.setWakeIdleSibling(tg.selectIdleSibling);
+    s.setIdleBalance({ true, tg.newidleRateLimit, !tg.selectIdleSibling });
     enableLineTracking();
     // refresh_zone_stat_thresholds() at boot; the per-cpu deltas start at zero.
     const int cpus = s.cpuCount();

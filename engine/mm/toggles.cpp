@@ -137,6 +137,7 @@ namespace {
             { "lru.anon_new_inactive", boolean(&Toggles::anonNewInactive) },
             { "lru.evict_use_once", boolean(&Toggles::evictUseOnce) },
             { "sched.newidle_ratelimit", boolean(&Toggles::newidleRateLimit) },
+            { "sched.select_idle_sibling", boolean(&Toggles::selectIdleSibling) },
             { "lru.inactive_file_ratio",
                 choice(&Toggles::inactiveFileRatio, { { "equal", InactiveFileRatio::Equal }, { "sqrt", InactiveFileRatio::Sqrt } }) },
             { "lru.workingset", boolean(&Toggles::workingset) },
@@ -267,6 +268,12 @@ const std::vector<KernelRule>& kernelRules()
             "idle_balance() runs only while the CPU's average idle spell (rq->avg_idle) is at least "
             "sysctl_sched_migration_cost (0.5 ms); before it a CPU about to go idle looks for a task to pull every "
             "time (the release is not verified against a tag)" },
+        { "2.6.32", "not verified", "sched: Check for an idle shared cache in select_task_rq_fair()",
+            "sched.select_idle_sibling", "false", "true",
+            "a woken task whose CPU is busy goes to an idle CPU sharing its cache (select_idle_sibling()); before it "
+            "try_to_wake_up() wakes it on the CPU it last ran on (or the waker's, wake_affine, not modelled), where "
+            "it waits behind the running task until an idle CPU's balancing tick pulls it (every 1-4 ms) or that CPU "
+            "goes idle; only SMT siblings were searched (SD_WAKE_IDLE) (the release is not verified against a tag)" },
         { "2.6.32", "not verified", "mm: vmstat: add isolate pages", "vmstat.isolated", "false", "true",
             "reclaim counts the pages it isolates in NR_ISOLATED_ANON / NR_ISOLATED_FILE, one vmstat change a batch "
             "each way, folded like the LRU counters" },
@@ -580,6 +587,7 @@ nlohmann::json Toggles::toJson() const
         { "lru.anon_new_inactive", anonNewInactive },
         { "lru.evict_use_once", evictUseOnce },
         { "sched.newidle_ratelimit", newidleRateLimit },
+        { "sched.select_idle_sibling", selectIdleSibling },
         { "lru.inactive_file_ratio", pick(inactiveFileRatio, { "equal", "sqrt" }) },
         { "lru.workingset", workingset },
         { "swap.slots_cache", pick(slotsCache, { "off", "per_cpu", "per_cpu_per_device" }) },

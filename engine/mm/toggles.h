@@ -87,6 +87,9 @@ struct Toggles {
     // sched.newidle_ratelimit: a CPU about to go idle skips idle_balance() while its avg_idle is under
     // sysctl_sched_migration_cost (IdleBalance::rateLimit, 2.6.32); off: it looks for a task to pull every time.
     bool newidleRateLimit = true;
+    // sched.select_idle_sibling: a woken task whose CPU is busy goes to an idle CPU (Sched::setWakeIdleSibling,
+    // 2.6.32); off: it queues on the CPU it last ran on, where an idle CPU's tick pulls it (IdleBalance::tick).
+    bool selectIdleSibling = true;
     // lru.inactive_file_ratio: how big inactive_file_is_low() keeps the inactive file list: `equal` to the active one
     // (2.6.31-4.9), or 1/sqrt(10 * GB) of it as the anon list (59dc76b0d4df, 4.10).
     InactiveFileRatio inactiveFileRatio = InactiveFileRatio::Equal;

@@ -209,6 +209,50 @@ void Sched::tryToWakeUp(Task& t, bool fromLoop)
     c.runq.push_back(&t);
     if (!c.current)
         dispatch(c, fromLoop);
+    else if (m_idleBalance.tick)
+        armIdleTicks();
+}
+
+void Sched::armIdleTicks()
+{
+    const Time next = (m_sim.now() / kTick + 1) * kTick;
+    for (Cpu& o : m_cpus)
+        if (!o.current && o.runq.empty() && !o.tickArmed)
+            armIdleTick(o, next);
+}
+
+void Sched::armIdleTick(Cpu& c, Time at)
+{
+    if (c.balanceInterval == 0)
+        c.balanceInterval = kMinBalanceInterval;
+    c.tickArmed = true;
+    m_sim.callAt(
+        at, static_cast<std::uint32_t>(c.id),
+        [](void* ctx, std::uint64_t cpuId) {
+            auto* s = static_cast<Sched*>(ctx);
+            s->idleTick(s->cpu(static_cast<int>(cpuId)));
+        },
+        this, static_cast<std::uint64_t>(c.id));
+}
+
+void Sched::idleTick(Cpu& c)
+{
+    c.tickArmed = false;
+    if (c.current || !c.runq.empty())
+        return; // busy again: it balances as it next goes idle
+    if (idleBalance(c, false)) {
+        c.balanceInterval = kMinBalanceInterval;
+        dispatch(c, true);
+        return;
+    }
+    // load_balance() found nothing it could move: the interval doubles up to the domain's maximum.
+    c.balanceInterval = std::min(2 * c.balanceInterval, kMaxBalanceInterval);
+    for (const Cpu& o : m_cpus)
+        for (std::size_t i = 0; i < o.runq.size(); ++i)
+            if (o.runq[i]->allowedOn(c.id)) {
+                armIdleTick(c, m_sim.now() + c.balanceInterval);
+                return;
+            }
 }
 
 void Sched::set_task_cpu(Task& t, int to)
@@ -266,9 +310,9 @@ void Sched::setIdleBalance(IdleBalance b)
         c.avgIdle = 2 * kMigrationCost; // sched_init(): rq->avg_idle = 2 * sysctl_sched_migration_cost
 }
 
-bool Sched::idleBalance(Cpu& c)
+bool Sched::idleBalance(Cpu& c, bool newidle)
 {
-    if (m_idleBalance.rateLimit && c.avgIdle < kMigrationCost)
+    if (newidle && m_idleBalance.rateLimit && c.avgIdle < kMigrationCost)
         return false;
     const Time now = m_sim.now();
     // The longest run queue of c's socket (the LLC domain) and of the other sockets, in one scan of the CPUs.

@@ -59,6 +59,10 @@ struct Cpu {
     Time idleStamp = -1;
     Time avgIdle = 0;
     int balanceFailed = 0;
+    // The periodic balancing of an idle CPU (IdleBalance::tick): sd->balance_interval, and whether its next balance
+    // is already due (an event is pending).
+    Time balanceInterval = 0;
+    bool tickArmed = false;
 };
 
 // The kernel's idle balancing as Kernel::boot() sets it: idle_balance() (newidle_balance() from 5.x) pulls a task
@@ -69,6 +73,13 @@ struct IdleBalance {
     // "sched: Rate-limit newidle" (2.6.32): no pull while the CPU's avg_idle is under the migration cost, since an
     // idle spell that short is over before a pulled task would gain anything (sched.newidle_ratelimit).
     bool rateLimit = false;
+    // An idle CPU's own balancing at its timer tick (rebalance_tick(), 2.6.20): while a task waits behind another
+    // CPU's running one, an idle CPU looks for it every sd->balance_interval, 1 ms doubling up to 4 ms while it
+    // finds nothing to take (SD_MC_INIT and SD_CPU_INIT: min_interval 1, max_interval 4, in jiffies of HZ=1000).
+    // Needed where a wake-up does not look for an idle CPU (Sched::setWakeIdleSibling off: before 2.6.32 a woken
+    // task goes back to the CPU it last ran on); with that search a task waits behind another only while no CPU
+    // is idle, and the tick is not modelled.
+    bool tick = false;
 };
 
 // One CPU's time from boot to now, as /proc/stat's cpuN line counts it: user and system time of the tasks that ran
@@ -180,8 +191,8 @@ public:
             wake(t);
     }
     // select_idle_sibling(): a woken task whose CPU is busy goes to an idle CPU (same socket first) instead of
-    // queueing behind the running task. Kernel::boot() turns it on for every run; a bare scheduler (the lock models'
-    // tests) keeps tasks on their CPU.
+    // queueing behind the running task. Kernel::boot() turns it on from 2.6.32 (sched.select_idle_sibling); before,
+    // and in a bare scheduler (the lock models' tests), a woken task queues on the CPU it last ran on.
     void setWakeIdleSibling(bool on) { m_wakeIdleSibling = on; }
     void setIdleBalance(IdleBalance b);
     // sysctl_sched_migration_cost, 500000 ns (kernel/sched/fair.c, CFS from 2.6.23; 2.6.20's sd->cache_hot_time was
@@ -191,6 +202,11 @@ public:
     // sd->cache_nice_tries of the LLC and package domains (SD_MC_INIT, SD_CPU_INIT: 1): a CPU whose pulls were
     // refused more than that many times, every task it could take being cache-hot, takes a hot one.
     static constexpr int kCacheNiceTries = 1;
+    // The timer tick of IdleBalance::tick (HZ=1000: GUESS for Fedora's 2007 x86-64 kernels) and the domains'
+    // balance_interval bounds in ticks (2.6.20's include/linux/topology.h, SD_MC_INIT and SD_CPU_INIT).
+    static constexpr Time kTick = 1'000'000'000;
+    static constexpr Time kMinBalanceInterval = 1 * kTick;
+    static constexpr Time kMaxBalanceInterval = 4 * kTick;
     // A transfer of `bytes` to or from the memory of `node` by t's CPU (clearing, copying or reading pages), at
     // the task's time plus `ahead` (CPU time the caller has yet to charge): its duration as the node's and the
     // core's bandwidth leave room for it (hw/membw.h), slower from another socket's memory
@@ -349,7 +365,14 @@ private:
     // idle_balance() for `c`, whose run queue is empty: the busiest run queue of its socket (the LLC domain), then of
     // the machine, gives up the first task queued there that may run on `c` and is not cache-hot (a hot one once
     // c.balanceFailed exceeds kCacheNiceTries). Returns whether a task came.
-    bool idleBalance(Cpu& c);
+    // `newidle`: from schedule() as c goes idle (the rate limit applies), else from c's idle tick.
+    bool idleBalance(Cpu& c, bool newidle = true);
+    // IdleBalance::tick: a task was queued behind a running one; every idle CPU without a balance due gets one at
+    // its next tick. At the tick (idleTick) the CPU pulls a task, or tries again after its doubled interval while a
+    // task it may run still waits somewhere.
+    void armIdleTicks();
+    void armIdleTick(Cpu& c, Time at);
+    void idleTick(Cpu& c);
     // Task::siblingCurrent of a task on `cpu`: the SMT sibling CPU's current, null with one thread a core.
     Task* const* siblingCurrentOf(int cpu) const;
 };

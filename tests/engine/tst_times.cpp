@@ -206,6 +206,53 @@ private Q_SLOTS:
             QCOMPARE(t.user + t.sys + t.idle, sim.now());
     }
 
+    // Before select_idle_sibling (IdleBalance::tick): b wakes on CPU 0 behind a (1 ms) while CPU 1 is idle; CPU 1's
+    // next tick (at 1 ms) pulls it, and b ends there a switch and 5 us later. Without the tick b waits for a.
+    void idleTickPullsAQueuedTask_data()
+    {
+        QTest::addColumn<bool>("tick");
+        QTest::addRow("tick") << true;
+        QTest::addRow("no tick") << false;
+    }
+    void idleTickPullsAQueuedTask()
+    {
+        QFETCH(bool, tick);
+        Simulator sim;
+        Sched s(sim, machine(2));
+        s.setIdleBalance({ true, false, tick });
+        Task& b = s.spawn("b", 0, false, nullptr, 1);
+        Task& a = s.spawn("a", 0, false, nullptr, 2);
+        s.start(b, workSleepWork(s, b, 5'000.0, 600'000.0));
+        s.start(a, work(s, a, 0.0, 1'000'000.0));
+        QVERIFY(sim.run());
+
+        const Time cs = ns(s.cost().contextSwitchNs);
+        QCOMPARE(b.cpu, tick ? 1 : 0);
+        QCOMPARE(b.finished, (tick ? Sched::kTick : a.finished) + cs + ns(5'000.0));
+        QCOMPARE(s.cpu(1).balanceInterval, tick ? Sched::kMinBalanceInterval : Time(0));
+        QVERIFY(!s.cpu(1).tickArmed);
+        for (const CpuTime& t : s.cpuTimes())
+            QCOMPARE(t.user + t.sys + t.idle, sim.now());
+    }
+
+    // A task that may not run on the idle CPU stays queued, and the idle CPU stops looking once nothing waits.
+    void idleTickKeepsAffinity()
+    {
+        Simulator sim;
+        Sched s(sim, machine(2));
+        s.setIdleBalance({ true, false, true });
+        Task& b = s.spawn("b", 0, false, nullptr, 1);
+        Task& a = s.spawn("a", 0, false, nullptr, 2);
+        b.cpusFirst = 0;
+        b.cpusCount = 1;
+        s.start(b, workSleepWork(s, b, 5'000.0, 600'000.0));
+        s.start(a, work(s, a, 0.0, 1'000'000.0));
+        QVERIFY(sim.run());
+        QCOMPARE(b.cpu, 0);
+        QCOMPARE(b.finished, a.finished + ns(s.cost().contextSwitchNs) + ns(5'000.0));
+        QVERIFY(sim.now() <= b.finished + Sched::kMaxBalanceInterval);
+    }
+
     // A workload that says what its user_s, sys_s or elapsed_s are (its own processes only, or from time 0) keeps it;
     // the others are filled in.
     void workloadDefinitionStands()
