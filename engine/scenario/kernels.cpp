@@ -86,8 +86,8 @@ std::string kernelsMarkdown()
          "`--set kernel=X` names the rules that differ from the scenario's own kernel.\n\n"
       << "The survey covers the changes to the modelled paths (mm/vmscan.c, swap.c, swapfile.c, swap_state.c, "
          "rmap.c, memory.c, madvise.c, migrate.c, compaction.c, page_alloc.c, filemap.c, mmap.c, the x86 TLB "
-         "flush, the lock implementations and the scheduler's idle balancing) whose changelog claims a performance "
-         "effect or changes locking or batching. "
+         "flush, the lock implementations and the scheduler's wake-up placement and idle balancing) whose changelog "
+         "claims a performance effect or changes locking or batching. "
       << rules.size() << " rules: " << modelled << " modelled, each a mechanism the engine switches (a lock, a "
       << "batch, an IPI, a list), and " << rules.size() - static_cast<std::size_t>(modelled)
       << " surveyed but not modelled, with the reason. A commit id the survey could not check against a "

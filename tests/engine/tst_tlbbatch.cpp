@@ -75,7 +75,9 @@ private Q_SLOTS:
             lo = std::min(lo, x);
             hi = std::max(hi, x);
         }
-        QVERIFY2(hi <= 1.15 * lo, qPrintable(QString("%1 .. %2").arg(lo).arg(hi)));
+        // The post's row spans 534-610 (1.14); at this scale a one-thread run counts about 160 transactions, so
+        // one transaction more or less moves a variant by 0.6 %.
+        QVERIFY2(hi <= 1.16 * lo, qPrintable(QString("%1 .. %2").arg(lo).arg(hi)));
     }
 
     void allThreePatchesBestAt8()
