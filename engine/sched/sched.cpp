@@ -98,6 +98,19 @@ void Sched::start(Task& t, Co<> body)
         dispatch(c);
 }
 
+namespace {
+    // Some run queue holds a task waiting for a CPU that may run on c: an idle c keeps its balancing tick
+    // (IdleBalance::tick) while there is one, whether the task was queued while c was idle or c went idle after.
+    bool taskWaitsFor(const std::vector<Cpu>& cpus, const Cpu& c)
+    {
+        for (const Cpu& o : cpus)
+            for (std::size_t i = 0; i < o.runq.size(); ++i)
+                if (o.runq[i]->allowedOn(c.id))
+                    return true;
+        return false;
+    }
+} // namespace
+
 void Sched::dispatch(Cpu& c, bool fromLoop)
 {
     if (c.current)
@@ -107,6 +120,9 @@ void Sched::dispatch(Cpu& c, bool fromLoop)
         if (c.idleStamp < 0)
             c.idleStamp = m_sim.now();
         ++c.switches; // to the idle task
+        // What it could not pull now (every waiting task cache-hot), its tick may.
+        if (m_idleBalance.tick && !c.tickArmed && taskWaitsFor(m_cpus, c))
+            armIdleTick(c, (m_sim.now() / kTick + 1) * kTick);
         return;
     }
     if (c.idleStamp >= 0) {
@@ -247,13 +263,11 @@ void Sched::idleTick(Cpu& c)
     }
     // load_balance() found nothing it could move: the interval doubles up to the domain's maximum.
     c.balanceInterval = std::min(2 * c.balanceInterval, kMaxBalanceInterval);
-    for (const Cpu& o : m_cpus)
-        for (std::size_t i = 0; i < o.runq.size(); ++i)
-            if (o.runq[i]->allowedOn(c.id)) {
-                armIdleTick(c, m_sim.now() + c.balanceInterval);
-                return;
-            }
+    if (taskWaitsFor(m_cpus, c))
+        armIdleTick(c, m_sim.now() + c.balanceInterval);
 }
+
+
 
 void Sched::set_task_cpu(Task& t, int to)
 {

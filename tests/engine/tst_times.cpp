@@ -235,6 +235,25 @@ private Q_SLOTS:
             QCOMPARE(t.user + t.sys + t.idle, sim.now());
     }
 
+    // CPU 1 goes idle (c ends at 100 us) while b, queued behind a (2 ms) on CPU 0, is cache-hot: the pull as it goes
+    // idle is refused, and its tick at 1 ms, when b has been off a CPU for more than the migration cost, takes b.
+    void idleTickAfterARefusedPull()
+    {
+        Simulator sim;
+        Sched s(sim, machine(2));
+        s.setIdleBalance({ true, false, true });
+        Task& b = s.spawn("b", 0, false, nullptr, 1);
+        Task& a = s.spawn("a", 0, false, nullptr, 2);
+        Task& c = s.spawn("c", 1, false, nullptr, 3);
+        s.start(b, workSleepWork(s, b, 5'000.0, 10'000.0));
+        s.start(a, work(s, a, 0.0, 2'000'000.0));
+        s.start(c, work(s, c, 0.0, 100'000.0));
+        QVERIFY(sim.run());
+        QCOMPARE(b.cpu, 1);
+        QCOMPARE(b.finished, Sched::kTick + ns(s.cost().contextSwitchNs) + ns(5'000.0));
+        QVERIFY(b.finished < a.finished);
+    }
+
     // A task that may not run on the idle CPU stays queued, and the idle CPU stops looking once nothing waits.
     void idleTickKeepsAffinity()
     {
