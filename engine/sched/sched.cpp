@@ -267,8 +267,6 @@ void Sched::idleTick(Cpu& c)
         armIdleTick(c, m_sim.now() + c.balanceInterval);
 }
 
-
-
 void Sched::set_task_cpu(Task& t, int to)
 {
     if (to == t.cpu)
