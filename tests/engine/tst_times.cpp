@@ -32,6 +32,20 @@ Co<> workSleepWork(Sched& s, Task& t, double userNs, double sleepNs)
     co_await s.flush(t);
 }
 
+// Tasks b and a on CPU 0: b runs 5 us, sleeps `sleepUs` and wakes behind a, which runs `aUs` of system time there.
+struct Queued {
+    Task& b;
+    Task& a;
+};
+Queued queueBehind(Sched& s, double sleepUs, double aUs)
+{
+    Task& b = s.spawn("b", 0, false, nullptr, 1);
+    Task& a = s.spawn("a", 0, false, nullptr, 2);
+    s.start(b, workSleepWork(s, b, 5'000.0, sleepUs * 1000.0));
+    s.start(a, work(s, a, 0.0, aUs * 1000.0));
+    return { b, a };
+}
+
 // A run's per-CPU lines each add up to its simulated time.
 void checkCpuLines(const RunResult& r)
 {
@@ -220,10 +234,7 @@ private Q_SLOTS:
         Simulator sim;
         Sched s(sim, machine(2));
         s.setIdleBalance({ true, false, tick });
-        Task& b = s.spawn("b", 0, false, nullptr, 1);
-        Task& a = s.spawn("a", 0, false, nullptr, 2);
-        s.start(b, workSleepWork(s, b, 5'000.0, 600'000.0));
-        s.start(a, work(s, a, 0.0, 1'000'000.0));
+        auto [b, a] = queueBehind(s, 600.0, 1'000.0);
         QVERIFY(sim.run());
 
         const Time cs = ns(s.cost().contextSwitchNs);
@@ -242,11 +253,8 @@ private Q_SLOTS:
         Simulator sim;
         Sched s(sim, machine(2));
         s.setIdleBalance({ true, false, true });
-        Task& b = s.spawn("b", 0, false, nullptr, 1);
-        Task& a = s.spawn("a", 0, false, nullptr, 2);
+        auto [b, a] = queueBehind(s, 10.0, 2'000.0);
         Task& c = s.spawn("c", 1, false, nullptr, 3);
-        s.start(b, workSleepWork(s, b, 5'000.0, 10'000.0));
-        s.start(a, work(s, a, 0.0, 2'000'000.0));
         s.start(c, work(s, c, 0.0, 100'000.0));
         QVERIFY(sim.run());
         QCOMPARE(b.cpu, 1);
@@ -260,12 +268,9 @@ private Q_SLOTS:
         Simulator sim;
         Sched s(sim, machine(2));
         s.setIdleBalance({ true, false, true });
-        Task& b = s.spawn("b", 0, false, nullptr, 1);
-        Task& a = s.spawn("a", 0, false, nullptr, 2);
-        b.cpusFirst = 0;
+        auto [b, a] = queueBehind(s, 600.0, 1'000.0);
+        b.cpusFirst = 0; // taskset before it first sleeps: its wake-up finds it pinned
         b.cpusCount = 1;
-        s.start(b, workSleepWork(s, b, 5'000.0, 600'000.0));
-        s.start(a, work(s, a, 0.0, 1'000'000.0));
         QVERIFY(sim.run());
         QCOMPARE(b.cpu, 0);
         QCOMPARE(b.finished, a.finished + ns(s.cost().contextSwitchNs) + ns(5'000.0));
