@@ -109,6 +109,9 @@ namespace {
                     return true;
         return false;
     }
+
+    // The first timer tick after `now` (IdleBalance::tick).
+    Time nextTick(Time now) { return (now / Sched::kTick + 1) * Sched::kTick; }
 } // namespace
 
 void Sched::dispatch(Cpu& c, bool fromLoop)
@@ -122,7 +125,7 @@ void Sched::dispatch(Cpu& c, bool fromLoop)
         ++c.switches; // to the idle task
         // What it could not pull now (every waiting task cache-hot), its tick may.
         if (m_idleBalance.tick && !c.tickArmed && taskWaitsFor(m_cpus, c))
-            armIdleTick(c, (m_sim.now() / kTick + 1) * kTick);
+            armIdleTick(c, nextTick(m_sim.now()));
         return;
     }
     if (c.idleStamp >= 0) {
@@ -231,7 +234,7 @@ void Sched::tryToWakeUp(Task& t, bool fromLoop)
 
 void Sched::armIdleTicks()
 {
-    const Time next = (m_sim.now() / kTick + 1) * kTick;
+    const Time next = nextTick(m_sim.now());
     for (Cpu& o : m_cpus)
         if (!o.current && o.runq.empty() && !o.tickArmed)
             armIdleTick(o, next);
