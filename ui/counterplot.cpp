@@ -38,7 +38,7 @@ CounterPlot::CounterPlot(QWidget* parent)
 
 bool CounterPlot::isLevel(const std::string& counter)
 {
-    return counter == "free_pages" || counter == "swap_used" || counter == "zram_pool_pages";
+    return counter == "free_pages" || counter == "swap_used" || counter == "zram_pool_pages" || counter == "zswap_pool_pages";
 }
 
 int CounterPlot::framesPerBin(const Recording& r, const std::string& counter, int maxBins)
@@ -99,7 +99,7 @@ void CounterPlot::setSeries(const QVector<Series>& series)
     int i = keep.isEmpty() ? -1 : m_counter->findText(keep);
     if (i < 0) {
         // The first of the telling counters that moves in this run.
-        for (const char* c : { "pswpin", "ops", "pswpout", "tlb_remote_ipi", "vm_exits", "zram_pool_pages", "pgfault", "free_pages" }) {
+        for (const char* c : { "pswpin", "ops", "pswpout", "tlb_remote_ipi", "vm_exits", "zram_pool_pages", "zswap_pool_pages", "pgfault", "free_pages" }) {
             const int at = m_counter->findText(QString::fromLatin1(c));
             if (at < 0)
                 continue;

@@ -10,49 +10,45 @@
 #include "mm/swap.h"
 #include "mm/swapfile.h"
 #include "mm/tlb.h"
+#include "mm/zswap.h"
 
 #include <algorithm>
 #include <optional>
 
 namespace mms {
 
+Co<std::optional<Pfn>> read_swap_cache_async(Mm& k, Task& t, SwapInfo& si, std::uint32_t o, bool memalloc)
+{
+    if (si.slot[o].swapMap == 0 || si.slot[o].cache() != kNoPage)
+        co_return kNoPage;
+    Pfn p = memalloc ? co_await alloc_page_memalloc(k, t) : co_await alloc_page(k, t);
+    if (p == kNoPage)
+        co_return std::nullopt;
+    SpinLock& lock = swapInfoLock(k, si);
+    co_await spin_lock(k.s, t, lock);
+    Sched::burn(t, k.cost.swapFreeNs);
+    spin_unlock(k.s, t, lock);
+    SpinLock& tree = si.treeLockFor(o); // swap_address_space()
+    co_await spin_lock(k.s, t, tree);
+    if (si.slot[o].swapMap == 0 || si.slot[o].cache() != kNoPage) {
+        spin_unlock(k.s, t, tree);
+        co_await free_hot_cold_page(k, t, p);
+        co_return kNoPage;
+    }
+    Sched::burn(t, k.cost.swapCacheOpNs);
+    si.slot[o].setCache(p); // the slot is in use already (swap_map > 0): inuse does not change
+    spin_unlock(k.s, t, tree);
+    k.pages.setFlags(p, PG_swapcache | PG_swapbacked | PG_anon | PG_locked);
+    k.pages.setPriv(p, pte::swpEntry(static_cast<unsigned>(si.type), o));
+    k.pages.setContent(p, si.slot[o].content); // what the device holds (a queued read fills it later)
+    k.pages.setOwner(p, 0);
+    co_await lru_cache_add(k, t, p, false);
+    co_return p;
+}
+
 namespace {
     constexpr std::uint32_t kZapBatchPages = 10000; // MAX_GATHER_BATCH_COUNT * MAX_GATHER_BATCH: force a flush
     constexpr std::uint32_t kZapPrefetchAhead = 2; // host prefetch distance, in PTEs (no simulated effect)
-
-    // read_swap_cache_async() for slot `o` of `si`: unless the slot is free or cached already (kNoPage), a new page
-    // in the swap cache, locked for the read and on the inactive anon list (lru_cache_add_anon). swapcache_prepare()
-    // marks SWAP_HAS_CACHE under swap_info->lock, then the page goes into the swap cache under tree_lock; both may
-    // have slept, and someone may have read the slot or freed the entry meanwhile (-EEXIST / -ENOENT: kNoPage).
-    // nullopt when no page could be allocated (an OOM victim with the reserves gone).
-    Co<std::optional<Pfn>> read_swap_cache_async(Mm& k, Task& t, SwapInfo& si, std::uint32_t o)
-    {
-        if (si.slot[o].swapMap == 0 || si.slot[o].cache() != kNoPage)
-            co_return kNoPage;
-        Pfn p = co_await alloc_page(k, t);
-        if (p == kNoPage)
-            co_return std::nullopt;
-        SpinLock& lock = swapInfoLock(k, si);
-        co_await spin_lock(k.s, t, lock);
-        Sched::burn(t, k.cost.swapFreeNs);
-        spin_unlock(k.s, t, lock);
-        SpinLock& tree = si.treeLockFor(o); // swap_address_space()
-        co_await spin_lock(k.s, t, tree);
-        if (si.slot[o].swapMap == 0 || si.slot[o].cache() != kNoPage) {
-            spin_unlock(k.s, t, tree);
-            co_await free_hot_cold_page(k, t, p);
-            co_return kNoPage;
-        }
-        Sched::burn(t, k.cost.swapCacheOpNs);
-        si.slot[o].setCache(p); // the slot is in use already (swap_map > 0): inuse does not change
-        spin_unlock(k.s, t, tree);
-        k.pages.setFlags(p, PG_swapcache | PG_swapbacked | PG_anon | PG_locked);
-        k.pages.setPriv(p, pte::swpEntry(static_cast<unsigned>(si.type), o));
-        k.pages.setContent(p, si.slot[o].content); // what the device holds (a queued read fills it later)
-        k.pages.setOwner(p, 0);
-        co_await lru_cache_add(k, t, p, false);
-        co_return p;
-    }
 
     // The pages of a readahead batch other than the faulting entry's: counted (swap_ra) and marked with their entry
     // (SetPageReadahead), for the fault that finds one in the swap cache (swap_ra_hit).
@@ -63,6 +59,17 @@ namespace {
                 k.vm.inc(Vm::SwapRa);
                 k.swapReadahead[p] = k.pages.priv(p);
             }
+    }
+
+    // swap_readpage()'s frontswap_load() for each page of a readahead batch: the pages zswap holds are read here
+    // (decompressed, unlocked) and leave the batch, which the device reads.
+    Co<> frontswapLoadBatch(Mm& k, Task& t, std::vector<Pfn>& batch)
+    {
+        std::size_t kept = 0;
+        for (Pfn p : batch)
+            if (!co_await k.zswap->frontswap_load(t, p))
+                batch[kept++] = p;
+        batch.resize(kept);
     }
 
     // swapin_readahead(): read the aligned cluster of 2^page_cluster slots around `entry` that are in use and not
@@ -88,8 +95,13 @@ namespace {
         }
         if (batch.empty())
             co_return si.slot[off].cache();
-        k.vm.inc(Vm::PswpIn, batch.size());
         markReadahead(k, batch, target);
+        if (k.zswap) {
+            co_await frontswapLoadBatch(k, t, batch);
+            if (batch.empty())
+                co_return target != kNoPage ? target : si.slot[off].cache();
+        }
+        k.vm.inc(Vm::PswpIn, batch.size());
         if (swap_synchronous(si)) { // zram: each page decompressed here, in the faulting task
             for (Pfn p : batch)
                 co_await swap_readpage(k, t, p);
@@ -136,8 +148,10 @@ namespace {
         const Pfn cached = fsi.slot[pte::swpOffset(entry)].cache();
         if (batch.empty())
             co_return cached;
-        k.vm.inc(Vm::PswpIn, batch.size());
         markReadahead(k, batch, target);
+        if (k.zswap)
+            co_await frontswapLoadBatch(k, t, batch);
+        k.vm.inc(Vm::PswpIn, batch.size());
         std::sort(batch.begin(), batch.end(), [&](Pfn a, Pfn b) { return k.pages.priv(a) < k.pages.priv(b); });
         for (std::size_t i = 0; i < batch.size();) {
             SwapInfo& si = *k.swap[pte::swpType(k.pages.priv(batch[i]))];
@@ -278,9 +292,11 @@ namespace {
         k.pages.setPriv(p, entry); // set_page_private()
         k.pages.setOwner(p, 0);
         co_await lru_cache_add(k, t, p, false); // lru_cache_add_anon
-        k.vm.inc(Vm::PswpIn);
         k.vm.inc(Vm::SwapinSkipCache);
-        co_await swap_readpage(k, t, p); // unlocks the page
+        if (!k.zswap || !co_await k.zswap->frontswap_load(t, p)) {
+            k.vm.inc(Vm::PswpIn);
+            co_await swap_readpage(k, t, p); // unlocks the page
+        }
         SpinLock& ptl = mm.ptlFor(vpn);
         co_await spin_lock(k.s, t, ptl);
         k.pages.setPriv(p, 0);

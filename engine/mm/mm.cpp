@@ -4,6 +4,7 @@
 #include "mm/rmap.h"
 #include "mm/vmscan.h"
 #include "mm/zsmalloc.h"
+#include "mm/zswap.h"
 
 #include <algorithm>
 #include <cmath>
@@ -68,6 +69,8 @@ Mm::Mm(Sched& sched, const Toggles& toggles, std::uint64_t reservedPages)
         }
         swap.push_back(std::move(si));
     }
+    if (tg.zswap.enabled && !swap.empty())
+        zswap = std::make_unique<Zswap>(*this, tg.zswap);
     if (tg.swapLock == SwapLock::Global && tg.slotsCache == SlotsCache::Off)
         swapAvailLock.setName("swap_lock"); // before 3.9 the one lock of every device (swapInfoLock)
     if (tg.slotsCache != SlotsCache::Off) {
@@ -400,6 +403,8 @@ void Mm::lockStats(LockStats& v) const
         if (si->zram)
             si->zram->lockStats(v);
     }
+    if (zswap)
+        zswap->lockStats(v);
     for (auto& c : swapSlots) {
         v.push_back(&c.allocLock.stat());
         v.push_back(&c.freeLock.stat());

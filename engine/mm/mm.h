@@ -39,6 +39,8 @@
 
 namespace mms {
 
+class Zswap;
+
 class Mm {
 public:
     Mm(Sched& s, const Toggles& toggles, std::uint64_t reservedPages = 0);
@@ -109,6 +111,8 @@ public:
     std::vector<PerCpuState> pcpu;
     bool pcpDrainBusy = false; // pcpu_drain_mutex (page_alloc.drain=workqueue)
     std::vector<std::unique_ptr<SwapInfo>> swap;
+    // zswap in front of the swap devices (zswap.enabled; mm/zswap.h), nullptr when off.
+    std::unique_ptr<Zswap> zswap;
     std::vector<std::unique_ptr<MmStruct>> mms;
     VmStat vm;
     std::size_t swapRotor = 0; // next equal-priority swap device to allocate from

@@ -3,6 +3,7 @@
 #include "mm/page_io.h"
 
 #include "mm/mm.h"
+#include "mm/zswap.h"
 
 namespace mms {
 
@@ -40,8 +41,10 @@ Co<> swap_readpage(Mm& k, Task& t, Pfn p)
     k.pages.clear(p, PG_locked); // page_endio(): SetPageUptodate, unlock_page
 }
 
-Co<> swap_slot_free_notify(Task& t, SwapInfo& si, std::uint32_t off)
+Co<> swap_slot_free_notify(Mm& k, Task& t, SwapInfo& si, std::uint32_t off)
 {
+    if (k.zswap)
+        co_await k.zswap->frontswap_invalidate_page(t, si.type, off);
     if (si.zram)
         co_await si.zram->zram_slot_free_notify(t, off);
 }

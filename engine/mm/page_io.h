@@ -26,8 +26,9 @@ Co<bool> swap_writepage(Mm& k, Task& t, Pfn p);
 // swap_readpage() of page `p` (locked, in the swap cache, just allocated) from a synchronous device: the data is
 // in the page and the page unlocked (page_endio) when it returns.
 Co<> swap_readpage(Mm& k, Task& t, Pfn p);
-// swap_entry_free()'s swap_slot_free_notify for a slot no longer in use, called under the lock that guards the
-// slot (si->lock in 4.0): zram frees the slot's object. Nothing for a queued device.
-Co<> swap_slot_free_notify(Task& t, SwapInfo& si, std::uint32_t off);
+// What swap_entry_free() tells the layers below of a slot no longer in use, called under the lock that guards the
+// slot (si->lock in 4.0): frontswap_invalidate_page() (zswap drops its copy), then the device's
+// swap_slot_free_notify (zram frees the slot's object). Nothing for a queued device without zswap.
+Co<> swap_slot_free_notify(Mm& k, Task& t, SwapInfo& si, std::uint32_t off);
 
 } // namespace mms

@@ -113,12 +113,15 @@ namespace {
 void prefault_swapping(
     Mm& k, const std::vector<Task*>& tasks, const std::vector<std::vector<std::uint32_t>>& order, std::uint64_t seed)
 {
-    // A zram device would hold what the fill swapped out in RAM, in a pool this shortcut does not build (its pages
-    // would come out of the very budget below): the fast-forward is for queued devices only.
+    // A zram device, or zswap in front of any device, would hold what the fill swapped out in RAM, in a pool this
+    // shortcut does not build (its pages would come out of the very budget below): the fast-forward is for queued
+    // devices only.
     for (const auto& si : k.swap)
         if (si->zram)
             throw std::invalid_argument("the fast-forward of a swapping fill does not model a zram swap device; use "
                                         "a queued device (ssd-2015, hdd-2007, pmem-ram, nvme-2020)");
+    if (k.zswap)
+        throw std::invalid_argument("the fast-forward of a swapping fill does not model zswap; set zswap.enabled=false");
     // Resident limit: reclaim keeps the free pages above the high watermark (plus the per-cpu lists' slack).
     std::uint64_t free = k.nrFreePages();
     std::uint64_t budget = std::max<std::uint64_t>(

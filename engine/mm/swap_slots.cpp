@@ -195,7 +195,7 @@ Co<> swapcache_free_entries(Mm& k, Task& t, std::vector<std::uint32_t>& entries)
         --si.inuse;
         Sched::burn(t, k.cost.swapFreeNs);
         nr_swap_pages_add(k, t); // atomic_long_inc(&nr_swap_pages)
-        co_await swap_slot_free_notify(t, si, off);
+        co_await swap_slot_free_notify(k, t, si, off);
     }
     spin_unlock(k.s, t, prev->lock);
     k.vm.inc(Vm::SwapFreeEntriesCalls);

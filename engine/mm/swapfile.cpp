@@ -226,7 +226,7 @@ Co<> swapcache_free(Mm& k, Task& t, std::uint32_t entry)
     bool freed = false;
     bool toSlots = releaseSlot(k, t, si, off, freed);
     if (freed)
-        co_await swap_slot_free_notify(t, si, off);
+        co_await swap_slot_free_notify(k, t, si, off);
     spin_unlock(k.s, t, l);
     if (toSlots)
         co_await free_swap_slot(k, t, entry);
@@ -273,7 +273,7 @@ Co<> swap_free(Mm& k, Task& t, std::uint32_t entry)
     bool freed = false;
     bool toSlots = releaseSlot(k, t, si, off, freed);
     if (freed)
-        co_await swap_slot_free_notify(t, si, off);
+        co_await swap_slot_free_notify(k, t, si, off);
     spin_unlock(k.s, t, l);
     if (toSlots)
         co_await free_swap_slot(k, t, entry);
@@ -306,7 +306,7 @@ Co<> free_swap_and_cache(Mm& k, Task& t, std::uint32_t entry)
     bool freed = false;
     bool toSlots = releaseSlot(k, t, si, off, freed);
     if (freed)
-        co_await swap_slot_free_notify(t, si, off);
+        co_await swap_slot_free_notify(k, t, si, off);
     // find_get_page(): the page the swap cache holds for this entry (one whose deletion from the cache has begun is
     // no longer found), with a reference (get_page) that keeps anyone else from freeing it until page_cache_release()
     // below; trylock_page(): a page under read I/O is locked and stays in the cache, its reference dropped at once.

@@ -67,21 +67,26 @@ namespace {
     {
         return [field, lo, hi](Toggles& t, const nlohmann::json& v) -> std::string { return integerInto(t.*field, v, lo, hi); };
     }
-    // A field of the zram toggles (Toggles::zram), as choice() and integer() do for a Toggles field.
-    template <typename E>
-    Setter zramChoice(E ZramConfig::*field, std::vector<std::pair<const char*, E>> options)
+    // A field of a group of toggles (Toggles::zram, Toggles::zswap), as choice() does for a Toggles field.
+    template <typename G, typename E>
+    Setter groupChoice(G Toggles::*group, E G::*field, std::vector<std::pair<const char*, E>> options)
     {
-        return [field, options](Toggles& t, const nlohmann::json& v) -> std::string {
+        return [group, field, options](Toggles& t, const nlohmann::json& v) -> std::string {
             std::string expected;
             for (auto& [name, e] : options) {
                 if (v.is_string() && v.get<std::string>() == name) {
-                    t.zram.*field = e;
+                    (t.*group).*field = e;
                     return {};
                 }
                 expected += (expected.empty() ? "" : "|") + std::string(name);
             }
             return "one of " + expected;
         };
+    }
+    template <typename E>
+    Setter zramChoice(E ZramConfig::*field, std::vector<std::pair<const char*, E>> options)
+    {
+        return groupChoice(&Toggles::zram, field, std::move(options));
     }
     Setter zramInteger(int ZramConfig::*field, int lo, int hi)
     {
@@ -90,6 +95,14 @@ namespace {
     Setter zramBoolean(bool ZramConfig::*field)
     {
         return [field](Toggles& t, const nlohmann::json& v) -> std::string { return booleanInto(t.zram.*field, v); };
+    }
+    Setter zswapBoolean(bool ZswapConfig::*field)
+    {
+        return [field](Toggles& t, const nlohmann::json& v) -> std::string { return booleanInto(t.zswap.*field, v); };
+    }
+    Setter zswapInteger(int ZswapConfig::*field, int lo, int hi)
+    {
+        return [field, lo, hi](Toggles& t, const nlohmann::json& v) -> std::string { return integerInto(t.zswap.*field, v, lo, hi); };
     }
     Setter configBoolean(bool KernelConfig::*field)
     {
@@ -182,6 +195,11 @@ namespace {
             { "zram.max_comp_streams", zramInteger(&ZramConfig::maxCompStreams, 1, 1024) },
             { "zram.comp", zramChoice(&ZramConfig::comp, { { "lzo", ZcompAlgo::Lzo }, { "lzo-rle", ZcompAlgo::LzoRle }, { "lz4", ZcompAlgo::Lz4 } }) },
             { "zram.same_filled", zramBoolean(&ZramConfig::sameFilled) },
+            { "zswap.enabled", zswapBoolean(&ZswapConfig::enabled) },
+            { "zswap.max_pool_percent", zswapInteger(&ZswapConfig::maxPoolPercent, 1, 100) },
+            { "zswap.compressor",
+                groupChoice(&Toggles::zswap, &ZswapConfig::compressor,
+                    std::vector<std::pair<const char*, ZcompAlgo>> { { "lzo", ZcompAlgo::Lzo }, { "lzo-rle", ZcompAlgo::LzoRle }, { "lz4", ZcompAlgo::Lz4 } }) },
             { "zsmalloc.lock", zramChoice(&ZramConfig::zsLock, { { "class", ZsLock::Class }, { "pool", ZsLock::Pool } }) },
             { "kernel.config",
                 [](Toggles& t, const nlohmann::json& v) -> std::string {
@@ -332,6 +350,10 @@ const std::vector<KernelRule>& kernelRules()
             "", "",
             "not modelled: before it each LRU list has its own lru_add pagevec; the model has one, which drains the "
             "same way when a CPU adds pages of one list (every modelled workload)" },
+        { "3.11", "2b2811178e85", "zswap: add to mm/", "", "", "",
+            "not modelled as a default: zswap is off unless the boot line enables it, in every release. "
+            "zswap.enabled=true runs 4.0's zswap (zbud, writeback of the oldest zbud page when the pool is full) from "
+            "3.11 on and is refused before it (docs/presets.md, \"zswap\")" },
         { "3.13", "49076ec2ccaf", "mm: dynamically allocate page->ptl if it cannot be embedded to struct page",
             "config.ptlock_alloc", "false", "true",
             "with DEBUG_SPINLOCK or lockdep each page table has its split lock again, allocated apart (page->ptl "
@@ -553,6 +575,13 @@ std::string Toggles::set(const std::string& name, const nlohmann::json& value)
 
 bool Toggles::isToggle(const std::string& name) { return setters().count(name) != 0; }
 
+std::pair<std::string, std::string> Toggles::eraError(const KernelVersion& kernel) const
+{
+    if (zswap.enabled && kernel < KernelVersion { 3, 11, 0 })
+        return { "zswap.enabled", "false on kernel " + kernel.str() + " (zswap came in 3.11, 2b2811178e85)" };
+    return {};
+}
+
 std::vector<std::string> Toggles::names()
 {
     std::vector<std::string> n;
@@ -620,6 +649,9 @@ nlohmann::json Toggles::toJson() const
         { "zram.comp", pick(zram.comp, { "lzo", "lzo-rle", "lz4" }) },
         { "zram.same_filled", zram.sameFilled },
         { "zsmalloc.lock", pick(zram.zsLock, { "class", "pool" }) },
+        { "zswap.enabled", zswap.enabled },
+        { "zswap.max_pool_percent", zswap.maxPoolPercent },
+        { "zswap.compressor", pick(zswap.compressor, { "lzo", "lzo-rle", "lz4" }) },
         { "kernel.config", config.name() },
         { "config.memcg", config.memcg },
         { "config.ptl_in_struct_page", config.ptlInStructPage },

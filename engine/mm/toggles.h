@@ -3,6 +3,7 @@
 // kernel version sets every toggle's default (Toggles::forKernel); a variant's toggles and --set override them.
 
 #include "block/zram_config.h"
+#include "mm/zswap_config.h"
 #include "mm/kconfig.h"
 #include "sched/locking.h"
 
@@ -11,6 +12,7 @@
 #include <compare>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace mms {
@@ -187,6 +189,9 @@ struct Toggles {
     // zram.max_comp_streams (the streams of `multi`), zram.comp lzo|lzo-rle|lz4, zram.same_filled, zsmalloc.lock
     // class|pool.
     ZramConfig zram;
+    // zswap (mm/zswap.h), in front of every swap device: zswap.enabled, zswap.max_pool_percent (its pool's share of
+    // RAM), zswap.compressor lzo|lzo-rle|lz4.
+    ZswapConfig zswap;
     // The kernel's build configuration (mm/kconfig.h): kernel.config production|fedora-rawhide-2007-04|fedora-debug
     // sets every debug option at once; config.memcg, config.debug_spinlock, config.lockdep, config.lock_stat,
     // config.debug_mutexes, config.debug_slab, config.debug_vm, config.debug_list and config.debug_pagealloc one each;
@@ -199,6 +204,9 @@ struct Toggles {
     // Sets one toggle by its dotted name. Returns an empty string on success, else what was expected.
     std::string set(const std::string& name, const nlohmann::json& value);
     static bool isToggle(const std::string& name);
+    // A toggle set to what `kernel` does not have, and what it expects instead ("false on kernel ..."); empty strings
+    // when there is none.
+    std::pair<std::string, std::string> eraError(const KernelVersion& kernel) const;
     static std::vector<std::string> names();
     nlohmann::json toJson() const;
 };

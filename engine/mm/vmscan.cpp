@@ -14,6 +14,7 @@
 #include "mm/swap.h"
 #include "mm/swapfile.h"
 #include "mm/tlb.h"
+#include "mm/zswap.h"
 
 #include <algorithm>
 #include <cassert>
@@ -134,7 +135,10 @@ namespace {
         }
         if (k.pages.test(p, PG_dirty)) { // pageout()
             k.pages.clear(p, PG_dirty);
-            if (k.pages.test(p, PG_swapcache) && swap_synchronous(*k.swap[pte::swpType(k.pages.priv(p))])) {
+            if (k.zswap && k.pages.test(p, PG_swapcache) && co_await k.zswap->frontswap_store(t, p)) {
+                // swap_writepage(): zswap took it, and the page is written, clean and off writeback, as with a
+                // synchronous device (below); the device is not touched, nor counted in pswpout.
+            } else if (k.pages.test(p, PG_swapcache) && swap_synchronous(*k.swap[pte::swpType(k.pages.priv(p))])) {
                 // rw_page: written (or failed) before pageout() returns. Written, the page is clean and off
                 // writeback, and shrink_page_list() frees it now ("A synchronous write - probably a ramdisk").
                 if (!co_await swap_writepage(k, t, p))

@@ -1,6 +1,7 @@
 #include "run/recorder.h"
 
 #include "mm/filemap.h"
+#include "mm/zswap.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -34,7 +35,7 @@ Recorder::Recorder(Kernel& k, Sched& s, const RecordingOptions& opts, const Work
     m_holdSeen.assign(static_cast<std::size_t>(s.cpuCount()), 0);
     for (std::size_t i = 0; i < static_cast<std::size_t>(Vm::Count); ++i)
         m_rec->m_counterNames.push_back(vmName(static_cast<Vm>(i)));
-    for (const char* n : { "ops", "free_pages", "swap_used", "ipis", "zram_pool_pages", "vm_exits" })
+    for (const char* n : { "ops", "free_pages", "swap_used", "ipis", "zram_pool_pages", "vm_exits", "zswap_pool_pages" })
         m_rec->m_counterNames.push_back(n);
     s.setTrace(this);
     m_livePeriod = std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(opts.livePeriodSeconds));
@@ -184,7 +185,8 @@ void Recorder::appendPageFrame(Recording& r, std::size_t f, const PageFrame& cur
 }
 
 // The vm counters (enum Vm, /proc/vmstat's names), then ops done, free pages, swap slots in use, IPIs received, the
-// zram devices' pool (zs_get_total_pages(), 0 without zram) and a guest's VM exits (0 on bare metal).
+// zram devices' pool (zs_get_total_pages(), 0 without zram), a guest's VM exits (0 on bare metal) and zswap's pool
+// (zbud_get_pool_size(), 0 without zswap).
 void Recorder::sampleCounters()
 {
     std::vector<double> c;
@@ -207,6 +209,7 @@ void Recorder::sampleCounters()
     c.push_back(static_cast<double>(ipis));
     c.push_back(static_cast<double>(zramPool));
     c.push_back(static_cast<double>(m_k.vmExits));
+    c.push_back(static_cast<double>(m_k.zswap ? m_k.zswap->poolPages() : 0));
     m_rec->m_counters.push_back(std::move(c));
 }
 

@@ -4,6 +4,7 @@
 #include "hw/cacheline.h"
 #include "mm/page.h"
 #include "mm/swapinfo.h"
+#include "mm/zswap.h"
 #include "mm/pte.h"
 #include "run/recorder.h"
 #include "run/times.h"
@@ -47,7 +48,9 @@ RunMemory estimateRunMemory(const RunSetup& setup, const RecordingOptions& recor
         + m.swapSlots / SWAPFILE_CLUSTER * sizeof(SpinLock);
     // A file's page-cache index (a page each) and its PG_readahead marks (a byte each).
     const std::uint64_t fileIndex = m.filePages * (sizeof(Pfn) + sizeof(std::uint8_t));
-    m.bytes = m.frames * perFrame + swapMap + m.mappedPages * sizeof(Pte) + fileIndex + w.setupBytes
+    // zswap's trees: an entry per swap slot.
+    const std::uint64_t zswapTrees = setup.toggles.zswap.enabled ? m.swapSlots * Zswap::kBytesPerSlot : 0;
+    m.bytes = m.frames * perFrame + swapMap + m.mappedPages * sizeof(Pte) + fileIndex + zswapTrees + w.setupBytes
         + (recording.enabled ? recording.memoryBudget : 0);
     return m;
 }
@@ -76,6 +79,23 @@ namespace {
         out["zram_failed_writes"] = failed;
     }
 
+    // zswap (only where it is enabled, for the same reason): its pool's peak in bytes of RAM, the most pages it held
+    // at once, and the debugfs counters of the pages it wrote back and of the stores it refused.
+    void addZswapMetrics(const Kernel& k, Metrics& out)
+    {
+        if (!k.zswap)
+            return;
+        const ZswapStats& z = k.zswap->stats();
+        out["zswap_pool_bytes"] = static_cast<double>(z.maxPoolPages * kPageSize);
+        out["zswap_stored_pages"] = static_cast<double>(z.maxStoredPages);
+        out["zswap_written_back_pages"] = static_cast<double>(z.writtenBackPages);
+        out["zswap_pool_limit_hit"] = static_cast<double>(z.poolLimitHit);
+        out["zswap_reject_compress_poor"] = static_cast<double>(z.rejectCompressPoor);
+        out["zswap_reject_alloc_fail"] = static_cast<double>(z.rejectAllocFail);
+        out["zswap_reject_reclaim_fail"] = static_cast<double>(z.rejectReclaimFail);
+        out["zswap_loads"] = static_cast<double>(z.loads);
+    }
+
     void addCommonMetrics(const Kernel& k, const Sched& s, Metrics& out)
     {
         addTimeMetrics(s, out);
@@ -89,6 +109,7 @@ namespace {
             out["vm_exits"] = static_cast<double>(k.vmExits);
         out["sim_time_s"] = toSec(s.sim().now());
         addZramMetrics(k, out);
+        addZswapMetrics(k, out);
         // Only where memory ran out (page_alloc.cpp's ways out), so that other runs' results keep their keys.
         if (k.nrAllocFail)
             out["alloc_fail"] = static_cast<double>(k.nrAllocFail);

@@ -279,6 +279,8 @@ namespace {
                 if (!err.empty())
                     fail(o, p + "." + k, err, &v);
             }
+            if (const auto [toggle, err] = t.eraError(kernel); !err.empty())
+                fail(o, p + "." + toggle, err, toggles.contains(toggle) ? &toggles[toggle] : nullptr);
         }
     }
 

@@ -220,9 +220,12 @@ RunSetup Scenario::resolve(const std::string& variant, const OJson& point, doubl
     }
     if (!doc["variants"].contains(variant))
         throw ScenarioError(m_origin + ": no variant named " + variant);
-    r.toggles = Toggles::forKernel(*KernelVersion::parse(doc["kernel"].get<std::string>()));
+    const KernelVersion kernel = *KernelVersion::parse(doc["kernel"].get<std::string>());
+    r.toggles = Toggles::forKernel(kernel);
     for (auto& [k, v] : doc["variants"][variant].items())
         r.toggles.set(k, nlohmann::json::parse(v.dump()));
+    if (const auto [toggle, err] = r.toggles.eraError(kernel); !err.empty()) // a sweep's value (normalise() checks the rest)
+        throw ScenarioError(m_origin + ": variants." + variant + "." + toggle + ": expected " + err);
     const OJson& w = doc["workload"];
     r.workload = findWorkload(w["kind"]);
     r.params = nlohmann::json::object();
