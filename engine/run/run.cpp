@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <map>
 #include <sstream>
+#include <stdexcept>
 
 namespace mms {
 
@@ -259,7 +260,11 @@ RunResult executeRun(const RunSpec& spec, Interrupter* interrupter)
     kernel.boot(spec.bootSeed);
     WorkloadContext ctx { kernel, sim, setup.params, spec.seed, { setup.toggles.advice, setup.toggles.glibcTrim } };
     std::unique_ptr<Workload> workload = setup.workload->make();
-    workload->setup(ctx);
+    try {
+        workload->setup(ctx);
+    } catch (const std::invalid_argument& e) { // a set-up the workload does not model (a zram device under a fast-forward)
+        throw ScenarioError(std::string(e.what()) + " (variant " + spec.variant + ")");
+    }
 
     std::unique_ptr<Recorder> recorder;
     if (spec.recording.enabled)

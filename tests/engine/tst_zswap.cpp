@@ -164,6 +164,21 @@ private Q_SLOTS:
         QCOMPARE(withoutHost(run(sc, scale, 2)), withoutHost(rs));
     }
 
+    void theFillFastForwardRefusesZswap()
+    {
+        // swap-free-sort's fill is prefaulted straight onto the device: with zswap its pages would be in a pool the
+        // shortcut does not build, so the run refuses, naming the toggle.
+        Scenario sc = loadScenario("swap-free-sort");
+        sc.set("zswap.enabled", "true");
+        sc.set("swap.devices", "1");
+        try {
+            run(sc, 0.01, 1);
+            QFAIL("the fast-forward ran with zswap");
+        } catch (const ScenarioError& e) {
+            QVERIFY2(QString::fromUtf8(e.what()).contains("zswap.enabled=false"), e.what());
+        }
+    }
+
     void zswapNeedsItsRelease()
     {
         Scenario sc = loadScenario("madv-free-tlb-batch"); // 2.6.20
