@@ -26,17 +26,30 @@ ZbudPool::ZbudPool(Mm& k, const std::string& name)
 {
 }
 
-void ZbudPool::buddyAdd(std::uint32_t id, int list)
+template <ZbudPool::Links ZbudPool::Page::*links>
+void ZbudPool::listAdd(List& l, std::uint32_t id)
 {
-    Page& p = m_pages[id];
-    List& l = m_lists[static_cast<std::size_t>(list)];
-    p.list = list;
-    p.buddy = { kNone, l.head };
+    m_pages[id].*links = { kNone, l.head };
     if (l.head != kNone)
-        m_pages[l.head].buddy.prev = id;
+        (m_pages[l.head].*links).prev = id;
     else
         l.tail = id;
     l.head = id;
+}
+
+template <ZbudPool::Links ZbudPool::Page::*links>
+void ZbudPool::listDel(List& l, std::uint32_t id)
+{
+    const Links k = m_pages[id].*links;
+    (k.prev != kNone ? (m_pages[k.prev].*links).next : l.head) = k.next;
+    (k.next != kNone ? (m_pages[k.next].*links).prev : l.tail) = k.prev;
+    m_pages[id].*links = {};
+}
+
+void ZbudPool::buddyAdd(std::uint32_t id, int list)
+{
+    m_pages[id].list = list;
+    listAdd<&Page::buddy>(m_lists[static_cast<std::size_t>(list)], id);
 }
 
 void ZbudPool::buddyDel(std::uint32_t id)
@@ -44,34 +57,22 @@ void ZbudPool::buddyDel(std::uint32_t id)
     Page& p = m_pages[id];
     if (p.list < 0)
         return;
-    List& l = m_lists[static_cast<std::size_t>(p.list)];
-    (p.buddy.prev != kNone ? m_pages[p.buddy.prev].buddy.next : l.head) = p.buddy.next;
-    (p.buddy.next != kNone ? m_pages[p.buddy.next].buddy.prev : l.tail) = p.buddy.prev;
-    p.buddy = {};
+    listDel<&Page::buddy>(m_lists[static_cast<std::size_t>(p.list)], id);
     p.list = -1;
 }
 
 void ZbudPool::lruAdd(std::uint32_t id)
 {
-    Page& p = m_pages[id];
-    p.onLru = true;
-    p.lru = { kNone, m_lru.head };
-    if (m_lru.head != kNone)
-        m_pages[m_lru.head].lru.prev = id;
-    else
-        m_lru.tail = id;
-    m_lru.head = id;
+    m_pages[id].onLru = true;
+    listAdd<&Page::lru>(m_lru, id);
 }
 
 void ZbudPool::lruDel(std::uint32_t id)
 {
-    Page& p = m_pages[id];
-    if (!p.onLru)
+    if (!m_pages[id].onLru)
         return;
-    (p.lru.prev != kNone ? m_pages[p.lru.prev].lru.next : m_lru.head) = p.lru.next;
-    (p.lru.next != kNone ? m_pages[p.lru.next].lru.prev : m_lru.tail) = p.lru.prev;
-    p.lru = {};
-    p.onLru = false;
+    listDel<&Page::lru>(m_lru, id);
+    m_pages[id].onLru = false;
 }
 
 void ZbudPool::relist(std::uint32_t id)

@@ -76,7 +76,12 @@ private:
     static int budOf(Handle h) { return static_cast<int>((h - 1) & 1); }
     static Handle encode(std::uint32_t id, int bud) { return ((id << 1) | static_cast<std::uint32_t>(bud)) + 1; }
     int numFreeChunks(const Page& p) const { return static_cast<int>(ZBUD_NCHUNKS) - p.firstChunks - p.lastChunks - 1; }
-    // list_add() at the head and list_del() of the buddy and LRU lists.
+    // list_add() at the head and list_del() through a page's `links` (buddy or lru).
+    template <Links Page::*links>
+    void listAdd(List& l, std::uint32_t id);
+    template <Links Page::*links>
+    void listDel(List& l, std::uint32_t id);
+    // The buddy and LRU lists, which also keep the page's record of where it is.
     void buddyAdd(std::uint32_t id, int list);
     void buddyDel(std::uint32_t id);
     void lruAdd(std::uint32_t id);
