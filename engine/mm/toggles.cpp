@@ -104,6 +104,11 @@ namespace {
     {
         return [field, lo, hi](Toggles& t, const nlohmann::json& v) -> std::string { return integerInto(t.zswap.*field, v, lo, hi); };
     }
+    // The compressors zram and zswap take, by name (the crypto API's).
+    std::vector<std::pair<const char*, ZcompAlgo>> compressors()
+    {
+        return { { "lzo", ZcompAlgo::Lzo }, { "lzo-rle", ZcompAlgo::LzoRle }, { "lz4", ZcompAlgo::Lz4 } };
+    }
     Setter configBoolean(bool KernelConfig::*field)
     {
         return [field](Toggles& t, const nlohmann::json& v) -> std::string { return booleanInto(t.config.*field, v); };
@@ -193,13 +198,11 @@ namespace {
                 zramChoice(&ZramConfig::streams,
                     { { "single", ZcompStreams::Single }, { "multi", ZcompStreams::Multi }, { "percpu", ZcompStreams::PerCpu } }) },
             { "zram.max_comp_streams", zramInteger(&ZramConfig::maxCompStreams, 1, 1024) },
-            { "zram.comp", zramChoice(&ZramConfig::comp, { { "lzo", ZcompAlgo::Lzo }, { "lzo-rle", ZcompAlgo::LzoRle }, { "lz4", ZcompAlgo::Lz4 } }) },
+            { "zram.comp", zramChoice(&ZramConfig::comp, compressors()) },
             { "zram.same_filled", zramBoolean(&ZramConfig::sameFilled) },
             { "zswap.enabled", zswapBoolean(&ZswapConfig::enabled) },
             { "zswap.max_pool_percent", zswapInteger(&ZswapConfig::maxPoolPercent, 1, 100) },
-            { "zswap.compressor",
-                groupChoice(&Toggles::zswap, &ZswapConfig::compressor,
-                    std::vector<std::pair<const char*, ZcompAlgo>> { { "lzo", ZcompAlgo::Lzo }, { "lzo-rle", ZcompAlgo::LzoRle }, { "lz4", ZcompAlgo::Lz4 } }) },
+            { "zswap.compressor", groupChoice(&Toggles::zswap, &ZswapConfig::compressor, compressors()) },
             { "zsmalloc.lock", zramChoice(&ZramConfig::zsLock, { { "class", ZsLock::Class }, { "pool", ZsLock::Pool } }) },
             { "kernel.config",
                 [](Toggles& t, const nlohmann::json& v) -> std::string {

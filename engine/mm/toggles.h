@@ -3,8 +3,8 @@
 // kernel version sets every toggle's default (Toggles::forKernel); a variant's toggles and --set override them.
 
 #include "block/zram_config.h"
-#include "mm/zswap_config.h"
 #include "mm/kconfig.h"
+#include "mm/zswap_config.h"
 #include "sched/locking.h"
 
 #include <nlohmann/json_fwd.hpp>
