@@ -203,6 +203,7 @@ namespace {
             { "zswap.enabled", zswapBoolean(&ZswapConfig::enabled) },
             { "zswap.max_pool_percent", zswapInteger(&ZswapConfig::maxPoolPercent, 1, 100) },
             { "zswap.compressor", groupChoice(&Toggles::zswap, &ZswapConfig::compressor, compressors()) },
+            { "zswap.same_filled", zswapBoolean(&ZswapConfig::sameFilled) },
             { "zsmalloc.lock", zramChoice(&ZramConfig::zsLock, { { "class", ZsLock::Class }, { "pool", ZsLock::Pool } }) },
             { "kernel.config",
                 [](Toggles& t, const nlohmann::json& v) -> std::string {
@@ -355,8 +356,8 @@ const std::vector<KernelRule>& kernelRules()
             "same way when a CPU adds pages of one list (every modelled workload)" },
         { "3.11", "2b2811178e85", "zswap: add to mm/", "", "", "",
             "not modelled as a default: zswap is off unless the boot line enables it, in every release. "
-            "zswap.enabled=true runs 4.0's zswap (zbud, writeback of the oldest zbud page when the pool is full) from "
-            "3.11 on and is refused before it (docs/presets.md, \"zswap\")" },
+            "zswap.enabled=true runs 4.0's zswap (zbud, writeback of the oldest zbud page when the pool is full; "
+            "same-filled pages from 4.14) from 3.11 on and is refused before it (docs/presets.md, \"zswap\")" },
         { "3.13", "49076ec2ccaf", "mm: dynamically allocate page->ptl if it cannot be embedded to struct page",
             "config.ptlock_alloc", "false", "true",
             "with DEBUG_SPINLOCK or lockdep each page table has its split lock again, allocated apart (page->ptl "
@@ -440,6 +441,10 @@ const std::vector<KernelRule>& kernelRules()
             "to the file list needs reclaim to discard clean anonymous pages from it" },
         { "4.13", "not verified", "mm, swap: sort swap entries before free", "swap.sort_before_free", "false", "true",
             "swapcache_free_entries() sorts its 64 entries by device: at most one si->lock round trip per device" },
+        { "4.14", "not verified", "mm: zswap: add same-filled pages support", "zswap.same_filled", "false", "true",
+            "with zswap enabled, a page of one repeated word (a memset page, a zero page) is kept as that word in its "
+            "zswap entry: no compression, no zbud object, no pool space, so it never fills the pool; a load writes the "
+            "word over the page" },
         { "4.14", "ec560175c0b6", "mm, swap: VMA based swap readahead", "swap.readahead", "cluster", "vma",
             "do_swap_page() reads ahead the swap entries of the 2^page_cluster PTEs around the fault (its page-table "
             "page) instead of the slots around the faulting one, unless a swap device rotates; the window's "
@@ -655,6 +660,7 @@ nlohmann::json Toggles::toJson() const
         { "zswap.enabled", zswap.enabled },
         { "zswap.max_pool_percent", zswap.maxPoolPercent },
         { "zswap.compressor", pick(zswap.compressor, { "lzo", "lzo-rle", "lz4" }) },
+        { "zswap.same_filled", zswap.sameFilled },
         { "kernel.config", config.name() },
         { "config.memcg", config.memcg },
         { "config.ptl_in_struct_page", config.ptlInStructPage },

@@ -57,8 +57,23 @@ void Zswap::notePeaks()
 
 Co<> Zswap::freeEntry(Task& t, ZswapEntry e)
 {
-    co_await m_pool.zbud_free(t, e.handle);
+    if (e.sameFilled())
+        --m_stats.sameFilledPages;
+    else
+        co_await m_pool.zbud_free(t, e.handle);
     Sched::burn(t, m_k.cost.lockedRmwNs); // zswap_entry_cache_free(): SLUB's per-CPU fast path
+}
+
+bool Zswap::zswap_is_page_same_filled(Task& t, PageContent content) const
+{
+    // zswap_is_page_same_filled() reads words until one differs from the first: a page that qualifies is read
+    // whole; any other stops at its first line or so (as zram's page_same_filled()).
+    const bool same = content == PageContent::Zero || content == PageContent::Same;
+    if (same)
+        m_k.s.burnTransfer(t, m_k.s.cpu(t.cpu).socket, static_cast<double>(kPageSize));
+    else
+        Sched::burn(t, m_k.cost.memLatencyNs + m_k.cost.pteOpNs);
+    return same;
 }
 
 Co<bool> Zswap::frontswap_store(Task& t, Pfn p)
@@ -82,15 +97,23 @@ Co<bool> Zswap::frontswap_store(Task& t, Pfn p)
     }
     if (err == 0) {
         Sched::burn(t, m_k.cost.lockedRmwNs); // zswap_entry_cache_alloc(): SLUB's per-CPU fast path
-        // Compress into this CPU's dstmem with this CPU's transform (get_cpu_var: no other writer waits).
-        Sched::burn(t, compressNs(m_k.cost, m_cfg.compressor, content));
-        m_k.s.burnTransfer(t, m_k.s.cpu(t.cpu).socket, compressBytes(content));
-        const std::uint32_t dlen = compressedSize(m_cfg.compressor, content);
-        err = co_await m_pool.zbud_alloc(t, dlen + kHeaderBytes, handle);
+        std::uint32_t dlen = 0;
+        if (m_cfg.sameFilled && zswap_is_page_same_filled(t, content)) {
+            handle = ZswapEntry::kSameFilled; // the word goes into the entry
+            m_stats.maxSameFilledPages = std::max(m_stats.maxSameFilledPages, ++m_stats.sameFilledPages);
+        } else {
+            // Compress into this CPU's dstmem with this CPU's transform (get_cpu_var: no other writer waits).
+            Sched::burn(t, compressNs(m_k.cost, m_cfg.compressor, content));
+            m_k.s.burnTransfer(t, m_k.s.cpu(t.cpu).socket, compressBytes(content));
+            dlen = compressedSize(m_cfg.compressor, content);
+            err = co_await m_pool.zbud_alloc(t, dlen + kHeaderBytes, handle);
+            if (err == 0) {
+                // zbud_map(): the header, then the compressed bytes copied in.
+                m_pool.setTag(handle, swp);
+                m_k.s.burnTransfer(t, m_k.s.cpu(t.cpu).socket, static_cast<double>(dlen));
+            }
+        }
         if (err == 0) {
-            // zbud_map(): the header, then the compressed bytes copied in.
-            m_pool.setTag(handle, swp);
-            m_k.s.burnTransfer(t, m_k.s.cpu(t.cpu).socket, static_cast<double>(dlen));
             co_await spin_lock(m_k.s, t, tree.lock);
             rbOp(t, tree);
             ZswapEntry& e = tree.entries[off];
@@ -132,12 +155,17 @@ Co<bool> Zswap::frontswap_load(Task& t, Pfn p)
     co_await spin_lock(m_k.s, t, tree.lock);
     rbOp(t, tree); // zswap_entry_find_get()
     const bool found = tree.entries[off].handle != 0;
+    const bool word = tree.entries[off].sameFilled();
     spin_unlock(m_k.s, t, tree.lock);
     if (!found)
         co_return false;
     const PageContent content = m_k.swap[static_cast<std::size_t>(type)]->slot[off].content;
-    Sched::burn(t, decompressNs(m_k.cost, m_cfg.compressor, content));
-    m_k.s.burnTransfer(t, m_k.s.cpu(t.cpu).socket, decompressBytes(content));
+    if (word) { // zswap_fill_page(): the word written over the page
+        m_k.s.burnTransfer(t, m_k.s.cpu(t.cpu).socket, static_cast<double>(kPageSize));
+    } else {
+        Sched::burn(t, decompressNs(m_k.cost, m_cfg.compressor, content));
+        m_k.s.burnTransfer(t, m_k.s.cpu(t.cpu).socket, decompressBytes(content));
+    }
     co_await spin_lock(m_k.s, t, tree.lock); // zswap_entry_put(): the entry stays in the tree
     spin_unlock(m_k.s, t, tree.lock);
     m_k.pages.setContent(p, content);

@@ -9,7 +9,9 @@
 // that compresses to more than a zbud object can hold (zswap_reject_compress_poor), or one that finds no page for
 // zbud (reject_alloc_fail). When the pool has reached max_pool_percent of RAM, a store first has zbud evict its
 // least recently used page: each object on it is decompressed into a new swap-cache page, which is written to the
-// device (zswap_writeback_entry); if no page could be emptied the store is rejected (reject_reclaim_fail).
+// device (zswap_writeback_entry); if no page could be emptied the store is rejected (reject_reclaim_fail). From
+// 4.14 (zswap.same_filled) a page of one repeated word is kept as that word in its entry: no compression, no zbud
+// object.
 //
 // Not modelled: the later zswap (docs/presets.md, "zswap"); whichever release enables it, this is the zswap that
 // runs.
@@ -18,6 +20,7 @@
 #include "mm/zbud.h"
 #include "mm/zswap_config.h"
 #include "sim/co.h"
+#include "sim/pagecontent.h"
 #include "sync/lockstat.h"
 #include "sync/spinlock.h"
 
@@ -30,10 +33,13 @@ namespace mms {
 class Mm;
 struct Task;
 
-// One slot's entry in a device's tree (struct zswap_entry): its zbud object and compressed length.
+// One slot's entry in a device's tree (struct zswap_entry): its zbud object and compressed length, or (zswap's
+// same-filled pages) no object: the page is one repeated word, kept in the entry.
 struct ZswapEntry {
+    static constexpr ZbudPool::Handle kSameFilled = ~0u; // `handle` of an entry that holds its page's word
     ZbudPool::Handle handle = 0; // 0: the slot is not in zswap
-    std::uint16_t length = 0; // the compressed bytes, without the header
+    std::uint16_t length = 0; // the compressed bytes, without the header (0 for a same-filled page)
+    bool sameFilled() const { return handle == kSameFilled; }
 };
 
 // The debugfs counters (/sys/kernel/debug/zswap) and the peaks the model keeps of the two levels.
@@ -41,6 +47,7 @@ struct ZswapStats {
     std::uint64_t poolLimitHit = 0, rejectReclaimFail = 0, rejectAllocFail = 0;
     std::uint64_t rejectCompressPoor = 0, writtenBackPages = 0, duplicateEntry = 0;
     std::uint64_t storedPages = 0, maxStoredPages = 0, maxPoolPages = 0;
+    std::uint64_t sameFilledPages = 0, maxSameFilledPages = 0; // zswap_same_filled_pages (4.14+)
     std::uint64_t stores = 0, loads = 0; // frontswap's succ_stores and loads
 };
 
@@ -75,6 +82,8 @@ private:
     bool isFull() const;
     // An rb-tree insert, search or erase among the tree's entries (charged, under tree->lock).
     void rbOp(Task& t, const Tree& tree) const;
+    // zswap_is_page_same_filled() of a page of `content` (charged: the words read).
+    bool zswap_is_page_same_filled(Task& t, PageContent content) const;
     // zswap_free_entry(): the object back to zbud, the entry to its slab cache.
     Co<> freeEntry(Task& t, ZswapEntry e);
     // zswap_writeback_entry(), zbud's eviction callback.

@@ -15,6 +15,9 @@ struct ZswapConfig {
     int maxPoolPercent = 20;
     // zswap.compressor: a crypto API compressor, "lzo" by default (the same algorithms as zram's, block/zcomp.h).
     ZcompAlgo compressor = ZcompAlgo::Lzo;
+    // zswap.same_filled: a page of one repeated word is kept as that word in its entry, with no zbud object and no
+    // compression ("mm: zswap: add same-filled pages support", 4.14; same_filled_pages_enabled, on by default).
+    bool sameFilled = false;
 };
 
 } // namespace mms

@@ -95,6 +95,7 @@ namespace {
         out["zswap_reject_alloc_fail"] = static_cast<double>(z.rejectAllocFail);
         out["zswap_reject_reclaim_fail"] = static_cast<double>(z.rejectReclaimFail);
         out["zswap_loads"] = static_cast<double>(z.loads);
+        out["zswap_same_filled_pages"] = static_cast<double>(z.maxSameFilledPages);
     }
 
     void addCommonMetrics(const Kernel& k, const Sched& s, Metrics& out)

@@ -164,6 +164,26 @@ private Q_SLOTS:
         QCOMPARE(withoutHost(run(sc, scale, 2)), withoutHost(rs));
     }
 
+    void sameFilledPagesTakeNoPool()
+    {
+        // From 4.14 a memset page is kept as its word in the zswap entry: nothing is compressed or stored in zbud,
+        // the pool never fills, and nothing is written back to the device.
+        QVERIFY(!Toggles::forKernel(*KernelVersion::parse("4.13")).zswap.sameFilled);
+        QVERIFY(Toggles::forKernel(*KernelVersion::parse("4.14")).zswap.sameFilled);
+        Scenario sc = loadScenario("madv-free-swapin");
+        sc.set("zswap.enabled", "true");
+        sc.set("kernel", "4.14");
+        sc.selectVariants({ "madvfree" });
+        ResultSet rs = run(sc, scaleFor(0.02, 0.01), 1);
+        const auto& m = rs.results.at(0).metrics;
+        QVERIFY(m.at("zswap_same_filled_pages") > 0);
+        QCOMPARE(m.at("zswap_same_filled_pages"), m.at("zswap_stored_pages"));
+        QCOMPARE(m.at("zswap_pool_bytes"), 0.0);
+        QCOMPARE(m.at("swapouts"), 0.0);
+        QCOMPARE(m.at("swapins"), 0.0);
+        QVERIFY(m.at("zswap_loads") > 0); // the stale entries come back as words
+    }
+
     void theFillFastForwardRefusesZswap()
     {
         // swap-free-sort's fill is prefaulted straight onto the device: with zswap its pages would be in a pool the
