@@ -16,7 +16,7 @@ namespace {
     // One level of an rb-tree walk in cache (GUESS: a compare and a pointer load, ~20 cycles at the preset's clock);
     // insert, search and erase each walk the tree's depth, log2 of its entries.
     constexpr double kRbLevelCycles = 20;
-    constexpr int kEexist = 17, kEnomem = 12;
+    constexpr int kEexist = 17, kEnomem = 12, kEnospc = 28;
 } // namespace
 
 Zswap::Tree::Tree(int type)
@@ -119,6 +119,8 @@ Co<bool> Zswap::frontswap_store(Task& t, Pfn p)
             ZswapEntry& e = tree.entries[off];
             const ZswapEntry dup = e; // a slot stored before: the new data replaces it (zswap_duplicate_entry)
             e = ZswapEntry { handle, static_cast<std::uint16_t>(dlen) };
+            // What the slot holds now (what a writeback or a load gives back).
+            m_k.swap[static_cast<std::size_t>(type)]->slot[off].content = content;
             if (dup.handle)
                 ++m_stats.duplicateEntry;
             else {
@@ -128,14 +130,12 @@ Co<bool> Zswap::frontswap_store(Task& t, Pfn p)
             spin_unlock(m_k.s, t, tree.lock);
             if (dup.handle)
                 co_await freeEntry(t, dup);
-            // What the slot holds now (what a writeback or a load gives back).
-            m_k.swap[static_cast<std::size_t>(type)]->slot[off].content = content;
             ++m_stats.stores;
             notePeaks();
             stored = true;
         } else {
             Sched::burn(t, m_k.cost.lockedRmwNs); // the entry back to its cache
-            ++(err == -28 ? m_stats.rejectCompressPoor : m_stats.rejectAllocFail);
+            ++(err == -kEnospc ? m_stats.rejectCompressPoor : m_stats.rejectAllocFail);
         }
     }
     if (!stored && tree.entries[off].handle) // a failed store of a stored slot drops the older copy (frontswap)
