@@ -25,7 +25,6 @@
 #include "sync/spinlock.h"
 
 #include <cstdint>
-#include <memory>
 #include <vector>
 
 namespace mms {
@@ -42,7 +41,7 @@ struct ZswapEntry {
     bool sameFilled() const { return handle == kSameFilled; }
 };
 
-// The debugfs counters (/sys/kernel/debug/zswap) and the peaks the model keeps of the two levels.
+// The debugfs counters (/sys/kernel/debug/zswap), and the peaks the model keeps of its levels.
 struct ZswapStats {
     std::uint64_t poolLimitHit = 0, rejectReclaimFail = 0, rejectAllocFail = 0;
     std::uint64_t rejectCompressPoor = 0, writtenBackPages = 0, duplicateEntry = 0;
