@@ -81,6 +81,15 @@ double decompressBytes(PageContent content)
     return content == PageContent::Data || content == PageContent::Random ? 0 : kPage;
 }
 
+bool sameFilledScan(Sched& s, Task& t, bool same)
+{
+    if (same)
+        s.burnTransfer(t, s.cpu(t.cpu).socket, kPage);
+    else
+        Sched::burn(t, s.cost().memLatencyNs + s.cost().pteOpNs);
+    return same;
+}
+
 Zcomp::Zcomp(Sched& s, const ZramConfig& cfg, const std::string& device)
     : m_s(s)
     , m_mode(cfg.streams)

@@ -32,6 +32,11 @@ double compressNs(const CostModel& c, ZcompAlgo a, PageContent content);
 double decompressNs(const CostModel& c, ZcompAlgo a, PageContent content);
 double compressBytes(PageContent content);
 double decompressBytes(PageContent content);
+// The same-filled check before compressing (zram's page_zero_filled() / page_same_filled(), zswap's
+// zswap_is_page_same_filled()), charged to t: words are read until one differs from the first, so a page that
+// qualifies (`same`) is read whole, from memory (reclaim takes the page touched longest ago), and any other stops at
+// its first line or so. Returns `same`.
+bool sameFilledScan(Sched& s, Task& t, bool same);
 
 // A device's compression streams (struct zcomp).
 class Zcomp {

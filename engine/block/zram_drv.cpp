@@ -39,15 +39,8 @@ namespace {
 
 bool ZramDevice::page_same_filled(Task& t, PageContent content)
 {
-    // page_zero_filled() (4.0) reads words until one is not zero; page_same_filled() (8e19d540d107) until one
-    // differs from the first. A page that qualifies is read whole, from memory (reclaim takes the page touched
-    // longest ago); any other stops at its first line or so.
-    const bool same = content == PageContent::Zero || (m_cfg.sameFilled && content == PageContent::Same);
-    if (same)
-        m_s.burnTransfer(t, m_s.cpu(t.cpu).socket, static_cast<double>(kPageSize));
-    else
-        Sched::burn(t, m_s.cost().memLatencyNs + m_s.cost().pteOpNs);
-    return same;
+    // page_zero_filled() (4.0) looks for zeros only; page_same_filled() (8e19d540d107) for any repeated word.
+    return sameFilledScan(m_s, t, content == PageContent::Zero || (m_cfg.sameFilled && content == PageContent::Same));
 }
 
 Co<> ZramDevice::zram_free_page(Task& t, std::uint32_t index)

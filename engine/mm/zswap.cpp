@@ -66,14 +66,7 @@ Co<> Zswap::freeEntry(Task& t, ZswapEntry e)
 
 bool Zswap::zswap_is_page_same_filled(Task& t, PageContent content) const
 {
-    // zswap_is_page_same_filled() reads words until one differs from the first: a page that qualifies is read
-    // whole; any other stops at its first line or so (as zram's page_same_filled()).
-    const bool same = content == PageContent::Zero || content == PageContent::Same;
-    if (same)
-        m_k.s.burnTransfer(t, m_k.s.cpu(t.cpu).socket, static_cast<double>(kPageSize));
-    else
-        Sched::burn(t, m_k.cost.memLatencyNs + m_k.cost.pteOpNs);
-    return same;
+    return sameFilledScan(m_k.s, t, content == PageContent::Zero || content == PageContent::Same);
 }
 
 Co<bool> Zswap::frontswap_store(Task& t, Pfn p)
