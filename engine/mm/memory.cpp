@@ -48,7 +48,11 @@ Co<std::optional<Pfn>> read_swap_cache_async(Mm& k, Task& t, SwapInfo& si, std::
 
 namespace {
     constexpr std::uint32_t kZapBatchPages = 10000; // MAX_GATHER_BATCH_COUNT * MAX_GATHER_BATCH: force a flush
-    constexpr std::uint32_t kZapPrefetchAhead = 2; // host prefetch distance, in PTEs (no simulated effect)
+    // Host-side only (no simulated effect): the swap slots the PTEs of a zap free are random ones, each a host cache
+    // and TLB miss (see prefetch_swap_entry). Their loads start this many PTEs at a time, a burst ahead of use, so
+    // that the host's page walks for them overlap: a prefetch retires only once its address is translated, and a
+    // lone one between two PTEs' work stalls the host CPU for a whole walk.
+    constexpr std::uint32_t kZapPrefetchBurst = 8;
 
     // The pages of a readahead batch other than the faulting entry's: counted (swap_ra) and marked with their entry
     // (SetPageReadahead), for the fault that finds one in the swap cache (swap_ra_hit).
@@ -189,6 +193,7 @@ namespace {
     Co<> zap_pte_range(Mm& k, Task& t, MmuGather& tlb, MmStruct& mm, std::uint32_t vpn, std::uint32_t end)
     {
         FnScope fn(t, "zap_pte_range");
+        std::uint32_t prefetched = vpn; // the PTEs below it have had their swap slots prefetched
         while (vpn < end) {
             SpinLock& ptl = mm.ptlFor(vpn);
             co_await spin_lock(k.s, t, ptl);
@@ -196,9 +201,11 @@ namespace {
             for (; vpn < end; ++vpn) {
                 Pte e = mm.pte[vpn];
                 Sched::burn(t, k.cost.pteOpNs);
-                // Host-side only: the swap slot freed a few PTEs on is a random one (see prefetch_swap_entry).
-                if (vpn + kZapPrefetchAhead < mm.pte.size() && pte::isSwap(mm.pte[vpn + kZapPrefetchAhead]))
-                    prefetch_swap_entry(k, pte::toSwpEntry(mm.pte[vpn + kZapPrefetchAhead]));
+                if (vpn + kZapPrefetchBurst >= prefetched) {
+                    for (std::uint32_t last = std::min(end, prefetched + kZapPrefetchBurst); prefetched < last; ++prefetched)
+                        if (pte::isSwap(mm.pte[prefetched]))
+                            prefetch_swap_entry(k, pte::toSwpEntry(mm.pte[prefetched]));
+                }
                 if (pte::none(e))
                     continue;
                 if (pte::isMigration(e)) {

@@ -32,11 +32,12 @@ namespace {
         std::vector<std::uint64_t> ring(static_cast<std::size_t>(budget) + 1); // resident pages, oldest first
         std::size_t head = 0, tail = 0, resident = 0;
         auto next = [n = ring.size()](std::size_t r) { return r + 1 < n ? r + 1 : 0; }; // no division per step
-        // Host-side only: the PTEs are evicted in random order, each a host cache miss; start loading the ones
-        // a few steps ahead (a ring slot not filled yet holds 0, a valid process and page). The prefetch is
-        // written out where it is used: GCC 12 at -O2 deleted the call of a lambda holding only the prefetch
-        // (its mod-ref analysis finds no side effect), so the prefetch never ran.
-        constexpr std::size_t kPrefetchAhead = 32;
+        // Host-side only: the PTEs are evicted in random order, each a host cache and TLB miss; start loading
+        // them a burst at a time, a burst ahead, so that the host's page walks overlap (a ring slot not filled yet
+        // holds 0, a valid process and page). The prefetch is written out where it is used: GCC 12 at -O2 deleted
+        // the call of a lambda holding only the prefetch (its mod-ref analysis finds no side effect), so the
+        // prefetch never ran.
+        constexpr std::size_t kPrefetchBurst = 16;
         // Direct reclaim: the CPU that needs a page swaps out the oldest one, whoever owns it, taking the slot
         // from its own slots cache.
         auto evictOldest = [&](int reclaimCpu) {
@@ -45,9 +46,11 @@ namespace {
                 return false;
             std::uint64_t v = ring[head];
             head = next(head);
-            std::size_t ahead = head + kPrefetchAhead;
-            std::uint64_t w = ring[ahead < ring.size() ? ahead : ahead % ring.size()];
-            __builtin_prefetch(mms[w >> 32]->pte.data() + static_cast<std::uint32_t>(w), 1);
+            if (head % kPrefetchBurst == 0)
+                for (std::size_t ahead = head + kPrefetchBurst; ahead < head + 2 * kPrefetchBurst; ++ahead) {
+                    std::uint64_t w = ring[ahead < ring.size() ? ahead : ahead % ring.size()];
+                    __builtin_prefetch(mms[w >> 32]->pte.data() + static_cast<std::uint32_t>(w), 1);
+                }
             --resident;
             std::size_t i = v >> 32;
             auto vpn = static_cast<std::uint32_t>(v);

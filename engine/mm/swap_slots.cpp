@@ -173,6 +173,10 @@ Co<> swapcache_free_entries(Mm& k, Task& t, std::vector<std::uint32_t>& entries)
     Time start = k.s.sim().now() + t.debt;
     if (k.tg.sortBeforeFree && k.swap.size() > 1) // if (nr_swapfiles > 1) sort(...)
         Sched::burn(t, static_cast<double>(heapsortByType(entries)) * k.cost.functionCallNs);
+    // Host-side only: the entries are random slots, freed long after their zap prefetched them; start every
+    // slot's load at once, so that the host's page walks overlap (see prefetch_swap_entry).
+    for (std::uint32_t entry : entries)
+        prefetch_swap_entry(k, entry);
     SwapInfo* prev = nullptr;
     for (std::uint32_t entry : entries) {
         SwapInfo& si = *k.swap[pte::swpType(entry)];

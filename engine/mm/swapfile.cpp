@@ -280,8 +280,8 @@ Co<> swap_free(Mm& k, Task& t, std::uint32_t entry)
 }
 
 // The slot's state (swap_map byte, swap-cache entry, slots-cache mark: one SwapSlot) and its lock. Exit frees
-// slots in the random order the fill handed them out, so each of these is a host cache miss, which a prefetch
-// issued an entry or two ahead hides behind the events in between.
+// slots in the random order the fill handed them out, so each of these is a host cache and TLB miss; the callers
+// prefetch several entries at once, ahead of use, so that the misses overlap.
 void prefetch_swap_entry(Mm& k, std::uint32_t entry)
 {
     SwapInfo& si = *k.swap[pte::swpType(entry)];
