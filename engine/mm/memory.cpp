@@ -202,7 +202,8 @@ namespace {
                 Pte e = mm.pte[vpn];
                 Sched::burn(t, k.cost.pteOpNs);
                 if (vpn + kZapPrefetchBurst >= prefetched) {
-                    for (std::uint32_t last = std::min(end, prefetched + kZapPrefetchBurst); prefetched < last; ++prefetched)
+                    const std::uint32_t last = std::min(end, prefetched + kZapPrefetchBurst);
+                    for (; prefetched < last; ++prefetched)
                         if (pte::isSwap(mm.pte[prefetched]))
                             prefetch_swap_entry(k, pte::toSwpEntry(mm.pte[prefetched]));
                 }
