@@ -40,15 +40,26 @@ namespace {
         co_await Exit { k.s, t };
     }
 
-    // The return to user space (exit_to_user_mode): the run's watchdog hears that a user task made progress, and a
-    // task with SIGKILL pending exits instead of returning. A forked child runs in its parent's task: its program
-    // sees killed() and exits into its parent.
+    // A preemption point where the task leaves or enters its own code: a woken task of a better priority that is
+    // waiting for this CPU (TIF_NEED_RESCHED, Sched::setO1) runs first. At the entry to the kernel it stands for the
+    // reschedule IPI that would have taken the task off the CPU while it ran its own code: the model takes it once
+    // that code's time has passed, before the call takes any lock.
+    MaybeCo kernel_entry(Kernel& k, Task& t)
+    {
+        if (k.s.preemptPending(t)) [[unlikely]]
+            return k.s.preempt(t);
+        return {};
+    }
+
+    // The return to user space (exit_to_user_mode): the run's watchdog hears that a user task made progress, a
+    // task with SIGKILL pending exits instead of returning, and a pending preemption is taken (kernel_entry). A
+    // forked child runs in its parent's task: its program sees killed() and exits into its parent.
     MaybeCo ret_to_user(Kernel& k, Task& t)
     {
         k.noteUserProgress();
         if (t.sigkill && !current_process(k, t).parent)
             return die(k, t);
-        return {};
+        return kernel_entry(k, t);
     }
 } // namespace
 
@@ -213,6 +224,7 @@ std::uint32_t mmap_noreserve(Kernel& k, Task& t, std::uint64_t pages)
 Co<> mmap_prot_none(Kernel& k, Task& t, std::uint32_t start, std::uint32_t pages)
 {
     checkUserRange(t, start, pages, "mmap");
+    co_await kernel_entry(k, t);
     co_await sys_mmap_prot_none(k, t, *t.mm, start, pages);
     co_await ret_to_user(k, t);
 }
@@ -220,6 +232,7 @@ Co<> mmap_prot_none(Kernel& k, Task& t, std::uint32_t start, std::uint32_t pages
 Co<> mprotect(Kernel& k, Task& t, std::uint32_t start, std::uint32_t pages)
 {
     checkUserRange(t, start, pages, "mprotect");
+    co_await kernel_entry(k, t);
     co_await sys_mprotect(k, t, *t.mm, start, pages);
     co_await ret_to_user(k, t);
 }
@@ -227,6 +240,7 @@ Co<> mprotect(Kernel& k, Task& t, std::uint32_t start, std::uint32_t pages)
 Co<> madvise(Kernel& k, Task& t, std::uint32_t start, std::uint32_t pages, Advice advice)
 {
     checkUserRange(t, start, pages, "madvise");
+    co_await kernel_entry(k, t);
     co_await sys_madvise(k, t, *t.mm, start, pages, advice);
     co_await ret_to_user(k, t);
 }
@@ -234,6 +248,7 @@ Co<> madvise(Kernel& k, Task& t, std::uint32_t start, std::uint32_t pages, Advic
 namespace {
     Co<> touch_fault(Kernel& k, Task& t, std::uint32_t vpn, Access access)
     {
+        co_await kernel_entry(k, t);
         MmStruct& mm = *t.mm;
         const Time from = k.s.sim().now() + t.debt;
         co_await handle_mm_fault(k, t, mm, vpn, access == Access::Write);
@@ -391,12 +406,14 @@ Futex::~Futex() = default;
 
 Co<> futex_wait(Kernel& k, Task& t, Futex& f, const int& word, int expected)
 {
+    co_await kernel_entry(k, t);
     co_await mms::futex_wait(k, t, *t.mm, f.queue(), word, expected);
     co_await ret_to_user(k, t);
 }
 
 Co<> futex_wake(Kernel& k, Task& t, Futex& f, int nr)
 {
+    co_await kernel_entry(k, t);
     co_await mms::futex_wake(k, t, *t.mm, f.queue(), nr);
     co_await ret_to_user(k, t);
 }
@@ -413,12 +430,14 @@ Socket::~Socket() = default;
 
 Co<> send(Kernel& k, Task& t, Socket& s)
 {
+    co_await kernel_entry(k, t);
     co_await tcp_sendmsg(k.s, t, s.queue());
     co_await ret_to_user(k, t);
 }
 
 Co<bool> recv(Kernel& k, Task& t, Socket& s)
 {
+    co_await kernel_entry(k, t);
     bool got = co_await tcp_recvmsg(k.s, t, s.queue());
     co_await ret_to_user(k, t);
     co_return got;

@@ -9,10 +9,11 @@ namespace {
         const char* name;
         KernelConfig options; // memcg, the ptl layout and the statistics are not taken from here
     };
-    KernelConfig debugOptions(
-        bool spinlock, bool lockdep, bool lockStat, bool mutexes, bool slab, bool vm, bool list, bool pagealloc)
+    KernelConfig debugOptions(bool spinlock, bool lockdep, bool lockStat, bool mutexes, bool slab, bool vm, bool list,
+        bool pagealloc, bool preemptVoluntary)
     {
         KernelConfig c;
+        c.preemptVoluntary = preemptVoluntary;
         c.debugSpinlock = spinlock;
         c.lockdep = lockdep;
         c.lockStat = lockStat;
@@ -26,8 +27,8 @@ namespace {
     const std::vector<Named>& named()
     {
         static const std::vector<Named> n = {
-            // A distribution's release kernel: no debug option.
-            { "production", debugOptions(false, false, false, false, false, false, false, false) },
+            // A release kernel: no debug option, and the kernel's default preemption model (PREEMPT_NONE).
+            { "production", debugOptions(false, false, false, false, false, false, false, false, false) },
             // Fedora rawhide, April 2007 (2.6.21-rcN on a 2.6.20 base, x86-64): in rawhide every kernel is the debug
             // build (the spec's "debugbuildsenabled ... 0 for rawhide (all kernels are debug
             // kernels)", 2.6.20-1.2952.fc6
@@ -35,11 +36,12 @@ namespace {
             // DEBUG_MUTEXES, DEBUG_RWSEMS, DEBUG_LOCK_ALLOC, PROVE_LOCKING, DEBUG_SPINLOCK, DEBUG_VM (Fedora's
             // Makefile, 2010 form; the 2007 one is not public), with DEBUG_LIST on the "KernelDebugStrategy" page
             // (2008). LOCK_STAT did not exist yet (2.6.23), nor DEBUG_PAGEALLOC on x86-64. DEBUG_RWSEMS adds no check
-            // to 2.6.20's spinlock rwsem beyond lockdep's.
-            { "fedora-rawhide-2007-04", debugOptions(true, true, false, true, true, true, true, false) },
+            // to 2.6.20's spinlock rwsem beyond lockdep's. PREEMPT_VOLUNTARY: GUESS, Fedora's desktop choice
+            // (config-generic of its later kernels; the 2007 file was not found).
+            { "fedora-rawhide-2007-04", debugOptions(true, true, false, true, true, true, true, false, true) },
             // A later distribution debug kernel (Fedora's kernel-debug, 2010 on): the above with LOCK_STAT;
             // DEBUG_PAGEALLOC only in "extremedebug".
-            { "fedora-debug", debugOptions(true, true, true, true, true, true, true, false) },
+            { "fedora-debug", debugOptions(true, true, true, true, true, true, true, false, true) },
         };
         return n;
     }
@@ -47,7 +49,8 @@ namespace {
     {
         return a.debugSpinlock == b.debugSpinlock && a.lockdep == b.lockdep && a.lockStat == b.lockStat
             && a.debugMutexes == b.debugMutexes && a.debugSlab == b.debugSlab && a.debugVm == b.debugVm
-            && a.debugList == b.debugList && a.debugPagealloc == b.debugPagealloc;
+            && a.debugList == b.debugList && a.debugPagealloc == b.debugPagealloc
+            && a.preemptVoluntary == b.preemptVoluntary;
     }
 } // namespace
 

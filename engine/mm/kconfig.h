@@ -47,6 +47,11 @@ struct KernelConfig {
     // DEBUG_PAGEALLOC: a freed page is unmapped from the kernel's direct map and mapped again when allocated
     // (kernel_map_pages()), each time with a flush of this CPU's TLB (x86: __flush_tlb_all(), local only).
     bool debugPagealloc = false;
+    // PREEMPT_VOLUNTARY (2.6.13+): might_sleep() calls might_resched(), so every function that may sleep (a
+    // GFP_KERNEL allocation, down_read(), mutex_lock()) is a preemption point as cond_resched() is; without it
+    // (PREEMPT_NONE, the kernel's default) only cond_resched() and the return to user space are. What a preemption
+    // point does is the scheduler's (sched.o1).
+    bool preemptVoluntary = false;
     // Not options but the era's layout, set with the kernel version. From 2.6.15 each page-table page's split lock
     // lives in its struct page (USE_SPLIT_PTLOCKS, NR_CPUS >= 4); DEBUG_SPINLOCK or lockdep grow the lock from 4 to
     // about 48 bytes and struct page from 56 to about 88: two cache lines a page (ptlInStructPage). "mm: stop ptlock
@@ -67,8 +72,8 @@ struct KernelConfig {
 
     // The named configurations `kernel.config` accepts.
     static const std::vector<std::string>& names();
-    // Sets every debug option of the named configuration, keeping memcg and the era's layout and statistics; false
-    // for an unknown name.
+    // Sets every debug option and the preemption model of the named configuration, keeping memcg and the era's
+    // layout and statistics; false for an unknown name.
     bool setNamed(const std::string& name);
     // The name of a configuration equal to this one, or "custom".
     std::string name() const;

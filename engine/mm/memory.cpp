@@ -259,6 +259,8 @@ namespace {
 Co<> do_anonymous_page(Mm& k, Task& t, MmStruct& mm, std::uint32_t vpn)
 {
     FnScope fn(t, "do_anonymous_page");
+    if (k.s.mightSleepPreempts(t)) // alloc_zeroed_user_highpage(): __alloc_pages()' might_sleep_if(__GFP_WAIT)
+        co_await k.s.preempt(t);
     Pfn p = co_await alloc_page(k, t);
     if (p == kNoPage)
         co_return; // VM_FAULT_OOM: an OOM victim found the reserves empty; it exits at its return to user space

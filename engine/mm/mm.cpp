@@ -220,6 +220,7 @@ void Mm::boot(std::uint64_t seed)
     startKswapd();
     s.setWakeIdleSibling(tg.selectIdleSibling);
     s.setIdleBalance({ true, tg.newidleRateLimit, !tg.selectIdleSibling });
+    s.setO1(tg.o1Scheduler, tg.config.preemptVoluntary);
     enableLineTracking();
     // refresh_zone_stat_thresholds() at boot; the per-cpu deltas start at zero.
     const int cpus = s.cpuCount();

@@ -48,6 +48,8 @@ Co<> sys_mmap_prot_none(Mm& k, Task& t, MmStruct& mm, std::uint32_t start, std::
     FnScope fn(t, "sys_mmap");
     Sched::burn(t, k.cost.faultEntryNs);
     co_await mm.mmap_sem.down_write(k.s, t);
+    if (k.s.mightSleepPreempts(t)) // split_vma(): kmem_cache_alloc(GFP_KERNEL)'s might_sleep_if()
+        co_await k.s.preempt(t);
     Sched::burn(t, k.cost.vmaAdjustNs); // do_munmap: split_vma + detach_vmas_to_be_unmapped
     co_await zap_page_range(k, t, mm, start, pages); // unmap_region
     Sched::burn(t, 2 * k.cost.vmaAdjustNs); // remove_vma, vma_merge of the new PROT_NONE mapping

@@ -156,6 +156,7 @@ namespace {
             { "lru.evict_use_once", boolean(&Toggles::evictUseOnce) },
             { "sched.newidle_ratelimit", boolean(&Toggles::newidleRateLimit) },
             { "sched.select_idle_sibling", boolean(&Toggles::selectIdleSibling) },
+            { "sched.o1", boolean(&Toggles::o1Scheduler) },
             { "lru.inactive_file_ratio",
                 choice(&Toggles::inactiveFileRatio, { { "equal", InactiveFileRatio::Equal }, { "sqrt", InactiveFileRatio::Sqrt } }) },
             { "lru.workingset", boolean(&Toggles::workingset) },
@@ -226,6 +227,7 @@ namespace {
             { "config.debug_vm", configBoolean(&KernelConfig::debugVm) },
             { "config.debug_list", configBoolean(&KernelConfig::debugList) },
             { "config.debug_pagealloc", configBoolean(&KernelConfig::debugPagealloc) },
+            { "config.preempt_voluntary", configBoolean(&KernelConfig::preemptVoluntary) },
         };
         return m;
     }
@@ -266,6 +268,10 @@ const std::vector<KernelRule>& kernelRules()
         { "2.6.22", "not verified", "mm: madvise avoid exclusive mmap_sem", "madvise.mmap_sem", "write", "read",
             "sys_madvise takes mmap_sem for write for every advice before it; madvise_need_mmap_write() lets "
             "DONTNEED, WILLNEED and REMOVE take it for read" },
+        { "2.6.23", "dd41f596cda0", "sched: cfs core code", "sched.o1", "true", "false",
+            "the Completely Fair Scheduler replaces the O(1) one: no sleep_avg bonus, and the woken task no longer "
+            "preempts by dynamic priority (CFS's own wake-up preemption by vruntime is not modelled: a woken task "
+            "waits for the running one to sleep, yield or use up its slice)" },
         { "2.6.25", "314cdbefd1fd", "x86: FIFO ticket spinlocks", "lock.spinlock", "byte", "ticket",
             "a contended spinlock is handed to the longest waiter instead of the CPU that wins the cache line" },
         { "2.6.25", "8cdea7c05454", "Memory controller: cgroups setup", "config.memcg", "false", "true",
@@ -625,6 +631,7 @@ nlohmann::json Toggles::toJson() const
         { "lru.evict_use_once", evictUseOnce },
         { "sched.newidle_ratelimit", newidleRateLimit },
         { "sched.select_idle_sibling", selectIdleSibling },
+        { "sched.o1", o1Scheduler },
         { "lru.inactive_file_ratio", pick(inactiveFileRatio, { "equal", "sqrt" }) },
         { "lru.workingset", workingset },
         { "swap.slots_cache", pick(slotsCache, { "off", "per_cpu", "per_cpu_per_device" }) },
@@ -674,6 +681,7 @@ nlohmann::json Toggles::toJson() const
         { "config.debug_vm", config.debugVm },
         { "config.debug_list", config.debugList },
         { "config.debug_pagealloc", config.debugPagealloc },
+        { "config.preempt_voluntary", config.preemptVoluntary },
     };
 }
 

@@ -92,6 +92,9 @@ struct Toggles {
     // sched.select_idle_sibling: a woken task whose CPU is busy goes to an idle CPU (Sched::setWakeIdleSibling,
     // 2.6.32); off: it queues on the CPU it last ran on, where an idle CPU's tick pulls it (IdleBalance::tick).
     bool selectIdleSibling = true;
+    // sched.o1: the O(1) scheduler's dynamic priorities and wake-up preemption (Sched::setO1, 2.6.0-2.6.22); off:
+    // CFS (2.6.23), whose run queue the model keeps first come, first served, without wake-up preemption.
+    bool o1Scheduler = false;
     // lru.inactive_file_ratio: how big inactive_file_is_low() keeps the inactive file list: `equal` to the active one
     // (2.6.31-4.9), or 1/sqrt(10 * GB) of it as the anon list (59dc76b0d4df, 4.10).
     InactiveFileRatio inactiveFileRatio = InactiveFileRatio::Equal;

@@ -41,11 +41,15 @@ std::vector<CpuStat> cpuStats(const Sched& s, Metrics& out)
         busySum += busy;
         busyMax = std::max(busyMax, busy);
     }
-    std::uint64_t switches = 0;
-    for (int i = 0; i < s.cpuCount(); ++i)
+    std::uint64_t switches = 0, preemptions = 0;
+    for (int i = 0; i < s.cpuCount(); ++i) {
         switches += s.cpu(i).switches;
+        preemptions += s.cpu(i).preemptions;
+    }
     const double seconds = toSec(s.sim().now());
     out["context_switches"] = static_cast<double>(switches);
+    if (s.o1()) // the only scheduler here whose wake-ups preempt
+        out["preemptions"] = static_cast<double>(preemptions);
     out["cs_per_s"] = seconds > 0 ? static_cast<double>(switches) / seconds : 0.0;
     out["cpu_busy_max"] = busyMax;
     out["cpu_busy_mean"] = times.empty() ? 0.0 : busySum / static_cast<double>(times.size());

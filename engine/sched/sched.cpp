@@ -79,6 +79,8 @@ Task& Sched::spawn(std::string name, int cpu, bool kthread, MmStruct* mm, std::u
     t->kthread = kthread;
     t->mm = mm;
     t->rng = Rng(seed);
+    t->sleepAvg = kO1ChildSleepAvg;
+    t->prio = 120 - (o1Bonus(*t) - kO1MaxBonus / 2);
     m_tasks.push_back(std::move(t));
     return *m_tasks.back();
 }
@@ -134,10 +136,11 @@ void Sched::dispatch(Cpu& c, bool fromLoop)
         c.avgIdle = spell > 2 * kMigrationCost ? 2 * kMigrationCost : c.avgIdle + ((spell - c.avgIdle) >> 3);
         c.idleStamp = -1;
     }
-    Task* t = c.runq.front();
-    c.runq.pop_front();
+    Task* t = pickNext(c);
     c.idleTotal += m_sim.now() - c.idleSince;
     c.current = t;
+    c.needResched = false;
+    t->o1Stamp = m_sim.now(); // next->timestamp
     ++c.switches;
     if (t->mm)
         c.activeMm = t->mm;
@@ -182,10 +185,62 @@ void Sched::offCpu(Task& t)
     }
 }
 
+Task* Sched::pickNext(Cpu& c)
+{
+    std::size_t best = 0;
+    if (m_o1)
+        for (std::size_t i = 1; i < c.runq.size(); ++i)
+            if (c.runq[i]->prio < c.runq[best]->prio)
+                best = i;
+    Task* t = c.runq[best];
+    c.runq.erase(best);
+    return t;
+}
+
+void Sched::o1SwitchOut(Task& t, Time at)
+{
+    if (!m_o1)
+        return;
+    // schedule(): run_time, at most NS_MAX_SLEEP_AVG, divided by CURRENT_BONUS(prev) (at least 1), off sleep_avg.
+    Time run = std::clamp<Time>(at - t.o1Stamp, 0, kO1MaxSleepAvg);
+    run /= std::max(1, o1Bonus(t));
+    t.sleepAvg = std::max<Time>(0, t.sleepAvg - run);
+    t.o1Stamp = at; // prev->timestamp
+}
+
+void Sched::o1Wake(Task& t, bool uninterruptible)
+{
+    const Time now = m_sim.now();
+    // recalc_task_prio(): the time slept since the task left its CPU.
+    Time slept = now - t.o1Stamp;
+    if (slept > 0) {
+        const bool user = t.mm != nullptr;
+        if (user && slept > kO1InteractiveSleep && t.sleepAvg < kO1InteractiveSleep) {
+            t.sleepAvg = kO1InteractiveSleep; // one long sleep does not make a task interactive at once
+        } else {
+            // A wake-up from an uninterruptible sleep (SLEEP_NONINTERACTIVE: I/O, a semaphore) raises sleep_avg no
+            // further than INTERACTIVE_SLEEP.
+            if (uninterruptible && user) {
+                if (t.sleepAvg >= kO1InteractiveSleep) {
+                    slept = 0;
+                } else if (t.sleepAvg + slept >= kO1InteractiveSleep) {
+                    t.sleepAvg = kO1InteractiveSleep;
+                    slept = 0;
+                }
+            }
+            t.sleepAvg += slept;
+        }
+        t.sleepAvg = std::min(t.sleepAvg, kO1MaxSleepAvg);
+    }
+    t.prio = 120 - (o1Bonus(t) - kO1MaxBonus / 2); // effective_prio()
+    t.o1Stamp = now;
+}
+
 void Sched::block(Task& t, std::coroutine_handle<> h, bool interruptible)
 {
     offCpu(t);
     t.lastRan = m_sim.now() + t.debt;
+    o1SwitchOut(t, t.lastRan);
     ++t.sleepGen;
     t.resumePoint = h;
     t.state = TaskState::Sleeping;
@@ -221,11 +276,17 @@ void Sched::tryToWakeUp(Task& t, bool fromLoop)
     if (t.state != TaskState::Sleeping)
         return;
     t.state = TaskState::Runnable;
+    const bool uninterruptible = !t.interruptible;
     t.interruptible = false;
     if (m_wakeIdleSibling)
         set_task_cpu(t, selectIdleSibling(t));
     Cpu& c = cpu(t.cpu);
     c.runq.push_back(&t);
+    if (m_o1) {
+        o1Wake(t, uninterruptible);
+        if (c.current && t.prio < c.current->prio) // TASK_PREEMPTS_CURR: resched_task()
+            c.needResched = true;
+    }
     if (!c.current)
         dispatch(c, fromLoop);
     else if (m_idleBalance.tick)
@@ -367,9 +428,47 @@ bool Sched::idleBalance(Cpu& c, bool newidle)
 Co<> Sched::cond_resched(Task& t)
 {
     co_await flush(t);
+    if (preemptPending(t)) {
+        co_await preempt(t);
+        co_return;
+    }
     if (cpu(t.cpu).runq.empty() || m_sim.now() - t.sliceStart < ns(cost().timeSliceNs))
         co_return;
     co_await yield(t);
+}
+
+Co<> Sched::preempt(Task& t)
+{
+    co_await flush(t);
+    Cpu& c = cpu(t.cpu);
+    c.needResched = false;
+    // The task that set need_resched may have gone to another CPU's idle balance meanwhile: then t runs on.
+    bool better = false;
+    for (std::size_t i = 0; i < c.runq.size() && !better; ++i)
+        better = c.runq[i]->prio < t.prio;
+    if (!better)
+        co_return;
+    ++c.preemptions;
+    struct Preempt {
+        Sched& s;
+        Task& t;
+        Cpu& c;
+        bool await_ready() const noexcept { return false; }
+        void await_suspend(std::coroutine_handle<> h)
+        {
+            offCpu(t);
+            t.lastRan = s.m_sim.now();
+            s.o1SwitchOut(t, t.lastRan);
+            t.resumePoint = h;
+            t.state = TaskState::Runnable;
+            c.runq.push_front(&t); // still first in its priority's list
+            c.current = nullptr;
+            c.idleSince = s.m_sim.now();
+            s.dispatch(c);
+        }
+        void await_resume() const noexcept { }
+    };
+    co_await Preempt { *this, t, c };
 }
 
 Co<> Sched::yield(Task& t)
@@ -387,6 +486,7 @@ Co<> Sched::yield(Task& t)
         {
             offCpu(t);
             t.lastRan = s.m_sim.now();
+            s.o1SwitchOut(t, t.lastRan);
             t.resumePoint = h;
             t.state = TaskState::Runnable;
             c.runq.push_back(&t);

@@ -52,7 +52,11 @@ struct Cpu {
     Time userTime = 0;
     Time sysTime = 0;
     std::uint64_t ipisReceived = 0;
+    // TIF_NEED_RESCHED of the task running here, set by a wake-up (Sched::setO1's wake-up preemption): a task of a
+    // better priority waits, and the running one gives way at its next preemption point. Cleared at the switch.
+    bool needResched = false;
     std::uint64_t switches = 0; // switches to another task or to idle here (/proc/stat's ctxt, vmstat's cs)
+    std::uint64_t preemptions = 0; // of them, a running task giving way to a woken one (nonvoluntary_ctxt_switches)
     // Idle balancing (Sched::idleBalance): rq->idle_stamp (when the CPU went idle, -1 while busy), rq->avg_idle (the
     // mean of its idle spells, the kernel's update_avg: 1/8 of each new one) and nr_balance_failed (pulls refused
     // because every task that could come was cache-hot).
@@ -253,12 +257,48 @@ public:
     void block(Task& t, std::coroutine_handle<> h, bool interruptible = false);
 
     // need_resched() as a spinner sees it: others wait on its CPU and its slice is used up (the tick would set
-    // TIF_NEED_RESCHED). Wake-up preemption is not modelled: tasks here do not preempt a running one.
+    // TIF_NEED_RESCHED), or, under the O(1) scheduler, a woken task of a better priority waits there (setO1). CFS's
+    // wake-up preemption (2.6.23 on: a woken task whose vruntime lags by more than the wake-up granularity) is not
+    // modelled: from 2.6.23 a woken task waits for the running one to sleep, yield or use up its slice.
     bool need_resched(const Task& t) const
     {
         const Cpu& c = cpu(t.cpu);
-        return !c.runq.empty() && m_sim.now() - t.sliceStart >= ns(cost().timeSliceNs);
+        return (!c.runq.empty() && m_sim.now() - t.sliceStart >= ns(cost().timeSliceNs)) || (m_o1 && c.needResched);
     }
+
+    // The O(1) scheduler of 2.6.0-2.6.22 (kernel/sched.c of 2.6.20; Kernel::boot() sets it from sched.o1). Each
+    // task's dynamic priority is 120 (nice 0) less a bonus of -5..+5 from its sleep_avg (CURRENT_BONUS: tenths of
+    // MAX_SLEEP_AVG, 1 s, in whole jiffies of HZ=1000): schedule() takes the run time off sleep_avg divided by the
+    // bonus, a wake-up adds the time slept (recalc_task_prio()). A CPU runs its best priority first, first come
+    // first served among equals (the active array's lists), and a woken task of a better priority than the one
+    // running there sets need_resched (TASK_PREEMPTS_CURR): the running task gives way at its next preemption
+    // point, where it stays first among its priority. `voluntary` is CONFIG_PREEMPT_VOLUNTARY, which makes every
+    // might_sleep() one (mightSleepPreempts()). Not modelled: the expired array (a slice of 100 ms used up;
+    // these tasks sleep long before) and the on-runqueue credit of an interactive wake-up (irrelevant at the top
+    // bonus, where the workloads' tasks are).
+    void setO1(bool on, bool voluntary)
+    {
+        m_o1 = on;
+        m_voluntary = on && voluntary;
+    }
+    bool o1() const { return m_o1; }
+    // A preemption point (cond_resched(), the return to user space): a task of a better priority waits for t's CPU.
+    bool preemptPending(const Task& t) const { return m_o1 && cpu(t.cpu).needResched; }
+    // might_sleep() with PREEMPT_VOLUNTARY (might_resched(): cond_resched()).
+    bool mightSleepPreempts(const Task& t) const { return m_voluntary && cpu(t.cpu).needResched; }
+    // schedule() at a preemption point with need_resched set: t stays runnable, first among its priority, and the
+    // best task of its CPU runs.
+    Co<> preempt(Task& t);
+    // The O(1) scheduler's constants (2.6.20 kernel/sched.c, nice 0, HZ=1000), in picoseconds.
+    static constexpr Time kO1MaxSleepAvg = 1'000'000'000'000; // MAX_SLEEP_AVG: DEF_TIMESLICE 100 ms x MAX_BONUS 10
+    static constexpr int kO1MaxBonus = 10; // MAX_USER_PRIO 40 x PRIO_BONUS_RATIO 25 %
+    // INTERACTIVE_SLEEP(p): MAX_SLEEP_AVG x (MAX_BONUS / 2 + DELTA(p) + 1) / MAX_BONUS - 1 jiffies, DELTA 2 at nice 0:
+    // an uninterruptible sleep raises sleep_avg no further than this.
+    static constexpr Time kO1InteractiveSleep = 799'000'000'000;
+    // A new thread's sleep_avg: CURRENT_BONUS(parent) x CHILD_PENALTY (95 %) of MAX_SLEEP_AVG's tenths, its parent
+    // (a server's listener, a benchmark's main thread) asleep at the top bonus: 9 tenths.
+    static constexpr Time kO1ChildSleepAvg = 900'000'000'000;
+    static int o1Bonus(const Task& t) { return static_cast<int>(t.sleepAvg / 1'000'000'000 * kO1MaxBonus / 1000); }
 
     // cond_resched(): flush and, if the slice is used up and others wait on this CPU, let them run.
     Co<> cond_resched(Task& t);
@@ -339,6 +379,15 @@ private:
     int m_liveUser = 0;
     std::exception_ptr m_taskError;
     bool m_wakeIdleSibling = false;
+    bool m_o1 = false;
+    bool m_voluntary = false;
+    // schedule() of a task leaving its CPU at `at` under the O(1) scheduler: its run time off its sleep_avg.
+    void o1SwitchOut(Task& t, Time at);
+    // activate_task() of a woken task: recalc_task_prio() over the time it slept, and need_resched on its CPU if it
+    // now has a better priority than the task running there.
+    void o1Wake(Task& t, bool uninterruptible);
+    // The run queue's next task: the first of the best priority under the O(1) scheduler, else the first.
+    Task* pickNext(Cpu& c);
     IdleBalance m_idleBalance;
     Locking m_locking;
     MemoryBandwidth m_mem;

@@ -72,6 +72,14 @@ struct Task {
     Time userSettled = 0;
     Time sysSettled = 0;
 
+    // The O(1) scheduler's interactivity estimate (Sched::setO1): sleep_avg, when the task last went on or off a
+    // CPU or was woken (p->timestamp), and its dynamic priority (p->prio: 100-139, lower runs first). A task starts
+    // as a thread created by one that sleeps: wake_up_new_task() gives it CHILD_PENALTY's 95 % of that parent's
+    // bonus, 9 tenths of MAX_SLEEP_AVG (Sched::kO1ChildSleepAvg), priority 116.
+    Time sleepAvg = 0;
+    Time o1Stamp = 0;
+    int prio = 120;
+
     bool sigkill = false; // SIGKILL pending (the OOM killer chose its process): it exits at its next return to user
                           // space, woken for it from an interruptible sleep
     bool exiting = false; // PF_EXITING: in do_exit()

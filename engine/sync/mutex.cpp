@@ -24,6 +24,8 @@ Co<> Mutex::lock(Sched& s, Task& t)
     if (s.locking().debug()) // a debug kernel's wait_lock round trip and checks (mm/kconfig.h)
         Sched::burn(t, s.locking().mutexOpNs + s.locking().acquireNs);
     co_await s.flush(t);
+    if (s.mightSleepPreempts(t)) // mutex_lock(): might_sleep()
+        co_await s.preempt(t);
     const Time since = s.sim().now();
     if (!m_owner && m_freeAt > since) {
         co_await lockAtRelease(s, t, since);

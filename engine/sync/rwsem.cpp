@@ -74,6 +74,8 @@ void RwSem::noteReleased(Sched& s, Task& t)
 
 MaybeCo RwSem::down_read_flushed(Sched& s, Task& t)
 {
+    if (s.mightSleepPreempts(t)) [[unlikely]]
+        return acquire(s, t, false, true);
     if (fastPath() && canGrant(false)) {
         grantFast(s, t, false);
         return {};
@@ -114,6 +116,8 @@ Co<> RwSem::acquire(Sched& s, Task& t, bool write, bool flushed)
 {
     if (!flushed)
         co_await s.flush(t);
+    if (s.mightSleepPreempts(t)) // down_read()/down_write(): might_sleep()
+        co_await s.preempt(t);
     Time since = s.sim().now();
     if (fastPath() && canGrant(write)) {
         grantFast(s, t, write);

@@ -75,6 +75,8 @@ private Q_SLOTS:
         QVERIFY(c.debugSpinlock && c.lockdep && c.debugMutexes && c.debugSlab && c.debugVm && c.debugList);
         QVERIFY(!c.lockStat); // 2.6.23
         QVERIFY(!c.debugPagealloc); // i386 only in 2.6.20
+        QVERIFY(c.preemptVoluntary); // Fedora's desktop preemption model; a release config has the kernel's default
+        QVERIFY(!with(at("2.6.20"), "kernel.config", "production").config.preemptVoluntary);
         QCOMPARE(
             QString::fromStdString(t.toJson()["kernel.config"].get<std::string>()), QString("fedora-rawhide-2007-04"));
         // One option changed: a custom config; the era's memcg and layout are kept by a named config.

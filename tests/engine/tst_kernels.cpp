@@ -87,6 +87,7 @@ private Q_SLOTS:
         QCOMPARE(t2620.madviseMmapSem, MmapSemMode::Write);
         QCOMPARE(t2620.madviseEra, std::string("2007"));
         QCOMPARE(t2620.spinlock, SpinlockImpl::Byte);
+        QVERIFY(t2620.o1Scheduler);
         const Toggles t411 = Toggles::forKernel(version("4.11"));
         QCOMPARE(t411.slotsCache, SlotsCache::PerCpu);
         QVERIFY(!t411.sortBeforeFree);

@@ -1,0 +1,199 @@
+// The O(1) scheduler of 2.6.0-2.6.22 (Sched::setO1) in closed form on a bare scheduler: sleep_avg loses a task's run
+// time divided by its bonus and gains the time it slept, up to MAX_SLEEP_AVG, and an uninterruptible sleep gains
+// nothing past INTERACTIVE_SLEEP; the dynamic priority follows; a woken task of a better priority makes the running
+// one give way at its next preemption point (and one of the same priority does not), and the run queue runs its best
+// priority first. Off (CFS from 2.6.23), the same tasks run first come, first served and nobody preempts.
+#include "mm/mm_types.h"
+#include "sched/sched.h"
+#include "testutil.h"
+
+#include <QtTest>
+
+using namespace mms;
+
+namespace {
+
+constexpr Time kMs = 1'000'000'000; // picoseconds
+
+int prioOf(Time sleepAvg) { return 120 - (static_cast<int>(sleepAvg / kMs * 10 / 1000) - 5); }
+
+// A task of a user process (an mm): the O(1) rules for user tasks apply to it.
+Task& userTask(Sched& s, MmStruct& mm, const char* name, std::uint64_t seed)
+{
+    return s.spawn(name, 0, false, &mm, seed);
+}
+
+// Runs `runMs` of system time, sleeps `sleepMs` (interruptibly or not), and notes sleep_avg and priority on waking.
+struct Probe {
+    Time sleepAvg = -1;
+    int prio = 0;
+};
+Co<> runSleep(Sched& s, Task& t, double runMs, double sleepMs, bool interruptible, Probe& p)
+{
+    Sched::burn(t, runMs * 1e6);
+    co_await s.sleepFor(t, ns(sleepMs * 1e6), interruptible);
+    p.sleepAvg = t.sleepAvg;
+    p.prio = t.prio;
+}
+
+// Kernel work in 100 us steps, each followed by a preemption point (the return to user space).
+Co<> steps(Sched& s, Task& t, int n)
+{
+    for (int i = 0; i < n; ++i) {
+        Sched::burn(t, 100'000.0);
+        co_await s.flush(t);
+        if (s.preemptPending(t))
+            co_await s.preempt(t);
+    }
+}
+
+// Sleeps `sleepMs` first, then runs 2 ms.
+Co<> sleepThenRun(Sched& s, Task& t, double sleepMs, bool interruptible)
+{
+    co_await s.sleepFor(t, ns(sleepMs * 1e6), interruptible);
+    Sched::burn(t, 2e6);
+    co_await s.flush(t);
+}
+
+} // namespace
+
+class TestO1Sched : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    // A new task starts at 9 tenths of MAX_SLEEP_AVG (CHILD_PENALTY of a sleeping parent's top bonus): priority 116.
+    // It runs 9 ms (and the switch that put it on the CPU), charged at a ninth (bonus 8 after it: 117), then sleeps.
+    void sleepAvgArithmetic_data()
+    {
+        QTest::addColumn<double>("sleepMs");
+        QTest::addColumn<bool>("interruptible");
+        QTest::addColumn<bool>("capped");
+        QTest::addRow("interruptible 50 ms") << 50.0 << true << false;
+        QTest::addRow("interruptible 200 ms: capped") << 200.0 << true << true;
+        QTest::addRow("uninterruptible 200 ms: past INTERACTIVE_SLEEP, no gain") << 200.0 << false << false;
+    }
+    void sleepAvgArithmetic()
+    {
+        QFETCH(double, sleepMs);
+        QFETCH(bool, interruptible);
+        QFETCH(bool, capped);
+        Simulator sim;
+        Sched s(sim, test::genericMachine(1));
+        s.setO1(true, false);
+        MmStruct mm;
+        Task& t = userTask(s, mm, "t", 1);
+        QCOMPARE(t.sleepAvg, Sched::kO1ChildSleepAvg);
+        QCOMPARE(t.prio, 116);
+        Probe p;
+        s.start(t, runSleep(s, t, 9.0, sleepMs, interruptible, p));
+        QVERIFY(sim.run());
+
+        const Time ran = s.switchTime() + 9 * kMs; // from the switch-in to the switch-out
+        const Time afterRun = Sched::kO1ChildSleepAvg - ran / 9;
+        const Time want = capped ? Sched::kO1MaxSleepAvg : interruptible ? afterRun + ns(sleepMs * 1e6) : afterRun;
+        QCOMPARE(p.sleepAvg, want);
+        QCOMPARE(p.prio, prioOf(want));
+        QCOMPARE(p.prio, capped ? 115 : interruptible ? 116 : 117);
+    }
+
+    // Task a (priority 116, never woken) runs 3000 steps of 100 us; b sleeps first and wakes at 200 ms. Woken from
+    // an interruptible sleep it is at the top bonus (115) and preempts a at a's next preemption point; from an
+    // uninterruptible one it keeps 116 and waits for a to end, as every woken task does without the O(1) scheduler.
+    void wokenTaskPreemptsAtThePoint_data()
+    {
+        QTest::addColumn<bool>("o1");
+        QTest::addColumn<bool>("interruptible");
+        QTest::addColumn<bool>("preempts");
+        QTest::addRow("O(1), better priority") << true << true << true;
+        QTest::addRow("O(1), same priority") << true << false << false;
+        QTest::addRow("CFS") << false << true << false;
+    }
+    void wokenTaskPreemptsAtThePoint()
+    {
+        QFETCH(bool, o1);
+        QFETCH(bool, interruptible);
+        QFETCH(bool, preempts);
+        Simulator sim;
+        Sched s(sim, test::genericMachine(1));
+        s.setO1(o1, false);
+        MmStruct mm;
+        Task& b = userTask(s, mm, "b", 1);
+        Task& a = userTask(s, mm, "a", 2);
+        constexpr int kSteps = 3000;
+        s.start(b, sleepThenRun(s, b, 200.0, interruptible));
+        s.start(a, steps(s, a, kSteps));
+        QVERIFY(sim.run());
+
+        const Time sw = s.switchTime();
+        // a is switched in after b went to sleep (b's switch-in, then a's); b wakes 200 ms after b's switch-in.
+        const Time aStart = 2 * sw;
+        const Time wake = sw + 200 * kMs;
+        const Time step = 100'000'000;
+        if (preempts) {
+            // a's step in progress at the wake-up ends, then b runs 2 ms, then a's remaining steps.
+            const Time point = aStart + ((wake - aStart) / step + 1) * step;
+            QCOMPARE(b.finished, point + sw + 2 * kMs);
+            QCOMPARE(a.finished, b.finished + sw + kSteps * step - (point - aStart));
+            QCOMPARE(s.cpu(0).preemptions, std::uint64_t(1));
+        } else {
+            QCOMPARE(a.finished, aStart + kSteps * step);
+            QCOMPARE(b.finished, a.finished + sw + 2 * kMs);
+            QCOMPARE(s.cpu(0).preemptions, std::uint64_t(0));
+        }
+    }
+
+    // a runs 300 ms; c (woken from an uninterruptible sleep: 116) queues at 100 ms, b (interruptible: 115) at 200
+    // ms. a has no preemption point: when it ends, the O(1) run queue runs b first; first come, first served runs c
+    // first.
+    void bestPriorityRunsFirst_data()
+    {
+        QTest::addColumn<bool>("o1");
+        QTest::addRow("O(1)") << true;
+        QTest::addRow("CFS") << false;
+    }
+    void bestPriorityRunsFirst()
+    {
+        QFETCH(bool, o1);
+        Simulator sim;
+        Sched s(sim, test::genericMachine(1));
+        s.setO1(o1, false);
+        MmStruct mm;
+        Task& c = userTask(s, mm, "c", 1);
+        Task& b = userTask(s, mm, "b", 2);
+        Task& a = userTask(s, mm, "a", 3);
+        s.start(c, sleepThenRun(s, c, 100.0, false));
+        s.start(b, sleepThenRun(s, b, 200.0, true));
+        s.start(a, [](Sched& s, Task& t) -> Co<> {
+            Sched::burn(t, 300e6);
+            co_await s.flush(t);
+        }(s, a));
+        QVERIFY(sim.run());
+
+        const Time sw = s.switchTime();
+        const Time first = a.finished + sw + 2 * kMs;
+        const Time second = first + sw + 2 * kMs;
+        QCOMPARE(o1 ? b.finished : c.finished, first);
+        QCOMPARE(o1 ? c.finished : b.finished, second);
+        QCOMPARE(s.cpu(0).preemptions, std::uint64_t(0)); // a has no preemption point
+        if (o1)
+            QCOMPARE(b.prio, 115);
+    }
+
+    // might_sleep() is a preemption point only with PREEMPT_VOLUNTARY.
+    void mightSleepNeedsVoluntary()
+    {
+        Simulator sim;
+        Sched s(sim, test::genericMachine(1));
+        MmStruct mm;
+        Task& t = userTask(s, mm, "t", 1);
+        s.cpu(0).needResched = true;
+        s.setO1(true, false);
+        QVERIFY(s.preemptPending(t) && !s.mightSleepPreempts(t));
+        s.setO1(true, true);
+        QVERIFY(s.preemptPending(t) && s.mightSleepPreempts(t));
+        s.setO1(false, true);
+        QVERIFY(!s.preemptPending(t) && !s.mightSleepPreempts(t));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestO1Sched)
+#include "tst_o1sched.moc"
