@@ -67,6 +67,22 @@ private Q_SLOTS:
         QVERIFY2(writeLocked <= 0.92 * best, qPrintable(QString("%1 vs %2").arg(writeLocked).arg(best)));
     }
 
+    // 2.6.20's O(1) scheduler (sched.o1): once mysqld and the client fill the four CPUs, woken threads of a better
+    // dynamic priority preempt running ones (hardly at one thread, where a woken task finds its CPU idle), and the
+    // write-locked vanilla pays for it: with the run queue first come, first served it is faster at 4 threads.
+    void o1PreemptionCostsTheWriteLock()
+    {
+        const double one = metric(m_rs, "vanilla", 1, "preemptions");
+        const double four = metric(m_rs, "vanilla", 4, "preemptions");
+        QVERIFY2(four > 0 && one < 0.05 * four, qPrintable(QString("%1 vs %2").arg(one).arg(four)));
+        ResultSet fifo = runWith("madv-free-tlb-batch", "vanilla", { { "threads", "4" }, { "sched.o1", "false" } }, 0.3);
+        QCOMPARE(fifo.results.size(), std::size_t(1));
+        QVERIFY(!fifo.results[0].metrics.count("preemptions"));
+        const double o1 = metric(m_rs, "vanilla", 4, "throughput");
+        const double fcfs = fifo.results[0].metrics.at("throughput");
+        QVERIFY2(fcfs > 1.05 * o1, qPrintable(QString("%1 vs %2").arg(fcfs).arg(o1)));
+    }
+
     void oneThreadAllAlike()
     {
         double lo = 1e18, hi = 0;
