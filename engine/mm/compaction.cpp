@@ -67,7 +67,7 @@ namespace {
     bool should_abort(Mm& k, Task& t, CompactControl& cc)
     {
         // need_resched: someone waits for this CPU and the task has used up its slice (the tick's check).
-        if (k.s.cpu(t.cpu).runq.empty() || k.s.sim().now() - t.sliceStart < ns(k.cost.timeSliceNs))
+        if (k.s.cpu(t.cpu).runq.empty() || k.s.sim().now() - t.sliceStart < k.s.timeSlice())
             return false;
         if (!cc.contended)
             cc.abort = CompactControl::Abort::Resched;

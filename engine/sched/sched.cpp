@@ -432,7 +432,7 @@ Co<> Sched::cond_resched(Task& t)
         co_await preempt(t);
         co_return;
     }
-    if (cpu(t.cpu).runq.empty() || m_sim.now() - t.sliceStart < ns(cost().timeSliceNs))
+    if (cpu(t.cpu).runq.empty() || m_sim.now() - t.sliceStart < timeSlice())
         co_return;
     co_await yield(t);
 }

@@ -263,8 +263,11 @@ public:
     bool need_resched(const Task& t) const
     {
         const Cpu& c = cpu(t.cpu);
-        return (!c.runq.empty() && m_sim.now() - t.sliceStart >= ns(cost().timeSliceNs)) || (m_o1 && c.needResched);
+        return (!c.runq.empty() && m_sim.now() - t.sliceStart >= timeSlice()) || (m_o1 && c.needResched);
     }
+    // How long a task runs before others waiting on its CPU get their turn at its next cond_resched(): the O(1)
+    // scheduler's task_timeslice() at nice 0 (DEF_TIMESLICE, 100 ms), else CostModel::timeSliceNs.
+    Time timeSlice() const { return m_o1 ? kO1TimeSlice : ns(cost().timeSliceNs); }
 
     // The O(1) scheduler of 2.6.0-2.6.22 (kernel/sched.c of 2.6.20; Kernel::boot() sets it from sched.o1). Each
     // task's dynamic priority is 120 (nice 0) less a bonus of -5..+5 from its sleep_avg (CURRENT_BONUS: tenths of
@@ -290,6 +293,7 @@ public:
     // best task of its CPU runs.
     Co<> preempt(Task& t);
     // The O(1) scheduler's constants (2.6.20 kernel/sched.c, nice 0, HZ=1000), in picoseconds.
+    static constexpr Time kO1TimeSlice = 100'000'000'000; // DEF_TIMESLICE
     static constexpr Time kO1MaxSleepAvg = 1'000'000'000'000; // MAX_SLEEP_AVG: DEF_TIMESLICE 100 ms x MAX_BONUS 10
     static constexpr int kO1MaxBonus = 10; // MAX_USER_PRIO 40 x PRIO_BONUS_RATIO 25 %
     // INTERACTIVE_SLEEP(p): MAX_SLEEP_AVG x (MAX_BONUS / 2 + DELTA(p) + 1) / MAX_BONUS - 1 jiffies, DELTA 2 at nice 0:

@@ -238,7 +238,7 @@ void Mutex::SpinOnOwner::await_suspend(std::coroutine_handle<> h)
         owner.offCpuWatch = &m;
     }
     // The scheduler tick at the end of the slice sets need_resched if others wait on this CPU.
-    Time tick = std::max(t.sliceStart + ns(s.cost().timeSliceNs), s.sim().now() + 1);
+    Time tick = std::max(t.sliceStart + s.timeSlice(), s.sim().now() + 1);
     s.sim().callAt(tick, static_cast<std::uint32_t>(t.cpu), &Mutex::endSpin, &m, serial);
 }
 
@@ -253,7 +253,7 @@ void Mutex::endSpin(void* ctx, std::uint64_t serial)
     Task& t = *it->t;
     if (!s.need_resched(t)) { // nobody waits for this CPU: spin on, look again at the next tick
         s.sim().callAt(
-            s.sim().now() + ns(s.cost().timeSliceNs), static_cast<std::uint32_t>(t.cpu), &Mutex::endSpin, &m, serial);
+            s.sim().now() + s.timeSlice(), static_cast<std::uint32_t>(t.cpu), &Mutex::endSpin, &m, serial);
         return;
     }
     std::coroutine_handle<> h = it->h;

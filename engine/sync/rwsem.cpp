@@ -279,7 +279,7 @@ void RwSem::SpinOnOwner::await_suspend(std::coroutine_handle<> h)
         owner.offCpuWatch = &r;
     }
     // The scheduler tick at the end of the slice sets need_resched if others wait on this CPU.
-    const Time tick = std::max(t.sliceStart + ns(s.cost().timeSliceNs), s.sim().now() + 1);
+    const Time tick = std::max(t.sliceStart + s.timeSlice(), s.sim().now() + 1);
     s.sim().callAt(tick, static_cast<std::uint32_t>(t.cpu), &RwSem::endSpin, &r, serial);
 }
 
@@ -294,7 +294,7 @@ void RwSem::endSpin(void* ctx, std::uint64_t serial)
     Task& t = *it->t;
     if (!s.need_resched(t)) { // nobody waits for this CPU: spin on, look again at the next tick
         s.sim().callAt(
-            s.sim().now() + ns(s.cost().timeSliceNs), static_cast<std::uint32_t>(t.cpu), &RwSem::endSpin, &r, serial);
+            s.sim().now() + s.timeSlice(), static_cast<std::uint32_t>(t.cpu), &RwSem::endSpin, &r, serial);
         return;
     }
     std::coroutine_handle<> h = it->h;
