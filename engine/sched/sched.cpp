@@ -437,6 +437,32 @@ Co<> Sched::cond_resched(Task& t)
     co_await yield(t);
 }
 
+// schedule() with the running task still runnable: it goes back on its CPU's queue, at the front (preempted: still
+// first among its priority) or at the back (its slice used up, or sched_yield()), and the CPU switches.
+struct Sched::Requeue {
+    Sched& s;
+    Task& t;
+    bool front;
+    bool await_ready() const noexcept { return false; }
+    void await_suspend(std::coroutine_handle<> h)
+    {
+        Cpu& c = s.cpu(t.cpu);
+        offCpu(t);
+        t.lastRan = s.m_sim.now();
+        s.o1SwitchOut(t, t.lastRan);
+        t.resumePoint = h;
+        t.state = TaskState::Runnable;
+        if (front)
+            c.runq.push_front(&t);
+        else
+            c.runq.push_back(&t);
+        c.current = nullptr;
+        c.idleSince = s.m_sim.now();
+        s.dispatch(c);
+    }
+    void await_resume() const noexcept { }
+};
+
 Co<> Sched::preempt(Task& t)
 {
     co_await flush(t);
@@ -449,54 +475,15 @@ Co<> Sched::preempt(Task& t)
     if (!better)
         co_return;
     ++c.preemptions;
-    struct Preempt {
-        Sched& s;
-        Task& t;
-        Cpu& c;
-        bool await_ready() const noexcept { return false; }
-        void await_suspend(std::coroutine_handle<> h)
-        {
-            offCpu(t);
-            t.lastRan = s.m_sim.now();
-            s.o1SwitchOut(t, t.lastRan);
-            t.resumePoint = h;
-            t.state = TaskState::Runnable;
-            c.runq.push_front(&t); // still first in its priority's list
-            c.current = nullptr;
-            c.idleSince = s.m_sim.now();
-            s.dispatch(c);
-        }
-        void await_resume() const noexcept { }
-    };
-    co_await Preempt { *this, t, c };
+    co_await Requeue { *this, t, true };
 }
 
 Co<> Sched::yield(Task& t)
 {
     co_await flush(t);
-    Cpu& c = cpu(t.cpu);
-    if (c.runq.empty())
+    if (cpu(t.cpu).runq.empty())
         co_return;
-    struct Yield {
-        Sched& s;
-        Task& t;
-        Cpu& c;
-        bool await_ready() const noexcept { return false; }
-        void await_suspend(std::coroutine_handle<> h)
-        {
-            offCpu(t);
-            t.lastRan = s.m_sim.now();
-            s.o1SwitchOut(t, t.lastRan);
-            t.resumePoint = h;
-            t.state = TaskState::Runnable;
-            c.runq.push_back(&t);
-            c.current = nullptr;
-            c.idleSince = s.m_sim.now();
-            s.dispatch(c);
-        }
-        void await_resume() const noexcept { }
-    };
-    co_await Yield { *this, t, c };
+    co_await Requeue { *this, t, false };
 }
 
 Co<> Sched::sleepFor(Task& t, Time d, bool interruptible) { co_await sleepTimeout(t, d, interruptible); }

@@ -372,6 +372,7 @@ private:
             m_trace->span(cpu, b, e, k, fn);
     }
     friend struct Flush;
+    struct Requeue; // the awaiter of preempt() and yield()
 
     Simulator& m_sim;
     MachineSpec m_machine;
