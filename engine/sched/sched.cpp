@@ -80,7 +80,7 @@ Task& Sched::spawn(std::string name, int cpu, bool kthread, MmStruct* mm, std::u
     t->mm = mm;
     t->rng = Rng(seed);
     t->sleepAvg = kO1ChildSleepAvg;
-    t->prio = 120 - (o1Bonus(*t) - kO1MaxBonus / 2);
+    t->prio = o1Prio(*t);
     m_tasks.push_back(std::move(t));
     return *m_tasks.back();
 }
@@ -232,7 +232,7 @@ void Sched::o1Wake(Task& t, bool uninterruptible)
         }
         t.sleepAvg = std::min(t.sleepAvg, kO1MaxSleepAvg);
     }
-    t.prio = 120 - (o1Bonus(t) - kO1MaxBonus / 2); // effective_prio()
+    t.prio = o1Prio(t);
     t.o1Stamp = now;
 }
 

@@ -303,8 +303,11 @@ public:
     // (a server's listener, a benchmark's main thread) asleep at the top bonus: 9 tenths.
     static constexpr Time kO1ChildSleepAvg = 900'000'000'000;
     static int o1Bonus(const Task& t) { return static_cast<int>(t.sleepAvg / 1'000'000'000 * kO1MaxBonus / 1000); }
+    // effective_prio() at nice 0.
+    static int o1Prio(const Task& t) { return 120 - (o1Bonus(t) - kO1MaxBonus / 2); }
 
-    // cond_resched(): flush and, if the slice is used up and others wait on this CPU, let them run.
+    // cond_resched(): flush and, if a preemption is pending (preempt()), or the slice is used up and others wait on
+    // this CPU, let them run.
     Co<> cond_resched(Task& t);
     // sched_yield(): flush and, if others wait on this CPU, go behind them.
     Co<> yield(Task& t);
@@ -388,8 +391,8 @@ private:
     bool m_voluntary = false;
     // schedule() of a task leaving its CPU at `at` under the O(1) scheduler: its run time off its sleep_avg.
     void o1SwitchOut(Task& t, Time at);
-    // activate_task() of a woken task: recalc_task_prio() over the time it slept, and need_resched on its CPU if it
-    // now has a better priority than the task running there.
+    // activate_task() of a woken task: recalc_task_prio() over the time it slept (tryToWakeUp() then compares its
+    // priority with the running task's).
     void o1Wake(Task& t, bool uninterruptible);
     // The run queue's next task: the first of the best priority under the O(1) scheduler, else the first.
     Task* pickNext(Cpu& c);
