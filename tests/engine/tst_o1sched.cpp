@@ -97,14 +97,15 @@ private Q_SLOTS:
 
     // Task a (priority 116, never woken) runs 3000 steps of 100 us; b sleeps first and wakes at 200 ms. Woken from
     // an interruptible sleep it is at the top bonus (115) and preempts a at a's next preemption point; from an
-    // uninterruptible one it keeps 116 and waits for a to end, as every woken task does without the O(1) scheduler.
+    // uninterruptible one it gains nothing and, its switch-in charged, is at 117: it waits for a to end, as every
+    // woken task does without the O(1) scheduler.
     void wokenTaskPreemptsAtThePoint_data()
     {
         QTest::addColumn<bool>("o1");
         QTest::addColumn<bool>("interruptible");
         QTest::addColumn<bool>("preempts");
         QTest::addRow("O(1), better priority") << true << true << true;
-        QTest::addRow("O(1), same priority") << true << false << false;
+        QTest::addRow("O(1), no better priority") << true << false << false;
         QTest::addRow("CFS") << false << true << false;
     }
     void wokenTaskPreemptsAtThePoint()
