@@ -263,7 +263,7 @@ public:
     bool need_resched(const Task& t) const
     {
         const Cpu& c = cpu(t.cpu);
-        return (!c.runq.empty() && m_sim.now() - t.sliceStart >= timeSlice()) || (m_o1 && c.needResched);
+        return (!c.runq.empty() && m_sim.now() - t.sliceStart >= timeSlice()) || preemptPending(t);
     }
     // How long a task runs before others waiting on its CPU get their turn at its next cond_resched(): the O(1)
     // scheduler's task_timeslice() at nice 0 (DEF_TIMESLICE, 100 ms), else CostModel::timeSliceNs.

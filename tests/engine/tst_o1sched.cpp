@@ -17,11 +17,19 @@ constexpr Time kMs = 1'000'000'000; // picoseconds
 
 int prioOf(Time sleepAvg) { return 120 - (static_cast<int>(sleepAvg / kMs * 10 / 1000) - 5); }
 
-// A task of a user process (an mm): the O(1) rules for user tasks apply to it.
-Task& userTask(Sched& s, MmStruct& mm, const char* name, std::uint64_t seed)
-{
-    return s.spawn(name, 0, false, &mm, seed);
-}
+// One CPU, under the O(1) scheduler or not, and a user process (an mm) whose tasks the O(1) rules for user tasks
+// apply to.
+struct OneCpu {
+    explicit OneCpu(bool o1)
+        : s(sim, test::genericMachine(1))
+    {
+        s.setO1(o1, false);
+    }
+    Task& task(const char* name, std::uint64_t seed) { return s.spawn(name, 0, false, &mm, seed); }
+    Simulator sim;
+    Sched s;
+    MmStruct mm;
+};
 
 // Runs `runMs` of system time, sleeps `sleepMs` (interruptibly or not), and notes sleep_avg and priority on waking.
 struct Probe {
@@ -76,16 +84,14 @@ private Q_SLOTS:
         QFETCH(double, sleepMs);
         QFETCH(bool, interruptible);
         QFETCH(bool, capped);
-        Simulator sim;
-        Sched s(sim, test::genericMachine(1));
-        s.setO1(true, false);
-        MmStruct mm;
-        Task& t = userTask(s, mm, "t", 1);
+        OneCpu m(true);
+        Sched& s = m.s;
+        Task& t = m.task("t", 1);
         QCOMPARE(t.sleepAvg, Sched::kO1ChildSleepAvg);
         QCOMPARE(t.prio, 116);
         Probe p;
         s.start(t, runSleep(s, t, 9.0, sleepMs, interruptible, p));
-        QVERIFY(sim.run());
+        QVERIFY(m.sim.run());
 
         const Time ran = s.switchTime() + 9 * kMs; // from the switch-in to the switch-out
         const Time afterRun = Sched::kO1ChildSleepAvg - ran / 9;
@@ -113,16 +119,14 @@ private Q_SLOTS:
         QFETCH(bool, o1);
         QFETCH(bool, interruptible);
         QFETCH(bool, preempts);
-        Simulator sim;
-        Sched s(sim, test::genericMachine(1));
-        s.setO1(o1, false);
-        MmStruct mm;
-        Task& b = userTask(s, mm, "b", 1);
-        Task& a = userTask(s, mm, "a", 2);
+        OneCpu m(o1);
+        Sched& s = m.s;
+        Task& b = m.task("b", 1);
+        Task& a = m.task("a", 2);
         constexpr int kSteps = 3000;
         s.start(b, sleepThenRun(s, b, 200.0, interruptible));
         s.start(a, steps(s, a, kSteps));
-        QVERIFY(sim.run());
+        QVERIFY(m.sim.run());
 
         const Time sw = s.switchTime();
         // a is switched in after b went to sleep (b's switch-in, then a's); b wakes 200 ms after b's switch-in.
@@ -142,7 +146,7 @@ private Q_SLOTS:
         }
     }
 
-    // a runs 300 ms; c (woken from an uninterruptible sleep: 116) queues at 100 ms, b (interruptible: 115) at 200
+    // a runs 300 ms; c (woken from an uninterruptible sleep: 117) queues at 100 ms, b (interruptible: 115) at 200
     // ms. a has no preemption point: when it ends, the O(1) run queue runs b first; first come, first served runs c
     // first.
     void bestPriorityRunsFirst_data()
@@ -154,20 +158,18 @@ private Q_SLOTS:
     void bestPriorityRunsFirst()
     {
         QFETCH(bool, o1);
-        Simulator sim;
-        Sched s(sim, test::genericMachine(1));
-        s.setO1(o1, false);
-        MmStruct mm;
-        Task& c = userTask(s, mm, "c", 1);
-        Task& b = userTask(s, mm, "b", 2);
-        Task& a = userTask(s, mm, "a", 3);
+        OneCpu m(o1);
+        Sched& s = m.s;
+        Task& c = m.task("c", 1);
+        Task& b = m.task("b", 2);
+        Task& a = m.task("a", 3);
         s.start(c, sleepThenRun(s, c, 100.0, false));
         s.start(b, sleepThenRun(s, b, 200.0, true));
         s.start(a, [](Sched& s, Task& t) -> Co<> {
             Sched::burn(t, 300e6);
             co_await s.flush(t);
         }(s, a));
-        QVERIFY(sim.run());
+        QVERIFY(m.sim.run());
 
         const Time sw = s.switchTime();
         const Time first = a.finished + sw + 2 * kMs;
@@ -182,10 +184,9 @@ private Q_SLOTS:
     // might_sleep() is a preemption point only with PREEMPT_VOLUNTARY.
     void mightSleepNeedsVoluntary()
     {
-        Simulator sim;
-        Sched s(sim, test::genericMachine(1));
-        MmStruct mm;
-        Task& t = userTask(s, mm, "t", 1);
+        OneCpu m(false);
+        Sched& s = m.s;
+        Task& t = m.task("t", 1);
         s.cpu(0).needResched = true;
         s.setO1(true, false);
         QVERIFY(s.preemptPending(t) && !s.mightSleepPreempts(t));
