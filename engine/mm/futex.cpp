@@ -55,7 +55,7 @@ Co<> futex_wake(Mm& k, Task& t, MmStruct& mm, FutexQueue& q, int nr)
         q.waiters.pop_front();
         Sched::burn(t, k.s.wakeupNs());
         if (w->state == TaskState::Sleeping)
-            k.s.wakeIf(*w, gen);
+            k.s.wakeIf(*w, gen, &t);
         else
             q.wokenEarly.insert(w);
         --nr;

@@ -269,9 +269,10 @@ const std::vector<KernelRule>& kernelRules()
             "sys_madvise takes mmap_sem for write for every advice before it; madvise_need_mmap_write() lets "
             "DONTNEED, WILLNEED and REMOVE take it for read" },
         { "2.6.23", "dd41f596cda0", "sched: cfs core code", "sched.o1", "true", "false",
-            "the Completely Fair Scheduler replaces the O(1) one: no sleep_avg bonus, and the woken task no longer "
-            "preempts by dynamic priority (CFS's own wake-up preemption by vruntime is not modelled: a woken task "
-            "waits for the running one to sleep, yield or use up its slice)" },
+            "the Completely Fair Scheduler replaces the O(1) one: no sleep_avg bonus, the woken task no longer "
+            "preempts by dynamic priority and no longer moves to the waker's CPU by the two CPUs' tick-sampled loads "
+            "(CFS's own wake-up preemption by vruntime and its wake_affine are not modelled: a woken task goes back "
+            "to its CPU and waits for the running one to sleep, yield or use up its slice)" },
         { "2.6.25", "314cdbefd1fd", "x86: FIFO ticket spinlocks", "lock.spinlock", "byte", "ticket",
             "a contended spinlock is handed to the longest waiter instead of the CPU that wins the cache line" },
         { "2.6.25", "8cdea7c05454", "Memory controller: cgroups setup", "config.memcg", "false", "true",
@@ -299,9 +300,10 @@ const std::vector<KernelRule>& kernelRules()
         { "2.6.32", "not verified", "sched: Check for an idle shared cache in select_task_rq_fair()",
             "sched.select_idle_sibling", "false", "true",
             "a woken task whose CPU is busy goes to an idle CPU sharing its cache (select_idle_sibling()); before it "
-            "try_to_wake_up() wakes it on the CPU it last ran on (or the waker's, wake_affine, not modelled), where "
-            "it waits behind the running task until an idle CPU's balancing tick pulls it (every 1-4 ms) or that CPU "
-            "goes idle; only SMT siblings were searched (SD_WAKE_IDLE) (the release is not verified against a tag)" },
+            "try_to_wake_up() wakes it on the CPU it last ran on (or, under the O(1) scheduler, the waker's when "
+            "the task's CPU has a task more: wake_affine; CFS's is not modelled), where it waits behind the running "
+            "task until an idle CPU's balancing tick pulls it (every 1-4 ms) or that CPU goes idle; only SMT siblings "
+            "were searched (SD_WAKE_IDLE) (the release is not verified against a tag)" },
         { "2.6.32", "not verified", "mm: vmstat: add isolate pages", "vmstat.isolated", "false", "true",
             "reclaim counts the pages it isolates in NR_ISOLATED_ANON / NR_ISOLATED_FILE, one vmstat change a batch "
             "each way, folded like the LRU counters" },

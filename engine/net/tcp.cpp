@@ -18,7 +18,7 @@ namespace {
         Sched::burn(t, s.wakeupNs()); // sk_data_ready -> try_to_wake_up
         Task* r = q.reader;
         q.reader = nullptr;
-        s.wakeIf(*r, q.readerGen);
+        s.wakeIf(*r, q.readerGen, &t);
     }
 } // namespace
 

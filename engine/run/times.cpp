@@ -41,15 +41,18 @@ std::vector<CpuStat> cpuStats(const Sched& s, Metrics& out)
         busySum += busy;
         busyMax = std::max(busyMax, busy);
     }
-    std::uint64_t switches = 0, preemptions = 0;
+    std::uint64_t switches = 0, preemptions = 0, affine = 0;
     for (int i = 0; i < s.cpuCount(); ++i) {
         switches += s.cpu(i).switches;
         preemptions += s.cpu(i).preemptions;
+        affine += s.cpu(i).affineWakeups;
     }
     const double seconds = toSec(s.sim().now());
     out["context_switches"] = static_cast<double>(switches);
-    if (s.o1()) // the only scheduler here whose wake-ups preempt
+    if (s.o1()) { // the only scheduler here whose wake-ups preempt, and move to the waker's CPU by its loads
         out["preemptions"] = static_cast<double>(preemptions);
+        out["wakeups_affine"] = static_cast<double>(affine);
+    }
     out["cs_per_s"] = seconds > 0 ? static_cast<double>(switches) / seconds : 0.0;
     out["cpu_busy_max"] = busyMax;
     out["cpu_busy_mean"] = times.empty() ? 0.0 : busySum / static_cast<double>(times.size());

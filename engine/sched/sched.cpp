@@ -96,6 +96,7 @@ void Sched::start(Task& t, Co<> body)
     m_liveUser += t.kthread ? 0 : 1;
     Cpu& c = cpu(t.cpu);
     c.runq.push_back(&t);
+    noteNrRunning(c);
     if (!c.current)
         dispatch(c);
 }
@@ -120,6 +121,7 @@ void Sched::dispatch(Cpu& c, bool fromLoop)
 {
     if (c.current)
         return;
+    noteNrRunning(c); // the task that left (slept, yielded, exited)
     if (c.runq.empty() && !(m_idleBalance.on && idleBalance(c))) {
         c.idleSince = m_sim.now();
         if (c.idleStamp < 0)
@@ -139,6 +141,7 @@ void Sched::dispatch(Cpu& c, bool fromLoop)
     Task* t = pickNext(c);
     c.idleTotal += m_sim.now() - c.idleSince;
     c.current = t;
+    noteNrRunning(c);
     c.needResched = false;
     t->o1Stamp = m_sim.now(); // next->timestamp
     ++c.switches;
@@ -267,21 +270,24 @@ void Sched::block(Task& t, std::coroutine_handle<> h, bool interruptible)
     dispatch(c);
 }
 
-void Sched::wake(Task& t) { tryToWakeUp(t, false); }
+void Sched::wake(Task& t, const Task* waker) { tryToWakeUp(t, false, waker); }
 
-void Sched::wakeFromLoop(Task& t) { tryToWakeUp(t, true); }
+void Sched::wakeFromLoop(Task& t) { tryToWakeUp(t, true, nullptr); }
 
-void Sched::tryToWakeUp(Task& t, bool fromLoop)
+void Sched::tryToWakeUp(Task& t, bool fromLoop, const Task* waker)
 {
     if (t.state != TaskState::Sleeping)
         return;
     t.state = TaskState::Runnable;
     const bool uninterruptible = !t.interruptible;
     t.interruptible = false;
+    if (m_o1)
+        set_task_cpu(t, o1WakeCpu(t, waker ? waker->cpu : t.cpu));
     if (m_wakeIdleSibling)
         set_task_cpu(t, selectIdleSibling(t));
     Cpu& c = cpu(t.cpu);
     c.runq.push_back(&t);
+    noteNrRunning(c);
     if (m_o1) {
         o1Wake(t, uninterruptible);
         if (c.current && t.prio < c.current->prio) // TASK_PREEMPTS_CURR: resched_task()
@@ -361,6 +367,55 @@ int Sched::forkBalanceCpu(const Task& parent) const
     return best;
 }
 
+void Sched::noteNrRunning(Cpu& c)
+{
+    const Time now = m_sim.now();
+    if (now / kTick != c.nrSince / kTick) // a tick since the last change saw the count held until now
+        c.nrAtTick = c.nrHeld;
+    c.nrHeld = nrRunning(c);
+    c.nrSince = now;
+}
+
+std::uint32_t Sched::nrAtLastTick(const Cpu& c) const
+{
+    return m_sim.now() / kTick != c.nrSince / kTick ? c.nrHeld : c.nrAtTick;
+}
+
+// try_to_wake_up() of 2.6.20 (kernel/sched.c) with the domains of include/linux/topology.h (SD_MC_INIT, SD_CPU_INIT:
+// wake_idx 1, imbalance_pct 125, SD_WAKE_AFFINE, neither SD_WAKE_BALANCE nor SD_WAKE_IDLE) for a wake-up that is not
+// sync (a lock's release, a futex, a socket's data: wake_up_process(), wake_up_interruptible()). Woken from another
+// CPU it may run on, t moves to the waker's CPU when that one's load, counted high (target_load: the larger of the
+// last tick's sample and now), is no more than half imbalance_pct's 25 % above t's CPU's, counted low
+// (source_load: the smaller), with t's own weight added: 100 * (this_load + 128) <= 112 * load, i.e. t's CPU has
+// a task more than the waker's at the last tick and now. (The other test, this_load <= load and this_load + load
+// <= one task's weight, holds only for a waker's CPU with nothing on it.) Else t goes back where it ran. Then
+// wake_idle(), which only the SMT domain enables: a CPU running one task gives t to its idle sibling thread. Across
+// NUMA nodes (SD_NODE_INIT's wake balancing) t stays where it ran.
+int Sched::o1WakeCpu(const Task& t, int thisCpu)
+{
+    constexpr std::uint64_t kLoadScale = 128; // SCHED_LOAD_SCALE: a nice-0 task's load_weight
+    constexpr std::uint64_t kImbalance = 100 + (125 - 100) / 2;
+    int target = t.cpu;
+    const Cpu& prev = cpu(t.cpu);
+    Cpu& here = cpu(thisCpu);
+    if (thisCpu != t.cpu && t.allowedOn(thisCpu) && m_machine.nodeOf(thisCpu) == m_machine.nodeOf(t.cpu)) {
+        const std::uint64_t prevNow = kLoadScale * nrRunning(prev), prevTick = kLoadScale * nrAtLastTick(prev);
+        const std::uint64_t hereNow = kLoadScale * nrRunning(here), hereTick = kLoadScale * nrAtLastTick(here);
+        const std::uint64_t load = std::min(prevTick, prevNow); // source_load(cpu, wake_idx)
+        const std::uint64_t tl = std::max(hereTick, hereNow); // target_load(this_cpu, wake_idx)
+        const std::uint64_t tlPerTask = nrRunning(here) ? hereNow / nrRunning(here) : kLoadScale; // cpu_avg_load_per_task
+        if ((tl <= load && tl + std::max(prevTick, prevNow) <= tlPerTask) || 100 * (tl + kLoadScale) <= kImbalance * load) {
+            target = thisCpu;
+            ++here.affineWakeups;
+        }
+    }
+    const Cpu& c = cpu(target);
+    if (!c.current || nrRunning(c) > 1 || c.sibling < 0)
+        return target;
+    const Cpu& sibling = cpu(c.sibling);
+    return t.allowedOn(sibling.id) && !sibling.current ? sibling.id : target;
+}
+
 int Sched::selectIdleSibling(const Task& t) const
 {
     const int target = t.cpu;
@@ -414,8 +469,10 @@ bool Sched::idleBalance(Cpu& c, bool newidle)
                 continue;
             }
             busiest->runq.erase(i);
+            noteNrRunning(*busiest);
             set_task_cpu(*t, c.id);
             c.runq.push_back(t);
+            noteNrRunning(c);
             c.balanceFailed = 0;
             return true;
         }

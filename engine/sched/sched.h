@@ -67,6 +67,13 @@ struct Cpu {
     // is already due (an event is pending).
     Time balanceInterval = 0;
     bool tickArmed = false;
+    // nr_running as 2.6.20's update_load() samples it into rq->cpu_load[0] at every timer tick, idle or not (no
+    // dynticks on x86-64 before 2.6.24): the count held now, since when, and the count the last tick before that saw
+    // (Sched::nrAtLastTick). Read by the O(1) scheduler's wake-up placement.
+    std::uint32_t nrHeld = 0;
+    std::uint32_t nrAtTick = 0;
+    Time nrSince = 0;
+    std::uint64_t affineWakeups = 0; // wake-ups try_to_wake_up() moved to the waker's CPU (schedstat ttwu_move_affine)
 };
 
 // The kernel's idle balancing as Kernel::boot() sets it: idle_balance() (newidle_balance() from 5.x) pulls a task
@@ -187,7 +194,9 @@ public:
         void await_resume() const noexcept { }
     };
     Sleep sleep(Task& t, bool interruptible = false) { return Sleep { *this, t, interruptible }; }
-    void wake(Task& t);
+    // `waker`: the task whose system call or fault wakes t (a lock's release, a futex wake, a socket's send), null
+    // for a timer or a device's completion; under the O(1) scheduler it decides where t goes (o1WakeCpu).
+    void wake(Task& t, const Task* waker = nullptr);
     // signal_wake_up(): a signal was sent to t; if it sleeps interruptibly, it wakes to take it.
     void signal_wake_up(Task& t)
     {
@@ -246,10 +255,10 @@ public:
     double wakeupNs() const { return cost().wakeupNs + m_locking.acquireNs + m_locking.releaseNs; }
     Time switchTime() const { return ns(cost().contextSwitchNs + m_locking.acquireNs + m_locking.releaseNs); }
     // Wakes t only if it still sleeps the sleep that `gen` names (see Task::sleepGen).
-    void wakeIf(Task& t, std::uint32_t gen)
+    void wakeIf(Task& t, std::uint32_t gen, const Task* waker = nullptr)
     {
         if (t.sleepGen == gen)
-            wake(t);
+            wake(t, waker);
     }
     // Sleeps until wake() or until `timeout` has passed, whichever comes first (schedule_timeout).
     Co<> sleepTimeout(Task& t, Time timeout, bool interruptible = false);
@@ -276,9 +285,9 @@ public:
     // first served among equals (the active array's lists), and a woken task of a better priority than the one
     // running there sets need_resched (TASK_PREEMPTS_CURR): the running task gives way at its next preemption
     // point, where it stays first among its priority. `voluntary` is CONFIG_PREEMPT_VOLUNTARY, which makes every
-    // might_sleep() one (mightSleepPreempts()). Not modelled: the expired array (a slice of 100 ms used up;
-    // these tasks sleep long before) and the on-runqueue credit of an interactive wake-up (irrelevant at the top
-    // bonus, where the workloads' tasks are).
+    // might_sleep() one (mightSleepPreempts()). A woken task goes to the CPU try_to_wake_up() picks (o1WakeCpu). Not
+    // modelled: the expired array (a slice of 100 ms used up; these tasks sleep long before) and the on-runqueue
+    // credit of an interactive wake-up (irrelevant at the top bonus, where the workloads' tasks are).
     void setO1(bool on, bool voluntary)
     {
         m_o1 = on;
@@ -366,7 +375,14 @@ private:
     void wakeFromLoop(Task& t);
     // set_task_cpu(): t's run queue becomes `to`'s; the time it spent on the CPU it leaves is counted to that CPU.
     void set_task_cpu(Task& t, int to);
-    void tryToWakeUp(Task& t, bool fromLoop);
+    void tryToWakeUp(Task& t, bool fromLoop, const Task* waker);
+    static std::uint32_t nrRunning(const Cpu& c) { return (c.current ? 1u : 0u) + static_cast<std::uint32_t>(c.runq.size()); }
+    // c's nr_running changed (a task queued or taken off its queue, switched in or out): keeps its tick sample.
+    void noteNrRunning(Cpu& c);
+    // rq->cpu_load[0] in tasks (every task's load_weight is SCHED_LOAD_SCALE at nice 0): nr_running at the last tick.
+    std::uint32_t nrAtLastTick(const Cpu& c) const;
+    // The CPU the O(1) scheduler's try_to_wake_up() puts t on when a task on `thisCpu` wakes it (o1Placement).
+    int o1WakeCpu(const Task& t, int thisCpu);
     // The task leaves its CPU (sleeps, yields, exits): whoever spins on its on_cpu stops (see OffCpuWatch).
     static void offCpu(Task& t);
     void emitSpan(int cpu, Time b, Time e, SpanKind k, const char* fn)

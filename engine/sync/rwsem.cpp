@@ -195,7 +195,7 @@ void RwSem::wakeWaiters(Sched& s, Task& waker)
         }
         m_waiters.pop_front();
         Sched::burn(waker, s.wakeupNs());
-        s.wake(*w.t);
+        s.wake(*w.t, &waker);
         if (w.write)
             break;
     }

@@ -2,7 +2,8 @@
 // time divided by its bonus and gains the time it slept, up to MAX_SLEEP_AVG, and an uninterruptible sleep gains
 // nothing past INTERACTIVE_SLEEP; the dynamic priority follows; a woken task of a better priority makes the running
 // one give way at its next preemption point (and one of the same priority does not), and the run queue runs its best
-// priority first. Off (CFS from 2.6.23), the same tasks run first come, first served and nobody preempts.
+// priority first, and a wake-up moves the woken task to the waker's CPU by the two CPUs' loads (wake_affine). Off
+// (CFS from 2.6.23), the same tasks run first come, first served, nobody preempts and a woken task goes back.
 #include "mm/mm_types.h"
 #include "sched/sched.h"
 #include "testutil.h"
@@ -179,6 +180,62 @@ private Q_SLOTS:
         QCOMPARE(s.cpu(0).preemptions, std::uint64_t(0)); // a has no preemption point
         if (o1)
             QCOMPARE(b.prio, 115);
+    }
+
+    // try_to_wake_up()'s wake_affine: w last ran on CPU 1 and sleeps; k, alone on CPU 0, wakes it at `wakeMs`. CPU 1
+    // runs h1 and, from `secondMs` on (h2 woken by its timer there), h2 as well. w moves to k's CPU only when CPU 1
+    // had a task more than CPU 0 both now and at the last timer tick (rq->cpu_load[0]); without the O(1)
+    // scheduler it goes back to CPU 1.
+    void wakeAffineByLoad_data()
+    {
+        QTest::addColumn<bool>("o1");
+        QTest::addColumn<double>("secondMs");
+        QTest::addColumn<double>("wakeMs");
+        QTest::addColumn<int>("cpu");
+        QTest::addRow("two tasks since the last tick: to the waker's CPU") << true << 1.0 << 5.2 << 0;
+        QTest::addRow("the second after the last tick: stays") << true << 4.5 << 4.8 << 1;
+        QTest::addRow("one task: stays") << true << -1.0 << 5.2 << 1;
+        QTest::addRow("CFS: stays") << false << 1.0 << 5.2 << 1;
+    }
+    void wakeAffineByLoad()
+    {
+        QFETCH(bool, o1);
+        QFETCH(double, secondMs);
+        QFETCH(double, wakeMs);
+        QFETCH(int, cpu);
+        Simulator sim;
+        Sched s(sim, test::genericMachine(2));
+        s.setO1(o1, false);
+        MmStruct mm;
+        Task& w = s.spawn("w", 1, false, &mm, 1);
+        Task& h2 = s.spawn("h2", 1, false, &mm, 2);
+        Task& h1 = s.spawn("h1", 1, false, &mm, 3);
+        Task& k = s.spawn("k", 0, false, &mm, 4);
+        int ranOn = -1;
+        s.start(w, [](Sched& s, Task& t, int& ranOn) -> Co<> {
+            co_await s.flush(t);
+            co_await s.sleep(t);
+            ranOn = t.cpu;
+        }(s, w, ranOn));
+        auto hog = [](Sched& s, Task& t, double sleepMs) -> Co<> {
+            if (sleepMs >= 0)
+                co_await s.sleepFor(t, ns(sleepMs * 1e6), true);
+            Sched::burn(t, 20e6);
+            co_await s.flush(t);
+        };
+        if (secondMs >= 0)
+            s.start(h2, hog(s, h2, secondMs));
+        s.start(h1, hog(s, h1, -1.0));
+        s.start(k, [](Sched& s, Task& t, Task& w, double wakeMs) -> Co<> {
+            Sched::burn(t, wakeMs * 1e6);
+            co_await s.flush(t);
+            s.wake(w, &t);
+            Sched::burn(t, 1e6);
+            co_await s.flush(t);
+        }(s, k, w, wakeMs));
+        QVERIFY(sim.run());
+        QCOMPARE(ranOn, cpu);
+        QCOMPARE(s.cpu(0).affineWakeups, std::uint64_t(cpu == 0 ? 1 : 0));
     }
 
     // might_sleep() is a preemption point only with PREEMPT_VOLUNTARY.

@@ -136,7 +136,11 @@ private Q_SLOTS:
         const LockSummary* semUnbatched = lock(find(m_rs, "glibc-madvfree-mmapsem", 8), "mm->mmap_sem");
         const LockSummary* ackVanilla = lock(find(m_rs, "vanilla", 8), "flush_tlb_others (IPI ack wait)");
         QVERIFY(ackUnbatched && semUnbatched);
-        QVERIFY(ackUnbatched->waitTotal > 5 * semUnbatched->waitTotal);
+        // The IPI acks head its lock view, well ahead of mmap_sem.
+        for (const LockSummary& l : find(m_rs, "glibc-madvfree-mmapsem", 8).locks)
+            QVERIFY2(l.waitTotal <= ackUnbatched->waitTotal, l.name.c_str());
+        QVERIFY2(ackUnbatched->waitTotal > 3 * semUnbatched->waitTotal,
+            qPrintable(QString("%1 vs %2").arg(ackUnbatched->waitTotal).arg(semUnbatched->waitTotal)));
         QVERIFY(!ackVanilla || semVanilla->waitTotal > 5 * ackVanilla->waitTotal);
         // MADV_FREE leaves the pages mapped: the regrown heap does not fault, unlike after DONTNEED or PROT_NONE.
         double faultsFree = metric(m_rs, "glibc-madvfree-mmapsem-tlb", 4, "vm.pgfault");
