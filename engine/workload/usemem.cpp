@@ -43,8 +43,14 @@ namespace {
             for (const Task* t : m_tasks)
                 m_mappedAtExit += sys::vm_rss_swap(*t);
             m_freeTime.assign(static_cast<std::size_t>(n), 0);
-            for (std::size_t i = 0; i < m_tasks.size(); ++i)
-                sys::start(k, *m_tasks[i], exitProcess(k, *m_tasks[i], m_freeTime[i]));
+            // Each usemem process frees its memory right after its own fill and times that alone ("usecs to free
+            // memory" follows each process's "bytes / usecs" line), and the fills do not end together: the frees
+            // begin evenly over `free_spread_ms` (0: all at once).
+            const Time spread = ms(ctx.params.at("free_spread_ms").get<double>());
+            for (std::size_t i = 0; i < m_tasks.size(); ++i) {
+                const Time delay = n > 1 ? spread * static_cast<Time>(i) / (n - 1) : 0;
+                sys::start(k, *m_tasks[i], exitProcess(k, *m_tasks[i], delay, m_freeTime[i]));
+            }
         }
 
         void finish(WorkloadContext& ctx, Metrics& out) override
@@ -74,8 +80,10 @@ namespace {
         }
 
     private:
-        static Co<> exitProcess(Kernel& k, Task& t, Time& freeTime)
+        static Co<> exitProcess(Kernel& k, Task& t, Time delay, Time& freeTime)
         {
+            if (delay > 0)
+                co_await sys::nanosleep(k, t, delay);
             co_await sys::flush(k, t);
             Time start = sys::now(k);
             co_await sys::exit(k, t);
@@ -128,6 +136,10 @@ WorkloadKind usememKind()
         {
             { "processes", ParamKind::Int, 16, false, "number of usemem processes (-n)", 1, 4096 },
             { "ratio", ParamKind::Double, 0.75, false, "fraction of MemAvailable + SwapTotal filled", 0.01, 0.95 },
+            { "free_spread_ms", ParamKind::Double, 0.0, true,
+                "the span over which the processes' frees begin, evenly, ms (each frees after its own fill; 0: all "
+                "at once)",
+                0, 1e9 },
         },
         [] { return std::unique_ptr<Workload>(new Usemem); },
         // The processes map (RAM + swap) x ratio; while they are filled, the set-up holds each one's random order

@@ -67,6 +67,18 @@ private Q_SLOTS:
         QVERIFY(metric(four, "unsorted", "free_time_s") < u);
     }
 
+    // Each usemem process frees right after its own fill (free_spread_ms): frees begun so far apart that none
+    // overlap wait for no lock, take a fraction of the time they take all at once, and sorting saves nothing there
+    // (it only adds its heapsort).
+    void freesApartNeedNoSort()
+    {
+        ResultSet apart = run("2", { "unsorted", "sorted" }, 1, false, { { "free_spread_ms", "16000" } });
+        const double u = metric(apart, "unsorted", "free_time_s"), s = metric(apart, "sorted", "free_time_s");
+        QVERIFY2(s >= 0.98 * u, qPrintable(QString("apart: sorted %1 s vs unsorted %2 s").arg(s).arg(u)));
+        const double together = metric(run("2", { "unsorted" }), "unsorted", "free_time_s");
+        QVERIFY2(u < 0.5 * together, qPrintable(QString("unsorted: apart %1 s vs together %2 s").arg(u).arg(together)));
+    }
+
     // Without the slots cache (before 4.11) the fill's fast-forward takes each slot from a device itself.
     void withoutTheSlotsCache()
     {
