@@ -387,10 +387,10 @@ std::uint32_t Sched::nrAtLastTick(const Cpu& c) const
 // CPU it may run on, t moves to the waker's CPU when that one's load, counted high (target_load: the larger of the
 // last tick's sample and now), is no more than half imbalance_pct's 25 % above t's CPU's, counted low
 // (source_load: the smaller), with t's own weight added: 100 * (this_load + 128) <= 112 * load, i.e. t's CPU has
-// a task more than the waker's at the last tick and now. (The other test, this_load <= load and this_load + load
-// <= one task's weight, holds only for a waker's CPU with nothing on it.) Else t goes back where it ran. Then
-// wake_idle(), which only the SMT domain enables: a CPU running one task gives t to its idle sibling thread. Across
-// NUMA nodes (SD_NODE_INIT's wake balancing) t stays where it ran.
+// a task more than the waker's at the last tick and now. (The other test, this_load <= load and this_load plus t's
+// CPU's load counted high <= one task's weight, holds only for a waker's CPU with nothing on it.) Else t goes back
+// where it ran. Then wake_idle(), which only the SMT domain enables: a CPU running one task gives t to its idle
+// sibling thread. Across NUMA nodes (SD_NODE_INIT's wake balancing) t stays where it ran.
 int Sched::o1WakeCpu(const Task& t, int thisCpu)
 {
     constexpr std::uint64_t kLoadScale = 128; // SCHED_LOAD_SCALE: a nice-0 task's load_weight
@@ -403,8 +403,10 @@ int Sched::o1WakeCpu(const Task& t, int thisCpu)
         const std::uint64_t hereNow = kLoadScale * nrRunning(here), hereTick = kLoadScale * nrAtLastTick(here);
         const std::uint64_t load = std::min(prevTick, prevNow); // source_load(cpu, wake_idx)
         const std::uint64_t tl = std::max(hereTick, hereNow); // target_load(this_cpu, wake_idx)
-        const std::uint64_t tlPerTask = nrRunning(here) ? hereNow / nrRunning(here) : kLoadScale; // cpu_avg_load_per_task
-        if ((tl <= load && tl + std::max(prevTick, prevNow) <= tlPerTask) || 100 * (tl + kLoadScale) <= kImbalance * load) {
+        // cpu_avg_load_per_task(this_cpu)
+        const std::uint64_t tlPerTask = nrRunning(here) ? hereNow / nrRunning(here) : kLoadScale;
+        if ((tl <= load && tl + std::max(prevTick, prevNow) <= tlPerTask)
+            || 100 * (tl + kLoadScale) <= kImbalance * load) {
             target = thisCpu;
             ++here.affineWakeups;
         }

@@ -376,12 +376,15 @@ private:
     // set_task_cpu(): t's run queue becomes `to`'s; the time it spent on the CPU it leaves is counted to that CPU.
     void set_task_cpu(Task& t, int to);
     void tryToWakeUp(Task& t, bool fromLoop, const Task* waker);
-    static std::uint32_t nrRunning(const Cpu& c) { return (c.current ? 1u : 0u) + static_cast<std::uint32_t>(c.runq.size()); }
+    static std::uint32_t nrRunning(const Cpu& c)
+    {
+        return (c.current ? 1u : 0u) + static_cast<std::uint32_t>(c.runq.size());
+    }
     // c's nr_running changed (a task queued or taken off its queue, switched in or out): keeps its tick sample.
     void noteNrRunning(Cpu& c);
     // rq->cpu_load[0] in tasks (every task's load_weight is SCHED_LOAD_SCALE at nice 0): nr_running at the last tick.
     std::uint32_t nrAtLastTick(const Cpu& c) const;
-    // The CPU the O(1) scheduler's try_to_wake_up() puts t on when a task on `thisCpu` wakes it (o1Placement).
+    // The CPU the O(1) scheduler's try_to_wake_up() puts t on when a task on `thisCpu` wakes it (2.6.20's rules).
     int o1WakeCpu(const Task& t, int thisCpu);
     // The task leaves its CPU (sleeps, yields, exits): whoever spins on its on_cpu stops (see OffCpuWatch).
     static void offCpu(Task& t);
