@@ -121,8 +121,8 @@ void Sched::dispatch(Cpu& c, bool fromLoop)
 {
     if (c.current)
         return;
-    noteNrRunning(c); // the task that left (slept, yielded, exited)
     if (c.runq.empty() && !(m_idleBalance.on && idleBalance(c))) {
+        noteNrRunning(c); // the task that left (slept, yielded, exited), nothing after it
         c.idleSince = m_sim.now();
         if (c.idleStamp < 0)
             c.idleStamp = m_sim.now();
@@ -369,16 +369,18 @@ int Sched::forkBalanceCpu(const Task& parent) const
 
 void Sched::noteNrRunning(Cpu& c)
 {
-    const Time now = m_sim.now();
-    if (now / kTick != c.nrSince / kTick) // a tick since the last change saw the count held until now
+    if (!m_o1) // only the O(1) scheduler's wake-ups read it
+        return;
+    const Time tick = m_sim.now() / kTick;
+    if (tick != c.nrTick) // a tick since the last change saw the count held until now
         c.nrAtTick = c.nrHeld;
     c.nrHeld = nrRunning(c);
-    c.nrSince = now;
+    c.nrTick = tick;
 }
 
 std::uint32_t Sched::nrAtLastTick(const Cpu& c) const
 {
-    return m_sim.now() / kTick != c.nrSince / kTick ? c.nrHeld : c.nrAtTick;
+    return m_sim.now() / kTick != c.nrTick ? c.nrHeld : c.nrAtTick;
 }
 
 // try_to_wake_up() of 2.6.20 (kernel/sched.c) with the domains of include/linux/topology.h (SD_MC_INIT, SD_CPU_INIT:

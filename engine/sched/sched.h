@@ -68,11 +68,11 @@ struct Cpu {
     Time balanceInterval = 0;
     bool tickArmed = false;
     // nr_running as 2.6.20's update_load() samples it into rq->cpu_load[0] at every timer tick, idle or not (no
-    // dynticks on x86-64 before 2.6.24): the count held now, since when, and the count the last tick before that saw
-    // (Sched::nrAtLastTick). Read by the O(1) scheduler's wake-up placement.
+    // dynticks on x86-64 before 2.6.24): the count held now, the tick interval it was set in, and the count the last
+    // tick before that saw (Sched::nrAtLastTick). Kept and read under the O(1) scheduler only (its wake-up placement).
     std::uint32_t nrHeld = 0;
     std::uint32_t nrAtTick = 0;
-    Time nrSince = 0;
+    Time nrTick = 0;
     std::uint64_t affineWakeups = 0; // wake-ups try_to_wake_up() moved to the waker's CPU (schedstat ttwu_move_affine)
 };
 
@@ -380,7 +380,8 @@ private:
     {
         return (c.current ? 1u : 0u) + static_cast<std::uint32_t>(c.runq.size());
     }
-    // c's nr_running changed (a task queued or taken off its queue, switched in or out): keeps its tick sample.
+    // c's nr_running changed (a task queued or taken off its queue, switched in or out): keeps its tick sample (under
+    // the O(1) scheduler; a no-op otherwise).
     void noteNrRunning(Cpu& c);
     // rq->cpu_load[0] in tasks (every task's load_weight is SCHED_LOAD_SCALE at nice 0): nr_running at the last tick.
     std::uint32_t nrAtLastTick(const Cpu& c) const;
