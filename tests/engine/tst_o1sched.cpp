@@ -18,15 +18,15 @@ constexpr Time kMs = 1'000'000'000; // picoseconds
 
 int prioOf(Time sleepAvg) { return 120 - (static_cast<int>(sleepAvg / kMs * 10 / 1000) - 5); }
 
-// One CPU, under the O(1) scheduler or not, and a user process (an mm) whose tasks the O(1) rules for user tasks
-// apply to.
-struct OneCpu {
-    explicit OneCpu(bool o1)
-        : s(sim, test::genericMachine(1))
+// `cpus` CPUs (one unless said), under the O(1) scheduler or not, and a user process (an mm) whose tasks the O(1)
+// rules for user tasks apply to.
+struct Cpus {
+    explicit Cpus(bool o1, int cpus = 1)
+        : s(sim, test::genericMachine(cpus))
     {
         s.setO1(o1, false);
     }
-    Task& task(const char* name, std::uint64_t seed) { return s.spawn(name, 0, false, &mm, seed); }
+    Task& task(const char* name, std::uint64_t seed, int cpu = 0) { return s.spawn(name, cpu, false, &mm, seed); }
     Simulator sim;
     Sched s;
     MmStruct mm;
@@ -85,7 +85,7 @@ private Q_SLOTS:
         QFETCH(double, sleepMs);
         QFETCH(bool, interruptible);
         QFETCH(bool, capped);
-        OneCpu m(true);
+        Cpus m(true);
         Sched& s = m.s;
         Task& t = m.task("t", 1);
         QCOMPARE(t.sleepAvg, Sched::kO1ChildSleepAvg);
@@ -120,7 +120,7 @@ private Q_SLOTS:
         QFETCH(bool, o1);
         QFETCH(bool, interruptible);
         QFETCH(bool, preempts);
-        OneCpu m(o1);
+        Cpus m(o1);
         Sched& s = m.s;
         Task& b = m.task("b", 1);
         Task& a = m.task("a", 2);
@@ -159,7 +159,7 @@ private Q_SLOTS:
     void bestPriorityRunsFirst()
     {
         QFETCH(bool, o1);
-        OneCpu m(o1);
+        Cpus m(o1);
         Sched& s = m.s;
         Task& c = m.task("c", 1);
         Task& b = m.task("b", 2);
@@ -203,14 +203,12 @@ private Q_SLOTS:
         QFETCH(double, secondMs);
         QFETCH(double, wakeMs);
         QFETCH(int, cpu);
-        Simulator sim;
-        Sched s(sim, test::genericMachine(2));
-        s.setO1(o1, false);
-        MmStruct mm;
-        Task& w = s.spawn("w", 1, false, &mm, 1);
-        Task& h2 = s.spawn("h2", 1, false, &mm, 2);
-        Task& h1 = s.spawn("h1", 1, false, &mm, 3);
-        Task& k = s.spawn("k", 0, false, &mm, 4);
+        Cpus m(o1, 2);
+        Sched& s = m.s;
+        Task& w = m.task("w", 1, 1);
+        Task& h2 = m.task("h2", 2, 1);
+        Task& h1 = m.task("h1", 3, 1);
+        Task& k = m.task("k", 4, 0);
         int ranOn = -1;
         s.start(w, [](Sched& s, Task& t, int& ranOn) -> Co<> {
             co_await s.flush(t);
@@ -233,7 +231,7 @@ private Q_SLOTS:
             Sched::burn(t, 1e6);
             co_await s.flush(t);
         }(s, k, w, wakeMs));
-        QVERIFY(sim.run());
+        QVERIFY(m.sim.run());
         QCOMPARE(ranOn, cpu);
         QCOMPARE(s.cpu(0).affineWakeups, std::uint64_t(cpu == 0 ? 1 : 0));
     }
@@ -241,7 +239,7 @@ private Q_SLOTS:
     // might_sleep() is a preemption point only with PREEMPT_VOLUNTARY.
     void mightSleepNeedsVoluntary()
     {
-        OneCpu m(false);
+        Cpus m(false);
         Sched& s = m.s;
         Task& t = m.task("t", 1);
         s.cpu(0).needResched = true;
