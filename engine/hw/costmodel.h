@@ -48,6 +48,14 @@ struct CostModel {
 
     // --- TLB and IPIs ---
     double tlbFlushLocalNs = 100.0; // INVLPG ~100 ns (Dave Hansen, a5102476a24b comment)
+    // A user access to a present page whose PTE lacks the accessed bit (or, for a store, the dirty bit): the
+    // processor walks the page tables to the PTE and sets the bit with a locked update (Intel SDM vol. 3A, 4.8 and
+    // 8.1.2.1: "the processor uses locked cycles to set the accessed and dirty flag"). Where the kernel clears the
+    // bits it flushes the translation (MADV_FREE, and page_referenced() before 3.18), so the access walks; from
+    // 3.18 x86's young-bit clear flushes nothing, and a translation still cached would set no bit (not modelled:
+    // the walk is charged). costModelFor(): 4 references hitting the paging-structure caches or L1/L2 (GUESS ~10
+    // cycles each, as for eptFaultWalkNs) and the locked RMW.
+    double adBitWalkNs = 24.0;
     double ipiSendNs = 1500.0; // synchronous shootdown to one target: send + wait for ack (KVM-thread microbench, 1.3-1.5 us)
     double ipiPerExtraTargetNs = 400.0; // each further target of the same round (GUESS of +0.3-1 us; docs/presets.md)
     double ipiHandleNs = 600.0; // the interrupted CPU: entry, flush, ack, exit (GUESS, ~1.5k cycles)

@@ -45,6 +45,8 @@ CostModel guestCostModel(const CostModel& bare, Guest g)
     // "Accelerating Two-Dimensional Page Walks for Virtualized Systems", ASPLOS'08). The 20 extra references of a
     // walk mostly hit the paging-structure caches and L1/L2: GUESS 10 cycles each, 2 x 20 x 10 = 400 cycles.
     c.eptFaultWalkNs = cycles(400);
+    // The walk that sets a PTE's accessed or dirty bit is two-dimensional too: its 20 extra references, as above.
+    c.adBitWalkNs += cycles(200);
     // A preempted vCPU waits for the host task running on its CPU to use its slice: at most the host's
     // sched_min_granularity, 0.75 ms x (1 + log2(8)) = 3 ms on a host of 8 or more CPUs (kernel/sched/fair.c,
     // SCHED_TUNABLESCALING_LOG). GUESS: uniform over it.

@@ -269,6 +269,11 @@ MaybeCo touch(Kernel& k, Task& t, std::uint32_t vpn, Access access)
     Pte e = mm.pte[vpn];
     if (!pte::present(e))
         return touch_fault(k, t, vpn, access);
+    // The hardware sets the accessed bit, and for a store the dirty bit, that the kernel cleared: a page walk
+    // and a locked update of the PTE, in the user's instruction.
+    const Pte needed = access == Access::Read ? pte::kYoung : pte::kYoung | pte::kDirty;
+    if ((e & needed) != needed)
+        Sched::burn(t, k.cost.adBitWalkNs, Acct::User);
     if (access == Access::Read) {
         mm.pte[vpn] = e | pte::kYoung;
     } else {

@@ -6,7 +6,8 @@
 // `time` of the whole run gives real, user and sys; vmstat gives idle and context switches.
 //
 // Each thread's region is its own (a glibc arena per thread): GUESS, the quoted program is not in the thread; the
-// mails say only "each loop touches 128 pages". A touch is one store per page (the write fault is what it costs).
+// mails say only "each loop touches 128 pages". A touch is one store per page: its write fault, or where MADV_FREE left
+// the page mapped, the page walk that sets the dirty and accessed bits again (CostModel::adBitWalkNs).
 #include "workload/threadtouch.h"
 
 namespace mms {

@@ -86,6 +86,7 @@ private Q_SLOTS:
         }
         QCOMPARE(kvm.ipiHandleNs - bare.ipiHandleNs, 2 * kvm.vmExitNs);
         QCOMPARE(kvm.eptFaultWalkNs, 400 / bare.clockGHz);
+        QCOMPARE(kvm.adBitWalkNs - bare.adBitWalkNs, 200 / bare.clockGHz); // one walk's 20 extra references
         QCOMPARE(bare.eptFaultWalkNs, 0.0);
         // Bare metal is the preset's model unchanged.
         const CostModel none = guestCostModel(bare, Guest::None);

@@ -6,7 +6,8 @@
 // flush interrupts a CPU in lazy TLB mode once (before 4.19); a loopback round trip between two processes costs two
 // sends, two copies and two context switches, and a dying server closes its end; SIGKILL wakes a thread asleep in a
 // futex, a socket read or nanosleep; a process's threads stay on the CPUs its sched_setaffinity names; the thread
-// microbenchmark's faults follow its advice in closed form.
+// microbenchmark's faults follow its advice in closed form; a user access that must set an accessed or dirty bit the
+// kernel cleared costs a page walk.
 #include "kernel/process.h"
 #include "kernel/syscalls.h"
 #include "mm/futex.h"
@@ -627,6 +628,43 @@ private Q_SLOTS:
         const ResultSet rs = test::run(sc, 1.0);
         QCOMPARE(test::metric(rs, "dontneed", "vm.pgfault"), 32.0 * 128 * 10);
         QCOMPARE(test::metric(rs, "madvfree", "vm.pgfault"), 32.0 * 128);
+    }
+
+    // A user access sets the PTE's accessed bit, and a store its dirty bit, where the kernel cleared them: each such
+    // access costs the task one page walk with a locked update (CostModel::adBitWalkNs) of user time; an access
+    // whose bits are already set costs nothing beyond its fault.
+    void accessSetsTheClearedBitsWithAWalk()
+    {
+        Machine b(64ull << 20);
+        Task& t = sys::spawn_process(b.k, "p", 0, 1);
+        const Time walk = ns(b.k.cost.adBitWalkNs);
+        QVERIFY(walk > 0);
+        std::vector<Time> user; // the task's user time after each step
+        bool bothSet = false;
+        auto body = [&]() -> Co<> {
+            const std::uint32_t vpn = sys::mmap(b.k, t, 1);
+            Pte& e = t.mm->pte[vpn];
+            co_await sys::touch(b.k, t, vpn, sys::Access::Write); // the fault sets both bits
+            user.push_back(t.userTime);
+            co_await sys::touch(b.k, t, vpn, sys::Access::Write); // both set: nothing
+            user.push_back(t.userTime);
+            e &= ~(pte::kYoung | pte::kDirty); // MADV_FREE's clear
+            co_await sys::touch(b.k, t, vpn, sys::Access::Read); // the accessed bit: a walk
+            user.push_back(t.userTime);
+            co_await sys::touch(b.k, t, vpn, sys::Access::Read); // a load needs no dirty bit: nothing
+            user.push_back(t.userTime);
+            co_await sys::touch(b.k, t, vpn, sys::Access::Write); // the dirty bit: a walk
+            user.push_back(t.userTime);
+            bothSet = (e & (pte::kYoung | pte::kDirty)) == (pte::kYoung | pte::kDirty);
+        };
+        sys::start(b.k, t, body());
+        QVERIFY(b.sim.run());
+        QCOMPARE(user.size(), std::size_t(5));
+        QCOMPARE(user[1] - user[0], Time(0));
+        QCOMPARE(user[2] - user[1], walk);
+        QCOMPARE(user[3] - user[2], Time(0));
+        QCOMPARE(user[4] - user[3], walk);
+        QVERIFY(bothSet);
     }
 
     // sched_setaffinity (taskset -c 0,1): the process and its 31 threads run on CPUs 0 and 1 only; without it they
