@@ -75,6 +75,9 @@ struct CostModel {
         return targets * static_cast<std::uint64_t>(ipiSendExits + ipiTakeExits);
     }
     double eptFaultWalkNs = 0; // per page fault: the two-dimensional page walks under EPT beyond a native walk
+    // A task woken onto an idle vCPU: the vCPU has halted (HLT exits to the host, which blocks its thread), so the
+    // host must wake that thread and enter the guest again, injecting the interrupt, before the switch can begin.
+    double haltedVcpuWakeNs = 0;
     // A target vCPU the host has descheduled (MachineSpec::guestPreempt) takes the IPI when the host runs it again:
     // after up to this long, drawn uniformly (the host's CFS slice, hw/guest.cpp).
     double vcpuPreemptMaxNs = 0;

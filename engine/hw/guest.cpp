@@ -47,6 +47,12 @@ CostModel guestCostModel(const CostModel& bare, Guest g)
     c.eptFaultWalkNs = cycles(400);
     // The walk that sets a PTE's accessed or dirty bit is two-dimensional too: its 20 extra references, as above.
     c.adBitWalkNs += cycles(200);
+    // An idle vCPU has halted: waking a task there is the host's trip through its scheduler (try_to_wake_up of the
+    // vCPU thread and the switch to it, at the processor's own wakeupNs and contextSwitchNs; "normally on the order
+    // of a few micro-seconds", Documentation/virt/kvm/halt-polling.rst), then the VM entry that injects the
+    // interrupt and the guest handler's trapped EOI. No halt polling (a module parameter from 4.0; the host's
+    // setting is a GUESS).
+    c.haltedVcpuWakeNs = bare.wakeupNs + bare.contextSwitchNs + c.ipiTakeExits * c.vmExitNs;
     // A preempted vCPU waits for the host task running on its CPU to use its slice: at most the host's
     // sched_min_granularity, 0.75 ms x (1 + log2(8)) = 3 ms on a host of 8 or more CPUs (kernel/sched/fair.c,
     // SCHED_TUNABLESCALING_LOG). GUESS: uniform over it.

@@ -57,6 +57,7 @@ Sched::Sched(Simulator& sim, const MachineSpec& machine)
         }
     m_cacheFilled.assign(static_cast<std::size_t>(std::max(1, machine.sockets)), 0.0);
     m_cacheClock.assign(m_cacheFilled.size(), 0);
+    m_haltedWake = ns(machine.cost.haltedVcpuWakeNs);
     if (machine.cost.llcBytes > 0)
         m_cacheUnitInv = CacheLines::kUnitsPerCache / machine.cost.llcBytes;
 }
@@ -132,34 +133,38 @@ void Sched::dispatch(Cpu& c, bool fromLoop)
             armIdleTick(c, nextTick(m_sim.now()));
         return;
     }
+    // The CPU runs again from `start`: at once, or in a guest whose idle vCPU had halted once the host has woken it
+    // (CostModel::haltedVcpuWakeNs); until then it stays idle.
+    Time start = m_sim.now();
     if (c.idleStamp >= 0) {
         // ttwu_do_wakeup() (update_avg of the idle spell, at most twice the migration cost)
         const Time spell = m_sim.now() - c.idleStamp;
         c.avgIdle = spell > 2 * kMigrationCost ? 2 * kMigrationCost : c.avgIdle + ((spell - c.avgIdle) >> 3);
         c.idleStamp = -1;
+        start += m_haltedWake;
     }
     Task* t = pickNext(c);
-    c.idleTotal += m_sim.now() - c.idleSince;
+    c.idleTotal += start - c.idleSince;
     c.current = t;
     noteNrRunning(c);
     c.needResched = false;
-    t->o1Stamp = m_sim.now(); // next->timestamp
+    t->o1Stamp = start; // next->timestamp
     ++c.switches;
     if (t->mm)
         c.activeMm = t->mm;
     t->state = TaskState::Running;
     Time sw = switchTime();
     t->sysTime += sw;
-    t->sliceStart = m_sim.now() + sw;
-    emitSpan(c.id, m_sim.now(), m_sim.now() + sw, SpanKind::Run, "__schedule");
+    t->sliceStart = start + sw;
+    emitSpan(c.id, start, start + sw, SpanKind::Run, "__schedule");
     auto key = static_cast<std::uint32_t>(c.id);
-    if (fromLoop && m_sim.runsNext(m_sim.now() + sw, key)) {
+    if (fromLoop && m_sim.runsNext(start + sw, key)) {
         // Nothing else runs before the switch-in: take it now instead of a push and a pop (the same order).
-        m_sim.takeInline(m_sim.now() + sw);
+        m_sim.takeInline(start + sw);
         t->resumePoint.resume();
         return;
     }
-    m_sim.resumeAt(m_sim.now() + sw, key, t->resumePoint);
+    m_sim.resumeAt(start + sw, key, t->resumePoint);
 }
 
 bool Sched::Flush::await_suspend(std::coroutine_handle<> h)

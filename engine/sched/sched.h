@@ -407,6 +407,7 @@ private:
     int m_liveUser = 0;
     std::exception_ptr m_taskError;
     bool m_wakeIdleSibling = false;
+    Time m_haltedWake = 0; // CostModel::haltedVcpuWakeNs: 0 on bare metal
     bool m_o1 = false;
     bool m_voluntary = false;
     // schedule() of a task leaving its CPU at `at` under the O(1) scheduler: its run time off its sleep_avg.

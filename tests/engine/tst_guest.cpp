@@ -1,6 +1,7 @@
 // A KVM guest (machine.guest: kvm, hw/guest.h): the VM exits of an IPI folded into the IPI figures, a remote TLB
 // flush that costs the initiator and each target exactly those exits more than on bare metal, the vm_exits metric
-// in a guest's results only, the host's preemption of vCPUs, and byte-identical results at 1 and 2 runner threads.
+// in a guest's results only, the host's preemption of vCPUs, the host's wake-up of a halted vCPU, and
+// byte-identical results at 1 and 2 runner threads.
 #include "mm/tlb.h"
 #include "scenario/runsetup.h"
 #include "scenario/scenario.h"
@@ -65,6 +66,36 @@ Flush flushOnce(int cpus, Guest g)
     return f;
 }
 
+// A task on CPU 1 sleeps; a task on CPU 0 wakes it after 10 us of its own. When the sleeper runs again, and CPU 1's
+// idle time by then.
+struct Wake {
+    Time resumed = 0;
+    Time idle = 0;
+};
+
+Wake wakeOnIdleCpu(Guest g)
+{
+    Simulator sim;
+    MachineSpec m = machine(2, g);
+    Sched s(sim, m);
+    Task& sleeper = s.spawn("sleeper", 1, false, nullptr, 1);
+    Task& waker = s.spawn("waker", 0, false, nullptr, 2);
+    Wake w;
+    s.start(sleeper, [](Sched& s, Task& t, Wake& w) -> Co<> {
+        co_await s.sleep(t);
+        w.resumed = s.sim().now();
+        w.idle = s.idleTime(1);
+    }(s, sleeper, w));
+    s.start(waker, [](Sched& s, Task& t, Task& sleeper) -> Co<> {
+        Sched::burnWall(t, ns(10'000));
+        co_await s.flush(t);
+        s.wake(sleeper, &t);
+    }(s, waker, sleeper));
+    if (!sim.run())
+        throw std::runtime_error("the simulation did not finish");
+    return w;
+}
+
 } // namespace
 
 class TestGuest : public QObject {
@@ -122,6 +153,21 @@ private Q_SLOTS:
         // Each target takes its kick and its trapped EOI.
         for (std::size_t i = 0; i < targets; ++i)
             QCOMPARE(kvm.targetSys[i] - bare.targetSys[i], ns(kvmCost.ipiHandleNs) - ns(bareCost.ipiHandleNs));
+    }
+
+    // A wake-up onto an idle vCPU waits for the host to wake the halted vCPU (CostModel::haltedVcpuWakeNs: the host's
+    // scheduler trip and the injecting entry); the vCPU is idle until then. Bare metal switches at once.
+    void wakeOntoAnIdleVcpuWaitsForTheHost()
+    {
+        const CostModel bareCost = machine(2, Guest::None).cost;
+        const CostModel kvmCost = machine(2, Guest::Kvm).cost;
+        QCOMPARE(bareCost.haltedVcpuWakeNs, 0.0);
+        QCOMPARE(kvmCost.haltedVcpuWakeNs, bareCost.wakeupNs + bareCost.contextSwitchNs + 2 * kvmCost.vmExitNs);
+        const Wake bare = wakeOnIdleCpu(Guest::None);
+        const Wake kvm = wakeOnIdleCpu(Guest::Kvm);
+        QCOMPARE(bare.resumed, 2 * ns(bareCost.contextSwitchNs) + ns(10'000)); // the waker's switch in, its 10 us, ours
+        QCOMPARE(kvm.resumed - bare.resumed, ns(kvmCost.haltedVcpuWakeNs));
+        QCOMPARE(kvm.idle - bare.idle, ns(kvmCost.haltedVcpuWakeNs));
     }
 
     void scenarioField()
