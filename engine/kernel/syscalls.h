@@ -75,7 +75,8 @@ namespace sys {
     Co<> madvise(Kernel& k, Task& t, std::uint32_t start, std::uint32_t pages, Advice advice);
 
     // A load from or store to page `vpn`. A page not mapped faults (handle_mm_fault); a mapped one gets its PTE's
-    // accessed bit, and with a store its dirty bit, from the CPU (a lazily freed page is then in use again).
+    // accessed bit, and with a store its dirty bit, from the CPU (a lazily freed page is then in use again), whose
+    // page walk costs the task CostModel::adBitWalkNs where a bit was clear.
     enum class Access : std::uint8_t { Read, Write };
     // A store leaves program data in the page (PageContent::Data) unless the program says otherwise with fill().
     MaybeCo touch(Kernel& k, Task& t, std::uint32_t vpn, Access access);
