@@ -55,7 +55,7 @@ struct CostModel {
     // 3.18 x86's young-bit clear flushes nothing, and a translation still cached would set no bit (not modelled:
     // the walk is charged). costModelFor(): 4 references hitting the paging-structure caches or L1/L2 (GUESS ~10
     // cycles each, as for eptFaultWalkNs) and the locked RMW.
-    double adBitWalkNs = 24.0;
+    double adBitWalkNs = 24.0; // 4 x 10 cycles (GUESS) + a 20-cycle locked RMW (Agner Fog), 60 cycles at 2.5 GHz
     double ipiSendNs = 1500.0; // synchronous shootdown to one target: send + wait for ack (KVM-thread microbench, 1.3-1.5 us)
     double ipiPerExtraTargetNs = 400.0; // each further target of the same round (GUESS of +0.3-1 us; docs/presets.md)
     double ipiHandleNs = 600.0; // the interrupted CPU: entry, flush, ack, exit (GUESS, ~1.5k cycles)
@@ -77,7 +77,7 @@ struct CostModel {
     double eptFaultWalkNs = 0; // per page fault: the two-dimensional page walks under EPT beyond a native walk
     // A task woken onto an idle vCPU: the vCPU has halted (HLT exits to the host, which blocks its thread), so the
     // host must wake that thread and enter the guest again, injecting the interrupt, before the switch can begin.
-    double haltedVcpuWakeNs = 0;
+    double haltedVcpuWakeNs = 0; // bare metal: no vCPU, nothing halts in a host (hw/guest.cpp sets a guest's)
     // A target vCPU the host has descheduled (MachineSpec::guestPreempt) takes the IPI when the host runs it again:
     // after up to this long, drawn uniformly (the host's CFS slice, hw/guest.cpp).
     double vcpuPreemptMaxNs = 0;

@@ -45,8 +45,9 @@ CostModel guestCostModel(const CostModel& bare, Guest g)
     // "Accelerating Two-Dimensional Page Walks for Virtualized Systems", ASPLOS'08). The 20 extra references of a
     // walk mostly hit the paging-structure caches and L1/L2: GUESS 10 cycles each, 2 x 20 x 10 = 400 cycles.
     c.eptFaultWalkNs = cycles(400);
-    // The walk that sets a PTE's accessed or dirty bit is two-dimensional too: its 20 extra references, as above.
-    c.adBitWalkNs += cycles(200);
+    // The walk that sets a PTE's accessed or dirty bit is two-dimensional too: its 20 extra references (Bhargava et
+    // al., above) at the same GUESS of 10 cycles each.
+    c.adBitWalkNs += cycles(20 * 10);
     // An idle vCPU has halted: waking a task there is the host's trip through its scheduler (try_to_wake_up of the
     // vCPU thread and the switch to it, at the processor's own wakeupNs and contextSwitchNs; "normally on the order
     // of a few micro-seconds", Documentation/virt/kvm/halt-polling.rst), then the VM entry that injects the

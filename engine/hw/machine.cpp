@@ -217,9 +217,10 @@ CostModel costModelFor(const CpuSpec& cpu)
     // (GUESS within 5-15 cycles; Agner Fog's microarchitecture guide for call/ret and push/pop throughput)
     c.functionCallNs = cycles(10);
     c.faultEntryNs = cycles(500); // exception entry/exit, 0.1-0.3 us at 2.5 GHz (GUESS; docs/presets.md)
-    // A 4-level walk whose references hit the paging-structure caches or L1/L2 (GUESS 10 cycles each) and the
-    // walker's locked update of the PTE's accessed/dirty bits (CostModel::adBitWalkNs).
-    c.adBitWalkNs = cycles(4 * 10 + cpu.lockedRmwCycles);
+    // A 4-level walk whose 4 references hit the paging-structure caches or L1/L2 (GUESS 10 cycles each, an L1/L2
+    // hit's latency order in Agner Fog's tables) and the walker's locked update of the PTE's accessed/dirty bits
+    // (CostModel::adBitWalkNs; the preset's locked-RMW cycles).
+    c.adBitWalkNs = cycles(4 * 10 + cpu.lockedRmwCycles); // 4 references x 10 cycles (GUESS) + the locked RMW
     c.vmaAdjustNs = cycles(2000); // GUESS
     // Page-sized memory streams: 4 KiB of stores for a clear, 4 KiB read + 4 KiB written for a copy.
     c.zeroPageNs = 4096.0 / cpu.storeGBps;
