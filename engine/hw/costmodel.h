@@ -78,9 +78,13 @@ struct CostModel {
     // A task woken onto an idle vCPU: the vCPU has halted (HLT exits to the host, which blocks its thread), so the
     // host must wake that thread and enter the guest again, injecting the interrupt, before the switch can begin.
     double haltedVcpuWakeNs = 0; // bare metal: no vCPU, nothing halts in a host (hw/guest.cpp sets a guest's)
-    // A target vCPU the host has descheduled (MachineSpec::guestPreempt) takes the IPI when the host runs it again:
-    // after up to this long, drawn uniformly (the host's CFS slice, hw/guest.cpp).
+    // How long the host keeps a vCPU descheduled each time (MachineSpec::guestPreempt): the slice of the host task
+    // it gave way to (hw/guest.cpp). A moment of a descheduled vCPU lies uniformly within it: an IPI or a lock
+    // hand-off that reaches such a vCPU waits up to this long.
     double vcpuPreemptMaxNs = 0;
+    // A descheduled vCPU that another vCPU of its guest spins on (a lock, an IPI's acknowledgement) runs again this
+    // long after the spin begins: the spinner's PAUSE-loop exit and the host's directed yield (hw/guest.cpp).
+    double pleBoostNs = 0;
 
     // --- faults, pages, scheduling ---
     double faultEntryNs = 200.0; // exception entry/exit (GUESS of 0.1-0.3 us; docs/presets.md)

@@ -54,10 +54,17 @@ CostModel guestCostModel(const CostModel& bare, Guest g)
     // interrupt and the guest handler's trapped EOI. No halt polling (a module parameter from 4.0; the host's
     // setting is a GUESS).
     c.haltedVcpuWakeNs = bare.wakeupNs + bare.contextSwitchNs + c.ipiTakeExits * c.vmExitNs;
-    // A preempted vCPU waits for the host task running on its CPU to use its slice: at most the host's
+    // A descheduled vCPU waits for the host task running on its CPU to use its slice: the host's
     // sched_min_granularity, 0.75 ms x (1 + log2(8)) = 3 ms on a host of 8 or more CPUs (kernel/sched/fair.c,
-    // SCHED_TUNABLESCALING_LOG). GUESS: uniform over it.
+    // SCHED_TUNABLESCALING_LOG). GUESS: the whole slice each time, so a moment of it lies uniformly within it.
     c.vcpuPreemptMaxNs = 3.0e6;
+    // Pause-loop exiting (Intel SDM 3C, 25.1.3: a VM exit once a PAUSE loop outlasts PLE_Window): a vCPU spinning on
+    // a lock or an acknowledgement exits after KVM's ple_window of 4096 cycles (KVM_VMX_DEFAULT_PLE_WINDOW, 4.0
+    // vmx.c; it grows on exits that find no one to yield to, not modelled), and handle_pause() ->
+    // kvm_vcpu_on_spin() yields to a descheduled vCPU of the guest (yield_to(): made the next task of its host CPU,
+    // which reschedules): the exit, then the host's wake-up and switch to that vCPU's thread at the processor's own
+    // costs.
+    c.pleBoostNs = cycles(4096) + c.vmExitNs + bare.wakeupNs + bare.contextSwitchNs;
     return c;
 }
 

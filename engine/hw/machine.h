@@ -37,9 +37,10 @@ struct MachineSpec {
     bool numa = true;
     // Bare metal, or a KVM guest whose vCPUs are the CPUs above: `cost` is then guestCostModel() of the preset's.
     Guest guest = Guest::None;
-    // In a guest, the chance that the host has descheduled an IPI's target vCPU when the IPI is sent (host load:
-    // other vCPUs, the host's own threads); the initiator then spins until the host runs it again
-    // (CostModel::vcpuPreemptMaxNs). 0: every vCPU always runs.
+    // In a guest, the share of its time the host has a running vCPU descheduled (host load: other guests' vCPUs, the
+    // host's own threads), each time for CostModel::vcpuPreemptMaxNs: the task on it makes no progress meanwhile
+    // (steal time), and an IPI or a lock's hand-off that reaches it waits for the host to run it again
+    // (sched/sched.h, HostPreemption). 0: every vCPU always runs; at most kMaxGuestPreempt.
     double guestPreempt = 0;
     std::uint64_t memoryBytes = 0;
     std::vector<SwapSpec> swap;
@@ -72,6 +73,10 @@ struct MachineSpec {
 
 std::optional<MachineSpec> machinePreset(const std::string& name);
 std::vector<std::string> machinePresetNames();
+
+// The most of its time a guest's host may have a vCPU descheduled (MachineSpec::guestPreempt): the vCPU still runs
+// a tenth of it, so every run ends.
+constexpr double kMaxGuestPreempt = 0.9;
 
 // The largest machine and swap device the model encodes. A simulated page-table entry is 32 bits (mm/pte.h): its
 // pfn has 28 bits and a swap entry's offset 25, so a machine has at most 2^28 page frames (1 TiB of RAM) and a swap

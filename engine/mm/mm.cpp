@@ -234,7 +234,7 @@ void Mm::boot(std::uint64_t seed)
     m_zvc.init(cpus, nrNodes());
     Rng rng(Rng::mix(seed, 0xb007u));
     memCostJitter = rng.jitter(cost.memRunSpread);
-    guestRng = Rng(Rng::mix(seed, 0x9e57u));
+    s.seedHost(Rng::mix(seed, 0x9e57u));
     pageCostJitter = cost.memPageSpread;
 }
 
@@ -256,12 +256,10 @@ double Mm::ipiRoundNs(std::size_t targets)
 {
     vmExits += cost.ipiVmExits(targets);
     double waitNs = cost.ipiRoundNs(targets);
-    const double preempt = s.machine().guestPreempt;
-    if (preempt > 0) {
+    if (s.host()) {
         double late = 0;
         for (std::size_t i = 0; i < targets; ++i)
-            if (guestRng.uniform() < preempt)
-                late = std::max(late, guestRng.uniform() * cost.vcpuPreemptMaxNs);
+            late = std::max(late, s.hostResidualNs(true)); // the initiator spins for its acknowledgement
         waitNs += late;
     }
     return waitNs;

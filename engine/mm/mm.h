@@ -282,12 +282,11 @@ public:
 
     // A synchronous IPI round to `targets` CPUs (at least one), as flush_tlb_others() and on_each_cpu_mask() send
     // it: what the initiator waits until the last has acknowledged (CostModel::ipiRoundNs), plus, in a guest whose
-    // vCPUs the host preempts (MachineSpec::guestPreempt), the longest wait for a preempted target to run again,
-    // drawn from guestRng. Counts the round's VM exits (vmExits).
+    // vCPUs the host deschedules (Sched::hostResidualNs), the longest wait for a descheduled target to run again.
+    // Counts the round's VM exits (vmExits).
     double ipiRoundNs(std::size_t targets);
     // In a guest: the VM exits the model charged (CostModel::ipiVmExits), what the host's kvm_stat calls "exits".
     std::uint64_t vmExits = 0;
-    Rng guestRng; // the host's preemption of vCPUs; seeded by boot()
 
     // mm_alloc() takes an mm from mm_struct's slab cache: one mmdrop() gave back (id, page-table locks and their lock
     // statistics kept, everything else as new), else a new one. A fork storm thus reuses the same few mms instead of

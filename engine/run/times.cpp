@@ -8,7 +8,7 @@ namespace mms {
 
 void addTimeMetrics(const Sched& s, Metrics& out)
 {
-    Time user = 0, sys = 0, kthreadSys = 0;
+    Time user = 0, sys = 0, kthreadSys = 0, steal = 0;
     Time first = 0, last = 0;
     bool any = false;
     for (const auto& t : s.tasks()) {
@@ -18,6 +18,7 @@ void addTimeMetrics(const Sched& s, Metrics& out)
         }
         user += t->userTime;
         sys += t->sysTime;
+        steal += t->stealTime;
         first = any ? std::min(first, t->started) : t->started;
         last = std::max(last, t->finished);
         any = true;
@@ -26,6 +27,8 @@ void addTimeMetrics(const Sched& s, Metrics& out)
     out.try_emplace("sys_s", toSec(sys));
     out.try_emplace("elapsed_s", toSec(std::max<Time>(0, last - first)));
     out["kthread_sys_s"] = toSec(kthreadSys);
+    if (s.host()) // only where a host deschedules vCPUs, so that other results keep their keys
+        out["steal_s"] = toSec(steal);
 }
 
 std::vector<CpuStat> cpuStats(const Sched& s, Metrics& out)
@@ -36,7 +39,7 @@ std::vector<CpuStat> cpuStats(const Sched& s, Metrics& out)
     for (std::size_t i = 0; i < times.size(); ++i) {
         const CpuTime& c = times[i];
         cpus.push_back({ static_cast<int>(i), toSec(c.user), toSec(c.sys), toSec(c.idle) });
-        const Time all = c.user + c.sys + c.idle;
+        const Time all = c.user + c.sys + c.idle + c.steal;
         const double busy = all > 0 ? static_cast<double>(c.user + c.sys) / static_cast<double>(all) : 0.0;
         busySum += busy;
         busyMax = std::max(busyMax, busy);

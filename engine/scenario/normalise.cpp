@@ -124,8 +124,8 @@ namespace {
     }
 
     // machine.guest: bare metal (none, the default) or a KVM guest (hw/guest.h); machine.guest_preempt: in a guest, the
-    // chance that the host has descheduled an IPI's target vCPU. Written only where they differ from bare metal, so
-    // that a bare machine's scenario reads as it did before there were guests.
+    // share of its time the host has a running vCPU descheduled (MachineSpec::guestPreempt). Written only where they
+    // differ from bare metal, so that a bare machine's scenario reads as it did before there were guests.
     void normaliseGuest(OJson& m, const std::string& o)
     {
         if (m.contains("guest")) {
@@ -148,8 +148,8 @@ namespace {
                 } catch (const std::exception&) {
                 }
             }
-            if (!p.is_number() || p.get<double>() < 0 || p.get<double>() > 1)
-                fail(o, "machine.guest_preempt", "a chance in [0, 1]", &p);
+            if (!p.is_number() || p.get<double>() < 0 || p.get<double>() > kMaxGuestPreempt)
+                fail(o, "machine.guest_preempt", "a share of time in [0, 0.9]", &p);
             if (p.get<double>() == 0)
                 m.erase("guest_preempt");
             else if (!m.contains("guest"))

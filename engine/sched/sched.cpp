@@ -22,9 +22,11 @@ namespace {
     // task runs on next and counts there; that is system time first.
     CpuTime spentOnCpu(const Task& t)
     {
-        const Time pendingSys = std::min(t.debt, t.sysTime - t.sysSettled);
-        const Time pendingUser = t.debt - pendingSys;
-        return { t.userTime - t.userSettled - pendingUser, t.sysTime - t.sysSettled - pendingSys, 0 };
+        const Time pendingSteal = std::min(t.debt, t.stealTime - t.stealSettled);
+        const Time pendingSys = std::min(t.debt - pendingSteal, t.sysTime - t.sysSettled);
+        const Time pendingUser = t.debt - pendingSteal - pendingSys;
+        return { t.userTime - t.userSettled - pendingUser, t.sysTime - t.sysSettled - pendingSys, 0,
+            t.stealTime - t.stealSettled - pendingSteal };
     }
 } // namespace
 
@@ -58,6 +60,13 @@ Sched::Sched(Simulator& sim, const MachineSpec& machine)
     m_cacheFilled.assign(static_cast<std::size_t>(std::max(1, machine.sockets)), 0.0);
     m_cacheClock.assign(m_cacheFilled.size(), 0);
     m_haltedWake = ns(machine.cost.haltedVcpuWakeNs);
+    if (machine.guest != Guest::None && machine.guestPreempt > 0) {
+        m_host = std::make_unique<HostPreemption>();
+        m_host->share = machine.guestPreempt;
+        m_host->slice = ns(machine.cost.vcpuPreemptMaxNs);
+        m_host->pleBoost = ns(machine.cost.pleBoostNs);
+        m_host->meanRunPs = static_cast<double>(m_host->slice) * (1.0 - machine.guestPreempt) / machine.guestPreempt;
+    }
     if (machine.cost.llcBytes > 0)
         m_cacheUnitInv = CacheLines::kUnitsPerCache / machine.cost.llcBytes;
 }
@@ -80,6 +89,10 @@ Task& Sched::spawn(std::string name, int cpu, bool kthread, MmStruct* mm, std::u
     t->kthread = kthread;
     t->mm = mm;
     t->rng = Rng(seed);
+    if (m_host) {
+        t->host = m_host.get();
+        t->runToSteal = m_host->nextRun();
+    }
     t->sleepAvg = kO1ChildSleepAvg;
     t->prio = o1Prio(*t);
     m_tasks.push_back(std::move(t));
@@ -350,8 +363,10 @@ void Sched::set_task_cpu(Task& t, int to)
     Cpu& from = cpu(t.cpu);
     from.userTime += here.user;
     from.sysTime += here.sys;
+    from.stealTime += here.steal;
     t.userSettled += here.user;
     t.sysSettled += here.sys;
+    t.stealSettled += here.steal;
     t.cpu = to;
     t.siblingCurrent = siblingCurrentOf(to);
 }
@@ -620,6 +635,7 @@ std::vector<CpuTime> Sched::cpuTimes() const
         out[i].user = m_cpus[i].userTime;
         out[i].sys = m_cpus[i].sysTime;
         out[i].idle = idleTime(static_cast<int>(i));
+        out[i].steal = m_cpus[i].stealTime;
     }
     // What each task has spent on the CPU it is on now (or ended on).
     for (const auto& t : m_tasks) {
@@ -627,6 +643,7 @@ std::vector<CpuTime> Sched::cpuTimes() const
         CpuTime& c = out[static_cast<std::size_t>(t->cpu)];
         c.user += here.user;
         c.sys += here.sys;
+        c.steal += here.steal;
     }
     return out;
 }

@@ -13,6 +13,7 @@
 
 #include "sim/fifo.h"
 #include <algorithm>
+#include <cmath>
 #include <exception>
 #include <memory>
 #include <vector>
@@ -47,10 +48,11 @@ struct Cpu {
     Fifo<Task*> runq;
     Time idleSince = 0;
     Time idleTotal = 0;
-    // User and system time spent here by tasks that have since moved to another CPU (Sched::set_task_cpu); the time
-    // of the tasks still here is in theirs (Sched::cpuTimes adds both).
+    // User, system and steal time spent here by tasks that have since moved to another CPU (Sched::set_task_cpu); the
+    // time of the tasks still here is in theirs (Sched::cpuTimes adds both).
     Time userTime = 0;
     Time sysTime = 0;
+    Time stealTime = 0; // a guest's: what its host took from those tasks (HostPreemption)
     std::uint64_t ipisReceived = 0;
     // TIF_NEED_RESCHED of the task running here, set by a wake-up (Sched::setO1's wake-up preemption): a task of a
     // better priority waits, and the running one gives way at its next preemption point. Cleared at the switch.
@@ -94,12 +96,46 @@ struct IdleBalance {
 };
 
 // One CPU's time from boot to now, as /proc/stat's cpuN line counts it: user and system time of the tasks that ran
-// there (kernel threads' too), and idle time. user + sys + idle = the simulated time. A task's time counts where it
-// passed on the clock, so the CPU time charged to a task and not yet spent (Task::debt) is in neither.
+// there (kernel threads' too), idle time, and in a guest whose host deschedules vCPUs the steal time the host took
+// from the tasks running there. user + sys + idle + steal = the simulated time. A task's time counts where it
+// passed on the clock, so the CPU time charged to a task and not yet spent (Task::debt) is in none of them.
 struct CpuTime {
     Time user = 0;
     Time sys = 0;
     Time idle = 0;
+    Time steal = 0;
+};
+
+// The host of a KVM guest descheduling the guest's running vCPUs (MachineSpec::guestPreempt, the share of its time
+// a running vCPU is descheduled: other guests' vCPUs, the host's own threads). Each time, the vCPU waits one slice of
+// the host task it gave way to (CostModel::vcpuPreemptMaxNs), after a running time drawn from an exponential
+// distribution of mean slice x (1 - share) / share, so that the vCPU is descheduled `share` of the time; a moment of
+// a descheduled vCPU then lies uniformly within its slice. Whatever the vCPU's task holds waits with it: a spinlock
+// or a mutex (lock-holder preemption), a ticket or queued lock handed to it (lock-waiter preemption), an IPI's
+// acknowledgement. Unless another vCPU spins meanwhile: its PAUSE loop exits to the host after the PLE window, and
+// the host yields to a descheduled vCPU of the same guest (kvm_vcpu_on_spin()), which then runs within
+// CostModel::pleBoostNs. One generator, seeded at boot (Sched::seedHost), draws everything in event order.
+struct HostPreemption {
+    double share = 0;
+    Time slice = 0;
+    Time pleBoost = 0;
+    double meanRunPs = 0;
+    int spinners = 0; // the guest's tasks spinning now (Sched::spinBegins, Sched::spinEnded)
+    Rng rng;
+    // The running time until the host next deschedules the vCPU.
+    Time nextRun() { return static_cast<Time>(-meanRunPs * std::log(1.0 - rng.uniform())); }
+    // What the host takes from a vCPU it deschedules now: its slice, or until a spinning vCPU's PLE exit boosts it.
+    Time stolen() const { return spinners > 0 ? std::min(slice, pleBoost) : slice; }
+    // A vCPU the host may have descheduled at this moment: how long until it runs again (0 if it runs), in ns;
+    // `spunOn`: another vCPU spins meanwhile (for its acknowledgement, on the lock handed to it, on anything).
+    double residualNs(bool spunOn)
+    {
+        if (rng.uniform() >= share)
+            return 0.0;
+        const double r = rng.uniform() * toNs(slice);
+        return spunOn ? std::min(r, toNs(pleBoost)) : r;
+    }
+    static double toNs(Time t) { return static_cast<double>(t) / 1000.0; }
 };
 
 enum class Acct : std::uint8_t { User, Sys };
@@ -155,6 +191,18 @@ public:
     {
         t.debt += d;
         (acct == Acct::User ? t.userTime : t.sysTime) += d;
+        if (t.host) [[unlikely]]
+            hostSteals(t, d);
+    }
+    // t has run `ran` more on a guest's vCPU (HostPreemption): each time its running time reaches the host's next
+    // preemption, the host's slice passes in its run, as steal time.
+    static void hostSteals(Task& t, Time ran)
+    {
+        for (t.runToSteal -= ran; t.runToSteal <= 0; t.runToSteal += t.host->nextRun()) {
+            const Time stolen = t.host->stolen();
+            t.debt += stolen;
+            t.stealTime += stolen;
+        }
     }
     // The task's SMT sibling is computing: a task runs there and is not spinning.
     static bool smtBusy(const Task& t)
@@ -237,6 +285,24 @@ public:
         burnTime(t, memTransfer(t, node, bytes), acct);
     }
     const MemoryBandwidth& memory() const { return m_mem; }
+    // A KVM guest's host (HostPreemption), null where it deschedules no vCPU (bare metal, MachineSpec::guestPreempt
+    // 0). seedHost() seeds its draws for a boot; hostResidualNs() is how long a vCPU that an IPI or a lock's
+    // hand-off reaches now waits for the host to run it again (0 without such a host; HostPreemption::residualNs).
+    const HostPreemption* host() const { return m_host.get(); }
+    void seedHost(std::uint64_t seed)
+    {
+        if (m_host)
+            m_host->rng = Rng(seed);
+    }
+    double hostResidualNs(bool spunOn) { return m_host ? m_host->residualNs(spunOn) : 0.0; }
+    // t starts spinning (a spinlock's queue, a mutex's or rwsem's owner): it keeps its CPU, and in a guest its PAUSE
+    // loop makes the host boost a descheduled vCPU (HostPreemption). spinEnded() below ends it.
+    void spinBegins(Task& t)
+    {
+        t.spinning = true;
+        if (m_host)
+            ++m_host->spinners;
+    }
     // The clock of `socket`'s last-level cache (hw/cacheline.h): every byte its cores stream passes through it.
     // Without a cache size in the cost model the clock stands still and no line is ever pushed out.
     CacheLines::Stamp cacheClock(int socket) const { return m_cacheClock[static_cast<std::size_t>(socket)]; }
@@ -336,6 +402,8 @@ public:
     // t's spin for a lock ended now: the interrupt handlers its CPU was still in hold it up for their remainder.
     void spinEnded(Task& t)
     {
+        if (m_host && t.spinning)
+            --m_host->spinners;
         t.spinning = false;
         if (t.irqUntil > m_sim.now())
             burnWall(t, t.irqUntil - m_sim.now());
@@ -408,6 +476,7 @@ private:
     std::exception_ptr m_taskError;
     bool m_wakeIdleSibling = false;
     Time m_haltedWake = 0; // CostModel::haltedVcpuWakeNs: 0 on bare metal
+    std::unique_ptr<HostPreemption> m_host; // a guest whose host deschedules its vCPUs; null elsewhere
     bool m_o1 = false;
     bool m_voluntary = false;
     // schedule() of a task leaving its CPU at `at` under the O(1) scheduler: its run time off its sleep_avg.

@@ -12,6 +12,7 @@ namespace mms {
 
 struct MmStruct;
 struct Task;
+struct HostPreemption; // sched/sched.h
 
 // Something spinning on a task's on_cpu (mutex_spin_on_owner): told when that task leaves its CPU.
 struct OffCpuWatch {
@@ -59,6 +60,15 @@ struct Task {
     // core's bandwidth, shared with the sibling already, so a computing sibling does not stretch it again.
     // (Mutable: the stream is timed through a const task, before the charge.)
     mutable Time streamCredit = 0;
+
+    // In a KVM guest whose host deschedules running vCPUs (MachineSpec::guestPreempt; null elsewhere): the CPU time
+    // the task runs before the host next takes its vCPU, and the time the host has taken from it so far, which
+    // passes on its CPU as part of its run but is neither user nor system time (the guest's steal time);
+    // stealSettled as userSettled below.
+    HostPreemption* host = nullptr;
+    Time runToSteal = 0;
+    Time stealTime = 0;
+    Time stealSettled = 0;
 
     // /usr/bin/time accounting
     Time userTime = 0;

@@ -215,7 +215,7 @@ Co<bool> Mutex::mutex_spin_on_owner(Sched& s, Task& t, Task* owner)
     // owner_running(): the owner is on a CPU. A sleeping or preempted owner may be away for long: sleep instead.
     if (owner->state == TaskState::Running && !s.need_resched(t)) {
         Time start = s.sim().now();
-        t.spinning = true;
+        s.spinBegins(t);
         co_await SpinOnOwner { *this, s, t };
         s.spinEnded(t);
         t.sysTime += s.sim().now() - start; // arch_mutex_cpu_relax() polls: the spinner's CPU is busy

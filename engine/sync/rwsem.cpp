@@ -244,7 +244,7 @@ Co<bool> RwSem::rwsem_optimistic_spin(Sched& s, Task& t, bool write, Time since)
         if (!owner || !m_writer || owner->state != TaskState::Running || s.need_resched(t))
             co_return false;
         const Time start = s.sim().now();
-        t.spinning = true;
+        s.spinBegins(t);
         co_await SpinOnOwner { *this, s, t, write };
         s.spinEnded(t);
         t.sysTime += s.sim().now() - start; // cpu_relax() polling: the spinner's CPU is busy

@@ -97,23 +97,36 @@ Time SpinLock::Acquire::attempt()
             l.grantFree(s, t, now);
             return now;
         }
-        t.spinning = true;
+        s.spinBegins(t);
         if (s.locking().spinlock != SpinlockImpl::Queued) {
             // Whoever spins at the release takes part in the hand-off: decide it then.
             l.enqueue(s, waiterOf(s, t, resumeHandle, now));
             l.handOffAt(s, l.m_freeAt);
             return -1;
         }
-        Time at = l.m_freeAt + ns(l.handoffNs(s, t.cpu, 0.0));
-        l.grant(s, t, at, at - now, true);
+        const Time late = waiterPreempted(s);
+        Time at = l.m_freeAt + ns(l.handoffNs(s, t.cpu, 0.0)) + late;
+        l.grant(s, t, at, at - now, true, late);
         return at;
     }
-    t.spinning = true;
+    s.spinBegins(t);
     l.enqueue(s, waiterOf(s, t, resumeHandle, now));
     return -1;
 }
 
-void SpinLock::grant(Sched& s, Task& t, Time at, Time waited, bool contended)
+Time SpinLock::waiterPreempted(Sched& s)
+{
+    // A ticket or queued lock is handed to one waiter, which must run to take it: in a guest whose host deschedules
+    // vCPUs, the host may have descheduled that waiter's vCPU, and the lock waits for it, free, while every other
+    // waiter spins (lock-waiter preemption: Ouyang and Lange, "Preemptable Ticket Spinlocks", VEE'13) until their
+    // PAUSE loops make the host run it (HostPreemption). A byte lock goes to whichever waiter runs: not modelled
+    // (its nearest waiter takes it).
+    if (!s.host() || s.locking().spinlock == SpinlockImpl::Byte)
+        return 0;
+    return ns(s.hostResidualNs(s.host()->spinners > 1)); // the waiter counts itself among the spinners
+}
+
+void SpinLock::grant(Sched& s, Task& t, Time at, Time waited, bool contended, Time stolen)
 {
     m_stat.noteAcquire(t.cpu, m_lastCpu, waited, contended);
     double cost = s.cost().lockedRmwNs + s.locking().acquireNs
@@ -133,7 +146,10 @@ void SpinLock::grant(Sched& s, Task& t, Time at, Time waited, bool contended)
     if (contended && m_guardsItsLine && s.locking().spinlock == SpinlockImpl::Byte)
         cost += throughWaitersNs(s, t.cpu);
     if (contended) {
-        t.sysTime += waited; // spinning burns the CPU; the wait itself passes on the clock while suspended
+        // Spinning burns the CPU; the wait itself passes on the clock while suspended. The part the host had the
+        // waiter's vCPU descheduled is steal time.
+        t.sysTime += waited - stolen;
+        t.stealTime += stolen;
         if (s.trace())
             s.trace()->span(t.cpu, at - waited, at, SpanKind::LockWait, m_stat.name.c_str());
         m_stat.addToBuckets(m_stat.waitPerBucket, at - waited, at);
@@ -296,8 +312,9 @@ void SpinLock::handOff(Sched& s, Time releaseAt)
     if (s.locking().waitersRmw)
         transfer += ns(throughWaitersNs(s, m_lastCpu));
     dequeue(s, next);
-    Time at = releaseAt + transfer;
-    grant(s, *w.t, at, at - w.since, true);
+    const Time late = waiterPreempted(s);
+    Time at = releaseAt + transfer + late;
+    grant(s, *w.t, at, at - w.since, true, late);
     s.sim().resumeAt(at, static_cast<std::uint32_t>(w.t->cpu), w.h);
 }
 

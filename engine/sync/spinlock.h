@@ -110,7 +110,11 @@ private:
     {
         return Waiter { &t, h, since, t.cpu, s.cpu(t.cpu).socket };
     }
-    void grant(Sched& s, Task& t, Time at, Time waited, bool contended);
+    // `stolen`: of `waited`, the time the host had the new owner's vCPU descheduled (waiterPreempted()).
+    void grant(Sched& s, Task& t, Time at, Time waited, bool contended, Time stolen = 0);
+    // How long the waiter a ticket or queued lock is handed to takes to run again in a guest whose host deschedules
+    // vCPUs (Sched::hostResidualNs): 0 on bare metal, for a byte lock, or if its vCPU runs.
+    static Time waiterPreempted(Sched& s);
     // grant(s, t, at, 0, false) without the contended branch's bookkeeping, so the hot path saves no registers
     // for calls it does not make.
     void grantFree(Sched& s, Task& t, Time at)

@@ -1,8 +1,10 @@
 // A KVM guest (machine.guest: kvm, hw/guest.h): the VM exits of an IPI folded into the IPI figures, a remote TLB
 // flush that costs the initiator and each target exactly those exits more than on bare metal, the vm_exits metric
-// in a guest's results only, the host's preemption of vCPUs, the host's wake-up of a halted vCPU, and
-// byte-identical results at 1 and 2 runner threads.
+// in a guest's results only, the host's preemption of vCPUs (steal time, a lock handed to a descheduled waiter, the
+// PAUSE-loop exits that end it), the host's wake-up of a halted vCPU, and byte-identical results at 1 and 2 runner
+// threads.
 #include "mm/tlb.h"
+#include "sync/spinlock.h"
 #include "scenario/runsetup.h"
 #include "scenario/scenario.h"
 #include "testutil.h"
@@ -94,6 +96,46 @@ Wake wakeOnIdleCpu(Guest g)
     if (!sim.run())
         throw std::runtime_error("the simulation did not finish");
     return w;
+}
+
+// A guest whose host deschedules its vCPUs `share` of the time (MachineSpec::guestPreempt).
+MachineSpec preemptedGuest(int cpus, double share)
+{
+    MachineSpec m = machine(cpus, Guest::Kvm);
+    m.guestPreempt = share;
+    return m;
+}
+
+// Two tasks take a ticket lock one after the other: the first holds it 10 us, the second asks for it 1 us in and
+// spins. How long after the first's release the second got it.
+Time secondGrantAfterRelease(const MachineSpec& m, std::uint64_t bootSeed)
+{
+    Simulator sim;
+    Sched s(sim, m);
+    Locking l;
+    l.spinlock = SpinlockImpl::Ticket;
+    s.setLocking(l);
+    s.seedHost(bootSeed);
+    SpinLock lock("lock");
+    Time released = 0, granted = 0;
+    Task& first = s.spawn("first", 0, false, nullptr, 1);
+    Task& second = s.spawn("second", 1, false, nullptr, 2);
+    s.start(first, [](Sched& s, Task& t, SpinLock& lock, Time& released) -> Co<> {
+        co_await spin_lock(s, t, lock);
+        Sched::burnWall(t, ns(10'000));
+        released = s.sim().now() + t.debt;
+        spin_unlock(s, t, lock);
+        co_await s.flush(t);
+    }(s, first, lock, released));
+    s.start(second, [](Sched& s, Task& t, SpinLock& lock, Time& granted) -> Co<> {
+        Sched::burnWall(t, ns(1000));
+        co_await spin_lock(s, t, lock);
+        granted = s.sim().now();
+        spin_unlock(s, t, lock);
+    }(s, second, lock, granted));
+    if (!sim.run())
+        throw std::runtime_error("the simulation did not finish");
+    return granted - released;
 }
 
 } // namespace
@@ -231,6 +273,76 @@ private Q_SLOTS:
             QVERIFY(p.results[i].metrics.at("vm_exits") > 0);
         }
         QVERIFY2(sysP > sysA, qPrintable(QString("%1 vs %2").arg(sysP).arg(sysA)));
+    }
+
+    void theHostStealsItsShareOfARunningTask()
+    {
+        // 2 s of system time in a guest whose host deschedules vCPUs a fifth of the time, nobody spinning: the host's
+        // slices pass in the task's run as steal time, about share / (1 - share) of its CPU time (a Poisson count of
+        // 3 ms slices: 167 expected, the seed fixes the draw), and neither user nor system time.
+        for (double share : { 0.0, 0.2 }) {
+            Simulator sim;
+            const MachineSpec m = preemptedGuest(2, share);
+            Sched s(sim, m);
+            s.seedHost(42);
+            Task& t = s.spawn("worker", 0, false, nullptr, 1);
+            s.start(t, [](Sched& s, Task& t) -> Co<> {
+                for (int i = 0; i < 2000; ++i) {
+                    Sched::burn(t, 1e6);
+                    co_await s.flush(t);
+                }
+            }(s, t));
+            QVERIFY(sim.run());
+            QVERIFY(t.sysTime >= ns(2e9) && t.sysTime <= ns(2e9) + s.switchTime()); // and its first switch in
+            QCOMPARE(t.finished - t.started, t.sysTime + t.stealTime);
+            const double expected = 2.0 * share / (1 - share);
+            QVERIFY2(std::abs(toSec(t.stealTime) - expected) <= 0.2 * expected,
+                qPrintable(QString("steal %1 s, expected about %2 s").arg(toSec(t.stealTime)).arg(expected)));
+            QCOMPARE(t.stealTime % ns(m.cost.vcpuPreemptMaxNs), Time { 0 }); // whole slices: nobody spun
+            const CpuTime c = s.cpuTimes()[0];
+            QCOMPARE(c.steal, t.stealTime);
+            QCOMPARE(c.user + c.sys + c.idle + c.steal, sim.now());
+        }
+    }
+
+    void aSpinningVcpuCutsTheStealToThePleBoost()
+    {
+        const CostModel kvm = guestCostModel(machinePreset("generic-12cpu-2015")->cost, Guest::Kvm);
+        // The PAUSE-loop exit after 4096 cycles, then the host's yield to the descheduled vCPU.
+        QCOMPARE(kvm.pleBoostNs,
+            4096 / kvm.clockGHz + kvm.vmExitNs + machinePreset("generic-12cpu-2015")->cost.wakeupNs
+                + machinePreset("generic-12cpu-2015")->cost.contextSwitchNs);
+        HostPreemption h;
+        h.share = 0.5;
+        h.slice = ns(kvm.vcpuPreemptMaxNs);
+        h.pleBoost = ns(kvm.pleBoostNs);
+        QCOMPARE(h.stolen(), h.slice);
+        h.spinners = 1;
+        QCOMPARE(h.stolen(), h.pleBoost);
+        bool late = false;
+        for (int i = 0; i < 200; ++i) {
+            QVERIFY(h.residualNs(true) <= kvm.pleBoostNs); // its acknowledgement or its lock is spun on
+            late = late || h.residualNs(false) > kvm.pleBoostNs;
+        }
+        QVERIFY(late); // nobody spins: the rest of the host's slice
+    }
+
+    void aTicketHandedToADescheduledWaiterWaits()
+    {
+        // Bare metal: the second task gets the lock one hand-off after the release. In a guest whose host has its
+        // vCPUs descheduled most of the time, the waiter's vCPU is often descheduled at the hand-off, and the free
+        // lock waits for it, up to a slice (no one else spins to boost it).
+        const Time bare = secondGrantAfterRelease(machine(2, Guest::None), 1);
+        QVERIFY(bare > 0 && bare < ns(1000));
+        const MachineSpec guest = preemptedGuest(2, 0.9);
+        Time longest = 0;
+        for (std::uint64_t seed = 1; seed <= 8; ++seed) {
+            const Time late = secondGrantAfterRelease(guest, seed);
+            QVERIFY(late >= secondGrantAfterRelease(machine(2, Guest::Kvm), seed));
+            QVERIFY(late <= ns(guest.cost.vcpuPreemptMaxNs + 1000));
+            longest = std::max(longest, late);
+        }
+        QVERIFY2(longest > ns(guest.cost.pleBoostNs), qPrintable(QString("%1 ps").arg(longest)));
     }
 
     void deterministicAcrossRunnerThreads()
