@@ -124,8 +124,11 @@ struct HostPreemption {
     Rng rng;
     // The running time until the host next deschedules the vCPU.
     Time nextRun() { return static_cast<Time>(-meanRunPs * std::log(1.0 - rng.uniform())); }
-    // What the host takes from a vCPU it deschedules now: its slice, or until a spinning vCPU's PLE exit boosts it.
-    Time stolen() const { return spinners > 0 ? std::min(slice, pleBoost) : slice; }
+    // What the host takes from t's vCPU when it deschedules it now: its slice, or until a spinning vCPU's PLE exit
+    // boosts it -- another vCPU spins now, or t holds a spinlock, which is taken to be contended: its waiters will
+    // spin (the exits find it among the descheduled vCPUs). A mutex's owner is boosted only by spinners already
+    // spinning.
+    Time stolen(const Task& t) const { return spinners > 0 || t.spinlocksHeld > 0 ? std::min(slice, pleBoost) : slice; }
     // A vCPU the host may have descheduled at this moment: how long until it runs again (0 if it runs), in ns;
     // `spunOn`: another vCPU spins meanwhile (for its acknowledgement, on the lock handed to it, on anything).
     double residualNs(bool spunOn)
@@ -199,7 +202,7 @@ public:
     static void hostSteals(Task& t, Time ran)
     {
         for (t.runToSteal -= ran; t.runToSteal <= 0; t.runToSteal += t.host->nextRun()) {
-            const Time stolen = t.host->stolen();
+            const Time stolen = t.host->stolen(t);
             t.debt += stolen;
             t.stealTime += stolen;
         }

@@ -119,15 +119,17 @@ Time SpinLock::waiterPreempted(Sched& s)
     // A ticket or queued lock is handed to one waiter, which must run to take it: in a guest whose host deschedules
     // vCPUs, the host may have descheduled that waiter's vCPU, and the lock waits for it, free, while every other
     // waiter spins (lock-waiter preemption: Ouyang and Lange, "Preemptable Ticket Spinlocks", VEE'13) until their
-    // PAUSE loops make the host run it (HostPreemption). A byte lock goes to whichever waiter runs: not modelled
-    // (its nearest waiter takes it).
+    // PAUSE loops make the host run it (HostPreemption). The lock is contended, so it is taken to be spun on, as a
+    // held spinlock is (HostPreemption::stolen). A byte lock goes to whichever waiter runs: not modelled (its
+    // nearest waiter takes it).
     if (!s.host() || s.locking().spinlock == SpinlockImpl::Byte)
         return 0;
-    return ns(s.hostResidualNs(s.host()->spinners > 1)); // the waiter counts itself among the spinners
+    return ns(s.hostResidualNs(true));
 }
 
 void SpinLock::grant(Sched& s, Task& t, Time at, Time waited, bool contended, Time stolen)
 {
+    ++t.spinlocksHeld;
     m_stat.noteAcquire(t.cpu, m_lastCpu, waited, contended);
     double cost = s.cost().lockedRmwNs + s.locking().acquireNs
         + (contended ? s.locking().contendedNs : s.lineTransferNs(m_lastCpu, t.cpu));

@@ -36,6 +36,7 @@ public:
     // common case (nobody waits, no timeline, no lock heatmap) is a few stores; the rest is out of line.
     void unlock(Sched& s, Task& t)
     {
+        --t.spinlocksHeld;
         if (s.locking().releaseNs != 0) [[unlikely]]
             Sched::burn(t, s.locking().releaseNs, Acct::Sys); // a debug kernel's checks (mm/kconfig.h)
         Time releaseAt = s.sim().now() + t.debt;
@@ -70,6 +71,7 @@ public:
             sim.takeInline(at); // the resumption
         }
         ++m_stat.acquisitions; // grantFree(): no bounce, the line is here
+        ++t.spinlocksHeld;
         Sched::burnCompute(t, rmw, Acct::Sys);
         m_held = true;
         m_acquiredAt = at;
@@ -121,6 +123,7 @@ private:
     {
         ++m_stat.acquisitions;
         m_stat.acqBounces += m_lastCpu >= 0 && m_lastCpu != t.cpu;
+        ++t.spinlocksHeld;
         Sched::burn(t, s.cost().lockedRmwNs + s.lineTransferNs(m_lastCpu, t.cpu) + s.locking().acquireNs, Acct::Sys);
         m_held = true;
         m_lastCpu = t.cpu;
