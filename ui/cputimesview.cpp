@@ -104,6 +104,8 @@ void CpuTimesView::paintEvent(QPaintEvent*)
     };
     key(userColour(), tr("user"));
     key(sysColour(), tr("system"));
+    if (std::any_of(m_cpus.begin(), m_cpus.end(), [](const CpuStat& s) { return s.stealS > 0; }))
+        key(stealColour(), tr("steal"));
     key(palette().color(QPalette::AlternateBase), tr("idle"));
     p.drawText(QRect(x, y, std::max(0, width() - x - 4), h), Qt::AlignLeft | Qt::AlignVCenter,
                fm.elidedText(tr("/proc/stat per CPU; busy: max %1 %, mean %2 %")
@@ -117,15 +119,18 @@ void CpuTimesView::paintEvent(QPaintEvent*)
     p.fillRect(a, palette().color(QPalette::AlternateBase));
     for (int c = 0; c < int(m_cpus.size()); ++c) {
         const CpuStat& s = m_cpus[std::size_t(c)];
-        const double all = s.userS + s.sysS + s.idleS;
+        const double all = s.userS + s.sysS + s.idleS + s.stealS;
         if (all <= 0)
             continue;
         const QRect col = columnRect(c);
         const int userH = int(std::lround(col.height() * s.userS / all));
         const int sysH = int(std::lround(col.height() * (s.userS + s.sysS) / all)) - userH;
+        const int stealH = int(std::lround(col.height() * (s.userS + s.sysS + s.stealS) / all)) - userH - sysH;
         const int gap = col.width() >= 5 ? 1 : 0;
         p.fillRect(QRect(col.left() + gap, col.bottom() - userH + 1, col.width() - 2 * gap, userH), userColour());
         p.fillRect(QRect(col.left() + gap, col.bottom() - userH - sysH + 1, col.width() - 2 * gap, sysH), sysColour());
+        p.fillRect(QRect(col.left() + gap, col.bottom() - userH - sysH - stealH + 1, col.width() - 2 * gap, stealH),
+                   stealColour());
     }
     p.setPen(palette().color(QPalette::Mid));
     p.drawRect(a.adjusted(0, 0, -1, -1));
@@ -150,11 +155,12 @@ bool CpuTimesView::event(QEvent* e)
             return true;
         }
         const CpuStat& s = m_cpus[std::size_t(c)];
-        const double all = s.userS + s.sysS + s.idleS;
+        const double all = s.userS + s.sysS + s.idleS + s.stealS;
+        const QString steal = s.stealS > 0 ? tr(", steal %1").arg(seconds(s.stealS)) : QString();
         QToolTip::showText(help->globalPos(),
-                           tr("CPU %1: user %2, system %3, idle %4 (busy %5 %)")
+                           tr("CPU %1: user %2, system %3%4, idle %5 (busy %6 %)")
                                .arg(c)
-                               .arg(seconds(s.userS), seconds(s.sysS), seconds(s.idleS))
+                               .arg(seconds(s.userS), seconds(s.sysS), steal, seconds(s.idleS))
                                .arg(all > 0 ? (s.userS + s.sysS) / all * 100 : 0.0, 0, 'f', 1),
                            this);
         return true;

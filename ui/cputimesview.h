@@ -19,11 +19,13 @@ public:
     const std::vector<CpuStat>& cpus() const { return m_cpus; }
     // The title row's figures, as drawn ("user 0.16 s · sys 1.02 s · elapsed 1.15 s · kthreads 0.9 ms").
     QString summary() const;
-    // Where CPU `cpu`'s column is drawn (user at the bottom, then system, then idle); empty if there is none.
+    // Where CPU `cpu`'s column is drawn (user at the bottom, then system, then a guest's steal, then idle); empty if
+    // there is none.
     QRect columnRect(int cpu) const;
 
     static QColor userColour() { return QColor(0x3a, 0x7b, 0xd5); }
     static QColor sysColour() { return QColor(0xe0, 0x5a, 0x2b); }
+    static QColor stealColour() { return QColor(0x8c, 0x8c, 0x8c); }
 
     QSize sizeHint() const override { return { 480, 150 }; }
     QSize minimumSizeHint() const override { return { 200, 90 }; }

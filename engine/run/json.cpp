@@ -59,8 +59,12 @@ OJson resultsToJson(const ResultSet& rs, const std::string& baseline)
                 { "wait_total_ns", toNs(l.waitTotal) }, { "hold_min_ns", toNs(l.holdMin) }, { "hold_max_ns", toNs(l.holdMax) },
                 { "hold_total_ns", toNs(l.holdTotal) } });
         jr["cpus"] = OJson::array();
-        for (const CpuStat& c : r.cpus)
-            jr["cpus"].push_back(OJson { { "cpu", c.cpu }, { "user_s", c.userS }, { "sys_s", c.sysS }, { "idle_s", c.idleS } });
+        for (const CpuStat& c : r.cpus) {
+            OJson jc { { "cpu", c.cpu }, { "user_s", c.userS }, { "sys_s", c.sysS }, { "idle_s", c.idleS } };
+            if (c.stealS > 0) // only where a host deschedules vCPUs, so that other results keep their keys
+                jc["steal_s"] = c.stealS;
+            jr["cpus"].push_back(std::move(jc));
+        }
         j["results"].push_back(jr);
     }
     if (rs.cancelled)
@@ -114,7 +118,8 @@ ResultSet resultsFromJson(const OJson& doc, const std::string& origin)
             }
         if (jr.contains("cpus"))
             for (const OJson& c : jr["cpus"])
-                r.cpus.push_back({ c.value("cpu", 0), c.value("user_s", 0.0), c.value("sys_s", 0.0), c.value("idle_s", 0.0) });
+                r.cpus.push_back({ c.value("cpu", 0), c.value("user_s", 0.0), c.value("sys_s", 0.0), c.value("idle_s", 0.0),
+                    c.value("steal_s", 0.0) });
         rs.results.push_back(std::move(r));
     }
     if (doc.contains("host")) {

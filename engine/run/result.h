@@ -30,6 +30,7 @@ struct CpuStat {
     double userS = 0;
     double sysS = 0;
     double idleS = 0;
+    double stealS = 0; // a guest's: what its host took from the tasks here (machine.guest_preempt)
 };
 
 struct RunResult {

@@ -38,7 +38,7 @@ std::vector<CpuStat> cpuStats(const Sched& s, Metrics& out)
     const std::vector<CpuTime> times = s.cpuTimes();
     for (std::size_t i = 0; i < times.size(); ++i) {
         const CpuTime& c = times[i];
-        cpus.push_back({ static_cast<int>(i), toSec(c.user), toSec(c.sys), toSec(c.idle) });
+        cpus.push_back({ static_cast<int>(i), toSec(c.user), toSec(c.sys), toSec(c.idle), toSec(c.steal) });
         const Time all = c.user + c.sys + c.idle + c.steal;
         const double busy = all > 0 ? static_cast<double>(c.user + c.sys) / static_cast<double>(all) : 0.0;
         busySum += busy;
