@@ -71,6 +71,17 @@ Sched::Sched(Simulator& sim, const MachineSpec& machine)
         m_cacheUnitInv = CacheLines::kUnitsPerCache / machine.cost.llcBytes;
 }
 
+void Sched::hostSteals(Task& t)
+{
+    const Time ran = t.userTime + t.sysTime - t.stealClock;
+    t.stealClock += ran;
+    for (t.runToSteal -= ran; t.runToSteal <= 0; t.runToSteal += t.host->nextRun()) {
+        const Time stolen = t.host->stolen();
+        t.debt += stolen;
+        t.stealTime += stolen;
+    }
+}
+
 Sched::~Sched()
 {
     for (auto h : m_bodies)
@@ -182,6 +193,7 @@ void Sched::dispatch(Cpu& c, bool fromLoop)
 
 bool Sched::Flush::await_suspend(std::coroutine_handle<> h)
 {
+    settleHost(t);
     const Time at = s.spendDebt(t);
     auto key = static_cast<std::uint32_t>(t.cpu);
     if (s.m_sim.runsNext(at, key)) {

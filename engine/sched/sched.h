@@ -124,11 +124,10 @@ struct HostPreemption {
     Rng rng;
     // The running time until the host next deschedules the vCPU.
     Time nextRun() { return static_cast<Time>(-meanRunPs * std::log(1.0 - rng.uniform())); }
-    // What the host takes from t's vCPU when it deschedules it now: its slice, or until a spinning vCPU's PLE exit
-    // boosts it -- another vCPU spins now, or t holds a spinlock, which is taken to be contended: its waiters will
-    // spin (the exits find it among the descheduled vCPUs). A mutex's owner is boosted only by spinners already
-    // spinning.
-    Time stolen(const Task& t) const { return spinners > 0 || t.spinlocksHeld > 0 ? std::min(slice, pleBoost) : slice; }
+    // What the host takes from a vCPU it deschedules now: its slice, or, if another vCPU spins now, until that one's
+    // PLE exit boosts it (the exits find it among the descheduled vCPUs). A mutex's owner taken before anyone spins
+    // on it is not boosted by the spinners that come later.
+    Time stolen() const { return spinners > 0 ? std::min(slice, pleBoost) : slice; }
     // A vCPU the host may have descheduled at this moment: how long until it runs again (0 if it runs), in ns;
     // `spunOn`: another vCPU spins meanwhile (for its acknowledgement, on the lock handed to it, on anything).
     double residualNs(bool spunOn)
@@ -194,19 +193,18 @@ public:
     {
         t.debt += d;
         (acct == Acct::User ? t.userTime : t.sysTime) += d;
-        if (t.host) [[unlikely]]
-            hostSteals(t, d);
     }
-    // t has run `ran` more on a guest's vCPU (HostPreemption): each time its running time reaches the host's next
-    // preemption, the host's slice passes in its run, as steal time.
-    static void hostSteals(Task& t, Time ran)
+    // In a guest whose host deschedules vCPUs (HostPreemption): what the host takes from t for the CPU time t has run
+    // since the last call passes in its run, as steal time, each time its running time reaches the host's next
+    // preemption. Called where t pushes its pending time onto the clock (Flush), not at every charge or lock
+    // operation, the hottest paths of every run: so a take lands at the task's next flush, after the spinlock
+    // sections that hold none (whose waiters' pause loops would end it within CostModel::pleBoostNs anyway).
+    static void settleHost(Task& t)
     {
-        for (t.runToSteal -= ran; t.runToSteal <= 0; t.runToSteal += t.host->nextRun()) {
-            const Time stolen = t.host->stolen(t);
-            t.debt += stolen;
-            t.stealTime += stolen;
-        }
+        if (t.host) [[unlikely]]
+            hostSteals(t);
     }
+    [[gnu::noinline, gnu::cold]] static void hostSteals(Task& t);
     // The task's SMT sibling is computing: a task runs there and is not spinning.
     static bool smtBusy(const Task& t)
     {

@@ -62,13 +62,12 @@ struct Task {
     mutable Time streamCredit = 0;
 
     // In a KVM guest whose host deschedules running vCPUs (MachineSpec::guestPreempt; null elsewhere): the CPU time
-    // the task runs before the host next takes its vCPU, the spinlocks it holds (whose waiters' pause loops make the
-    // host run it again: HostPreemption::stolen), and the time the host has taken from it so far, which passes on
-    // its CPU as part of its run but is neither user nor system time (the guest's steal time); stealSettled as
-    // userSettled below.
+    // the task runs before the host next takes its vCPU, and the time the host has taken from it so far, which
+    // passes on its CPU as part of its run but is neither user nor system time (the guest's steal time);
+    // stealSettled as userSettled below.
     HostPreemption* host = nullptr;
     Time runToSteal = 0;
-    int spinlocksHeld = 0; // kept by SpinLock: a vCPU descheduled inside a critical section is spun on (above)
+    Time stealClock = 0; // the user and system time up to which the host's takes are drawn (Sched::settleHost)
     Time stealTime = 0;
     Time stealSettled = 0;
 

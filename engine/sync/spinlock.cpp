@@ -114,22 +114,20 @@ Time SpinLock::Acquire::attempt()
     return -1;
 }
 
-Time SpinLock::waiterPreempted(Sched& s)
+Time SpinLock::waiterPreemptedInGuest(Sched& s)
 {
     // A ticket or queued lock is handed to one waiter, which must run to take it: in a guest whose host deschedules
     // vCPUs, the host may have descheduled that waiter's vCPU, and the lock waits for it, free, while every other
     // waiter spins (lock-waiter preemption: Ouyang and Lange, "Preemptable Ticket Spinlocks", VEE'13) until their
-    // PAUSE loops make the host run it (HostPreemption). The lock is contended, so it is taken to be spun on, as a
-    // held spinlock is (HostPreemption::stolen). A byte lock goes to whichever waiter runs: not modelled (its
-    // nearest waiter takes it).
-    if (!s.host() || s.locking().spinlock == SpinlockImpl::Byte)
+    // PAUSE loops make the host run it (HostPreemption). The lock is contended, so it is taken to be spun on. A byte
+    // lock goes to whichever waiter runs: not modelled (its nearest waiter takes it).
+    if (s.locking().spinlock == SpinlockImpl::Byte)
         return 0;
     return ns(s.hostResidualNs(true));
 }
 
 void SpinLock::grant(Sched& s, Task& t, Time at, Time waited, bool contended, Time stolen)
 {
-    ++t.spinlocksHeld;
     m_stat.noteAcquire(t.cpu, m_lastCpu, waited, contended);
     double cost = s.cost().lockedRmwNs + s.locking().acquireNs
         + (contended ? s.locking().contendedNs : s.lineTransferNs(m_lastCpu, t.cpu));
@@ -151,7 +149,10 @@ void SpinLock::grant(Sched& s, Task& t, Time at, Time waited, bool contended, Ti
         // Spinning burns the CPU; the wait itself passes on the clock while suspended. The part the host had the
         // waiter's vCPU descheduled is steal time.
         t.sysTime += waited - stolen;
-        t.stealTime += stolen;
+        if (t.host) [[unlikely]] { // its vCPU's preemption while it spun is the hand-off's draw, not the running's
+            t.stealTime += stolen;
+            t.stealClock += waited - stolen;
+        }
         if (s.trace())
             s.trace()->span(t.cpu, at - waited, at, SpanKind::LockWait, m_stat.name.c_str());
         m_stat.addToBuckets(m_stat.waitPerBucket, at - waited, at);

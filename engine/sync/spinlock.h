@@ -36,7 +36,6 @@ public:
     // common case (nobody waits, no timeline, no lock heatmap) is a few stores; the rest is out of line.
     void unlock(Sched& s, Task& t)
     {
-        --t.spinlocksHeld;
         if (s.locking().releaseNs != 0) [[unlikely]]
             Sched::burn(t, s.locking().releaseNs, Acct::Sys); // a debug kernel's checks (mm/kconfig.h)
         Time releaseAt = s.sim().now() + t.debt;
@@ -71,7 +70,6 @@ public:
             sim.takeInline(at); // the resumption
         }
         ++m_stat.acquisitions; // grantFree(): no bounce, the line is here
-        ++t.spinlocksHeld;
         Sched::burnCompute(t, rmw, Acct::Sys);
         m_held = true;
         m_acquiredAt = at;
@@ -116,14 +114,14 @@ private:
     void grant(Sched& s, Task& t, Time at, Time waited, bool contended, Time stolen = 0);
     // How long the waiter a ticket or queued lock is handed to takes to run again in a guest whose host deschedules
     // vCPUs (Sched::hostResidualNs): 0 on bare metal, for a byte lock, or if its vCPU runs.
-    static Time waiterPreempted(Sched& s);
+    static Time waiterPreempted(Sched& s) { return s.host() ? waiterPreemptedInGuest(s) : 0; }
+    [[gnu::noinline, gnu::cold]] static Time waiterPreemptedInGuest(Sched& s);
     // grant(s, t, at, 0, false) without the contended branch's bookkeeping, so the hot path saves no registers
     // for calls it does not make.
     void grantFree(Sched& s, Task& t, Time at)
     {
         ++m_stat.acquisitions;
         m_stat.acqBounces += m_lastCpu >= 0 && m_lastCpu != t.cpu;
-        ++t.spinlocksHeld;
         Sched::burn(t, s.cost().lockedRmwNs + s.lineTransferNs(m_lastCpu, t.cpu) + s.locking().acquireNs, Acct::Sys);
         m_held = true;
         m_lastCpu = t.cpu;
