@@ -110,11 +110,12 @@ struct CpuTime {
 // a running vCPU is descheduled: other guests' vCPUs, the host's own threads). Each time, the vCPU waits one slice of
 // the host task it gave way to (CostModel::vcpuPreemptMaxNs), after a running time drawn from an exponential
 // distribution of mean slice x (1 - share) / share, so that the vCPU is descheduled `share` of the time; a moment of
-// a descheduled vCPU then lies uniformly within its slice. Whatever the vCPU's task holds waits with it: a spinlock
-// or a mutex (lock-holder preemption), a ticket or queued lock handed to it (lock-waiter preemption), an IPI's
-// acknowledgement. Unless another vCPU spins meanwhile: its PAUSE loop exits to the host after the PLE window, and
-// the host yields to a descheduled vCPU of the same guest (kvm_vcpu_on_spin()), which then runs within
-// CostModel::pleBoostNs. One generator, seeded at boot (Sched::seedHost), draws everything in event order.
+// a descheduled vCPU then lies uniformly within its slice. Whatever the vCPU's task holds waits with it (lock-holder
+// preemption: a mutex, a spinlock held across an event; Sched::settleHost says where a take lands), and so does a
+// ticket or queued lock handed to it (lock-waiter preemption) and an IPI's acknowledgement it owes. Unless another
+// vCPU spins meanwhile: its PAUSE loop exits to the host after the PLE window, and the host yields to a descheduled
+// vCPU of the same guest (kvm_vcpu_on_spin()), which then runs within CostModel::pleBoostNs. One generator, seeded at
+// boot (Sched::seedHost), draws everything in event order.
 struct HostPreemption {
     double share = 0;
     Time slice = 0;
