@@ -4,6 +4,7 @@
 // PAUSE-loop exits that end it), the host's wake-up of a halted vCPU, and byte-identical results at 1 and 2 runner
 // threads.
 #include "mm/tlb.h"
+#include "run/json.h"
 #include "sync/spinlock.h"
 #include "scenario/runsetup.h"
 #include "scenario/scenario.h"
@@ -345,6 +346,30 @@ private Q_SLOTS:
         }
         QVERIFY2(longest > secondGrantAfterRelease(machine(2, Guest::Kvm), 1) + ns(1000),
             qPrintable(QString("%1 ps").arg(longest)));
+    }
+
+    void stealInTheResultsOnlyWhereTheHostPreempts()
+    {
+        // The per-CPU steal time goes into the JSON and back (merge, the app) where the host preempts, and a run
+        // without host preemption keeps its keys.
+        Scenario sc = loadScenario("madv-free-swapin");
+        sc.set("machine.guest", "kvm");
+        const ResultSet plain = run(sc, 0.02, 2);
+        QVERIFY(!plain.results.front().metrics.count("steal_s"));
+        QVERIFY(!resultsToJson(plain)["results"][0]["cpus"][0].contains("steal_s"));
+        sc.set("machine.guest_preempt", "0.2");
+        const ResultSet preempted = run(sc, 0.02, 2);
+        for (const RunResult& r : preempted.results) {
+            double cpuSteal = 0;
+            for (const CpuStat& c : r.cpus)
+                cpuSteal += c.stealS;
+            QVERIFY(r.metrics.at("steal_s") > 0);
+            QVERIFY(cpuSteal >= r.metrics.at("steal_s")); // the CPUs count kernel threads' steal too
+        }
+        const ResultSet back = resultsFromJson(resultsToJson(preempted), "test");
+        for (std::size_t i = 0; i < back.results.size(); ++i)
+            for (std::size_t c = 0; c < back.results[i].cpus.size(); ++c)
+                QCOMPARE(back.results[i].cpus[c].stealS, preempted.results[i].cpus[c].stealS);
     }
 
     void deterministicAcrossRunnerThreads()
