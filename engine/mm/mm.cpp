@@ -259,7 +259,7 @@ double Mm::ipiRoundNs(std::size_t targets)
     if (s.host()) {
         double late = 0;
         for (std::size_t i = 0; i < targets; ++i)
-            late = std::max(late, s.hostResidualNs(true)); // the initiator spins for its acknowledgement
+            late = std::max(late, s.hostResidualNs()); // the initiator spins for its acknowledgement
         waitNs += late;
     }
     return waitNs;

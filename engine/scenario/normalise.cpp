@@ -149,7 +149,7 @@ namespace {
                 }
             }
             if (!p.is_number() || p.get<double>() < 0 || p.get<double>() > kMaxGuestPreempt)
-                fail(o, "machine.guest_preempt", "a share of time in [0, 0.9]", &p);
+                fail(o, "machine.guest_preempt", "a share of time in [0, " + describeValue(kMaxGuestPreempt) + "]", &p);
             if (p.get<double>() == 0)
                 m.erase("guest_preempt");
             else if (!m.contains("guest"))

@@ -129,16 +129,15 @@ struct HostPreemption {
     // PLE exit boosts it (the exits find it among the descheduled vCPUs). A mutex's owner taken before anyone spins
     // on it is not boosted by the spinners that come later.
     Time stolen() const { return spinners > 0 ? std::min(slice, pleBoost) : slice; }
-    // A vCPU the host may have descheduled at this moment: how long until it runs again (0 if it runs), in ns;
-    // `spunOn`: another vCPU spins meanwhile (for its acknowledgement, on the lock handed to it, on anything).
-    double residualNs(bool spunOn)
+    // A vCPU the host may have descheduled at this moment, which another vCPU spins on (for its acknowledgement, on
+    // the lock handed to it): how long until it runs again, in ns -- 0 if it runs, else the rest of its slice, at
+    // most the spinner's PLE boost.
+    double residualNs()
     {
         if (rng.uniform() >= share)
             return 0.0;
-        const double r = rng.uniform() * toNs(slice);
-        return spunOn ? std::min(r, toNs(pleBoost)) : r;
+        return std::min(rng.uniform() * toNs(slice), toNs(pleBoost));
     }
-    static double toNs(Time t) { return static_cast<double>(t) / 1000.0; }
 };
 
 enum class Acct : std::uint8_t { User, Sys };
@@ -296,7 +295,7 @@ public:
         if (m_host)
             m_host->rng = Rng(seed);
     }
-    double hostResidualNs(bool spunOn) { return m_host ? m_host->residualNs(spunOn) : 0.0; }
+    double hostResidualNs() { return m_host ? m_host->residualNs() : 0.0; }
     // t starts spinning (a spinlock's queue, a mutex's or rwsem's owner): it keeps its CPU, and in a guest its PAUSE
     // loop makes the host boost a descheduled vCPU (HostPreemption). spinEnded() below ends it.
     void spinBegins(Task& t)

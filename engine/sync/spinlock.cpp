@@ -123,7 +123,7 @@ Time SpinLock::waiterPreemptedInGuest(Sched& s)
     // lock goes to whichever waiter runs: not modelled (its nearest waiter takes it).
     if (s.locking().spinlock == SpinlockImpl::Byte)
         return 0;
-    return ns(s.hostResidualNs(true));
+    return ns(s.hostResidualNs());
 }
 
 void SpinLock::grant(Sched& s, Task& t, Time at, Time waited, bool contended, Time stolen)

@@ -320,12 +320,13 @@ private Q_SLOTS:
         QCOMPARE(h.stolen(), h.slice);
         h.spinners = 1; // someone spins now
         QCOMPARE(h.stolen(), h.pleBoost);
-        bool late = false;
+        int descheduled = 0;
         for (int i = 0; i < 200; ++i) {
-            QVERIFY(h.residualNs(true) <= kvm.pleBoostNs); // its acknowledgement or its lock is spun on
-            late = late || h.residualNs(false) > kvm.pleBoostNs;
+            const double r = h.residualNs();
+            QVERIFY(r <= kvm.pleBoostNs); // its acknowledgement or its lock is spun on
+            descheduled += r > 0;
         }
-        QVERIFY(late); // nobody spins: the rest of the host's slice
+        QVERIFY(descheduled > 50 && descheduled < 150); // descheduled half the time
     }
 
     void aTicketHandedToADescheduledWaiterWaits()
