@@ -1,19 +1,23 @@
 // native: a scenario's workload as real processes on this machine's kernel (nativeworkload.h), measured, beside the
 // simulated run of this machine's shape (its CPU count, memory and swap, its kernel version as `kernel`). Where the
-// scenario needs memory pressure, the processes run in a cgroup v2 memory cgroup limited to the scenario's memory
-// and swap at the scale asked for. Nothing is left behind: the processes, the cgroup and the temporary directory go
+// scenario needs memory pressure, the processes run in a memory cgroup (v2, or v1 where the memory controller is
+// there) limited to the scenario's memory and swap at the scale asked for. Nothing is left behind: the processes, the cgroup and the temporary directory go
 // at the end, on an error, and on Ctrl-C, SIGTERM or SIGHUP.
 #include "clicommand.h"
 #include "cliinput.h"
 #include "cliinterrupt.h"
 #include "clioutput.h"
 #include "clirun.h"
+#include "hw/machine.h"
 #include "nativeworkload.h"
 #include "run/ratio.h"
 #include "run/table.h"
 #include "scenario/size.h"
 
 #include <sys/utsname.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
 #include <unistd.h>
 
 #include <cerrno>
@@ -46,7 +50,30 @@ namespace {
         std::string release; // uname -r
         std::string kernel; // "X.Y" of the release
         std::string thp; // transparent_hugepage/enabled: the chosen one of [always] madvise never
+        std::string hypervisor; // CPUID's hypervisor vendor ("KVMKVMKVM", "Microsoft Hv", ...), empty on bare metal
     };
+
+    // CPUID leaf 0x40000000's vendor signature where leaf 1 says a hypervisor runs this CPU (ECX bit 31): the
+    // interface KVM, Xen, Hyper-V and VMware give their guests.
+    std::string hypervisorVendor()
+    {
+#if defined(__x86_64__) || defined(__i386__)
+        unsigned a = 0, b = 0, c = 0, d = 0;
+        if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & (1u << 31)))
+            return {};
+        __cpuid(0x40000000, a, b, c, d);
+        char v[13] = {};
+        std::memcpy(v, &b, 4);
+        std::memcpy(v + 4, &c, 4);
+        std::memcpy(v + 8, &d, 4);
+        std::string s(v);
+        while (!s.empty() && (s.back() == ' ' || s.back() == '\0'))
+            s.pop_back();
+        return s.empty() ? std::string("unknown") : s;
+#else
+        return {};
+#endif
+    }
 
     std::uint64_t meminfo(const std::string& key)
     {
@@ -80,6 +107,7 @@ namespace {
         for (std::string w; thp >> w;)
             if (w.size() > 2 && w.front() == '[' && w.back() == ']')
                 h.thp = w.substr(1, w.size() - 2);
+        h.hypervisor = hypervisorVendor();
         return h;
     }
 
@@ -125,99 +153,157 @@ namespace {
         return f && (f << text).flush();
     }
 
-    // The cgroup v2 directory this process is in, or why there is none to make a child of.
-    std::string ownCgroup(std::string& why)
+    // A memory cgroup hierarchy this process is in: the directory of its own cgroup there, and which version.
+    struct CgroupHome {
+        std::string dir;
+        int version = 0; // 2: the unified hierarchy; 1: a cgroup v1 memory hierarchy
+    };
+
+    // The mount point and root of the first mount in /proc/self/mountinfo whose filesystem type is `type` and, if
+    // `option` is given, whose super options list it (a cgroup v1 hierarchy's controllers).
+    std::pair<std::string, std::string> cgroupMount(const std::string& type, const std::string& option)
     {
         std::ifstream mi("/proc/self/mountinfo");
-        std::string line, mount;
-        while (std::getline(mi, line)) {
+        for (std::string line; std::getline(mi, line);) {
             std::istringstream in(line);
             std::vector<std::string> f;
             for (std::string w; in >> w;)
                 f.push_back(w);
             auto dash = std::find(f.begin(), f.end(), "-");
-            if (dash != f.end() && dash + 1 != f.end() && *(dash + 1) == "cgroup2" && f.size() > 4) {
-                mount = f[4];
-                break;
+            if (f.size() < 5 || dash == f.end() || dash + 1 == f.end() || *(dash + 1) != type)
+                continue;
+            if (!option.empty()) {
+                const std::string super = dash + 3 < f.end() ? *(dash + 3) : std::string();
+                std::istringstream opts(super);
+                bool has = false;
+                for (std::string o; std::getline(opts, o, ',');)
+                    has = has || o == option;
+                if (!has)
+                    continue;
             }
+            return { f[4], f[3] };
         }
-        if (mount.empty()) {
-            why = "this host has no cgroup v2 hierarchy (/proc/self/mountinfo lists no cgroup2 mount)";
-            return {};
-        }
+        return {};
+    }
+
+    // This process's cgroup in the hierarchy of /proc/self/cgroup's line whose controllers are `controllers` ("" for
+    // the unified one), as a directory under the hierarchy's mount.
+    std::string cgroupDir(const std::pair<std::string, std::string>& mount, const std::string& controllers)
+    {
         std::ifstream cg("/proc/self/cgroup");
         std::string path;
-        while (std::getline(cg, line))
-            if (line.rfind("0::", 0) == 0)
-                path = line.substr(3);
-        const std::string dir = mount + (path == "/" ? "" : path);
-        std::ifstream controllers(dir + "/cgroup.controllers");
-        std::string all, c;
-        bool memory = false;
-        while (controllers >> c)
-            memory = memory || c == "memory";
-        if (!memory) {
-            why = "the cgroup v2 memory controller is not available in " + dir
-                + " (its cgroup.controllers has no memory: the memory "
-                  "controller is bound to cgroup v1 here, or not delegated)";
-            return {};
+        for (std::string line; std::getline(cg, line);) {
+            const std::size_t a = line.find(':'), b = a == std::string::npos ? a : line.find(':', a + 1);
+            if (b == std::string::npos)
+                continue;
+            std::istringstream names(line.substr(a + 1, b - a - 1));
+            bool match = controllers.empty() && b == a + 1;
+            for (std::string n; !controllers.empty() && std::getline(names, n, ',');)
+                match = match || n == controllers;
+            if (match)
+                path = line.substr(b + 1);
         }
-        return dir;
+        const auto& [point, root] = mount;
+        if (root != "/" && path.rfind(root, 0) == 0)
+            path = path.substr(root.size()); // a hierarchy mounted from below its root
+        return point + (path == "/" ? "" : path);
+    }
+
+    // The cgroup to make a child of: the unified hierarchy's where its memory controller is available, else a cgroup
+    // v1 memory hierarchy's; empty with `why` saying what is missing.
+    CgroupHome ownCgroup(std::string& why)
+    {
+        const auto unified = cgroupMount("cgroup2", "");
+        if (!unified.first.empty()) {
+            const std::string dir = cgroupDir(unified, "");
+            std::ifstream controllers(dir + "/cgroup.controllers");
+            for (std::string c; controllers >> c;)
+                if (c == "memory")
+                    return { dir, 2 };
+        }
+        const auto v1 = cgroupMount("cgroup", "memory");
+        if (!v1.first.empty())
+            return { cgroupDir(v1, "memory"), 1 };
+        why = unified.first.empty()
+            ? "this host has no memory cgroup hierarchy (/proc/self/mountinfo lists no cgroup2 mount and no cgroup "
+              "mount with the memory controller)"
+            : "the cgroup v2 memory controller is not available in " + cgroupDir(unified, "")
+                + " (its cgroup.controllers has no memory: not delegated) and no cgroup v1 hierarchy has it";
+        return {};
     }
 
     class MemoryCgroup {
     public:
-        // memory.max and memory.swap.max of a new child of this process's cgroup; BadInput says why it cannot be.
+        // A new child of this process's memory cgroup whose processes may use `memory` of RAM and `swap` of swap:
+        // cgroup v2's memory.max and memory.swap.max, or v1's memory.limit_in_bytes and memory.memsw.limit_in_bytes
+        // (memory and swap together). BadInput says why it cannot be.
         MemoryCgroup(std::uint64_t memory, std::uint64_t swap, const std::string& needs)
         {
             std::string why;
-            std::string parent = ownCgroup(why);
+            const CgroupHome home = ownCgroup(why);
             auto refuse = [&](const std::string& what) {
-                throw BadInput("native: " + needs + ", which needs a cgroup v2 memory cgroup with a swap limit, and "
-                    + what
+                throw BadInput("native: " + needs + ", which needs a memory cgroup with a swap limit, and " + what
                     + "; run as root on a host with cgroup v2 (or in a cgroup delegated to you: systemd-run --user "
-                      "--scope -p Delegate=yes), or "
+                      "--scope -p Delegate=yes) or the cgroup v1 memory controller, or "
                       "give --no-pressure to run the program without the limit");
             };
-            if (parent.empty())
+            if (home.dir.empty())
                 refuse(why);
-            std::ifstream sub(parent + "/cgroup.subtree_control");
-            std::string c;
-            bool enabled = false;
-            while (sub >> c)
-                enabled = enabled || c == "memory";
-            if (!enabled && !writeText(parent + "/cgroup.subtree_control", "+memory"))
-                refuse("the memory controller cannot be enabled for the children of " + parent + " ("
-                    + std::strerror(errno) + ")");
+            const std::string& parent = home.dir;
+            m_version = home.version;
+            if (m_version == 2) {
+                std::ifstream sub(parent + "/cgroup.subtree_control");
+                std::string c;
+                bool enabled = false;
+                while (sub >> c)
+                    enabled = enabled || c == "memory";
+                if (!enabled && !writeText(parent + "/cgroup.subtree_control", "+memory"))
+                    refuse("the memory controller cannot be enabled for the children of " + parent + " ("
+                        + std::strerror(errno) + ")");
+            }
             m_dir = parent + "/mmscope-native-" + std::to_string(getpid());
             if (!fs::create_directory(m_dir))
                 refuse("a cgroup cannot be created under " + parent + " (" + std::strerror(errno) + ")");
-            if (!fs::exists(m_dir + "/memory.swap.max")) {
+            const char* swapFile = m_version == 2 ? "memory.swap.max" : "memory.memsw.limit_in_bytes";
+            if (!fs::exists(m_dir + "/" + swapFile)) {
                 remove();
-                refuse("the memory cgroup has no memory.swap.max (swap accounting is off; boot with swapaccount=1)");
+                refuse(std::string("the memory cgroup has no ") + swapFile
+                    + " (swap accounting is off; boot with swapaccount=1)");
             }
-            if (!writeText(m_dir + "/memory.max", std::to_string(memory))
-                || !writeText(m_dir + "/memory.swap.max", std::to_string(swap))) {
+            const bool written = m_version == 2
+                ? writeText(m_dir + "/memory.max", std::to_string(memory))
+                    && writeText(m_dir + "/memory.swap.max", std::to_string(swap))
+                : writeText(m_dir + "/memory.limit_in_bytes", std::to_string(memory)) // before memsw: memsw >= it
+                    && writeText(m_dir + "/memory.memsw.limit_in_bytes", std::to_string(memory + swap));
+            if (!written) {
                 remove();
                 refuse("its limits cannot be written (" + std::string(std::strerror(errno)) + ")");
             }
+            m_limits = m_version == 2 ? "memory.max " + gib(memory) + ", memory.swap.max " + gib(swap)
+                                      : "memory.limit_in_bytes " + gib(memory) + ", memory.memsw.limit_in_bytes "
+                    + gib(memory + swap);
         }
         ~MemoryCgroup() { remove(); }
         MemoryCgroup(const MemoryCgroup&) = delete;
         MemoryCgroup& operator=(const MemoryCgroup&) = delete;
         const std::string& dir() const { return m_dir; }
+        // The limits as the cgroup's files hold them, for the report.
+        const std::string& limits() const { return m_limits; }
 
     private:
         void remove()
         {
             if (m_dir.empty())
                 return;
-            writeText(m_dir + "/cgroup.kill", "1"); // Linux 5.14; the processes are reaped already when it is not there
+            if (m_version == 2) // Linux 5.14; the processes are reaped already when it is not there
+                writeText(m_dir + "/cgroup.kill", "1");
             for (int i = 0; i < 200 && ::rmdir(m_dir.c_str()) != 0 && errno == EBUSY; ++i)
                 std::this_thread::sleep_for(std::chrono::milliseconds(10));
             m_dir.clear();
         }
         std::string m_dir;
+        int m_version = 2;
+        std::string m_limits;
     };
 
     // ---- the program of a scenario's workload
@@ -381,7 +467,7 @@ namespace {
         if (pressure)
             cgroup = std::make_unique<MemoryCgroup>(memory, swap, needs);
         const std::string where = cgroup
-            ? "cgroup " + cgroup->dir() + " (memory.max " + gib(memory) + ", memory.swap.max " + gib(swap) + ")"
+            ? "cgroup " + cgroup->dir() + " (" + cgroup->limits() + ")"
             : std::string("no memory cgroup") + (o.noPressure && footprint > memory ? " (--no-pressure)" : "");
         err << "mmscope-cli: native: " << sc.id() << " in " << dir.path() << ", " << where << "\n" << std::flush;
         std::vector<std::pair<std::string, Metrics>> native;
@@ -401,12 +487,20 @@ namespace {
         };
         std::vector<std::pair<std::string, std::string>> shape
             = { { "machine.cpus", std::to_string(host.cpus) }, { "machine.sockets", "1" }, { "kernel", host.kernel } };
+        // A KVM guest's IPIs and TLB shootdowns exit to its host (machine.guest); other hypervisors are not modelled.
+        if (host.hypervisor == "KVMKVMKVM")
+            shape.emplace_back("machine.guest", "kvm");
+        // transparent_hugepage "madvise" gives a program that never asks for huge pages none, as "never" does.
+        if (!host.thp.empty())
+            shape.emplace_back("thp.enabled", host.thp == "always" ? "always" : "never");
         if (!pressure) {
             shape.emplace_back("machine.memory", std::to_string(unscaled(host.memTotal)));
+            // One device, at most the largest a swap entry's offset reaches (a host with more swap than that at
+            // this scale would have several; the simulation without pressure never swaps anyway).
+            const std::uint64_t swapBytes = std::min(unscaled(host.swapTotal), kMaxSwapDevicePages * kPageSize);
             shape.emplace_back("machine.swap",
-                host.swapTotal
-                    ? OJson::array({ OJson { { "size", unscaled(host.swapTotal) }, { "device", "ssd-2015" } } }).dump()
-                    : "[]");
+                host.swapTotal ? OJson::array({ OJson { { "size", swapBytes }, { "device", "ssd-2015" } } }).dump()
+                               : "[]");
         }
         sc.set(shape);
         RunArgs simArgs;
@@ -436,7 +530,8 @@ namespace {
         text << bullet << "native " << sc.id() << " at --scale " << cell(scale) << " on this host: " << host.cpus
              << " CPUs, " << gib(host.memTotal) << " RAM, "
              << (host.swapTotal ? gib(host.swapTotal) + " swap" : std::string("no swap")) << ", Linux " << host.release
-             << (host.thp.empty() ? std::string() : ", transparent huge pages " + host.thp) << "\n";
+             << (host.thp.empty() ? std::string() : ", transparent huge pages " + host.thp)
+             << (host.hypervisor.empty() ? std::string() : ", a guest of hypervisor " + host.hypervisor) << "\n";
         text << bullet << "native: " << where
              << "; swapins, swapouts, pglazyfreed: /proc/vmstat pswpin, pswpout, pglazyfreed (the whole host); "
                 "pgfault, pgmajfault: the "
@@ -462,8 +557,10 @@ void addNativeCommand(CommandLine& cl)
         "host kernel's own). Measured: elapsed (wall), user and sys time and faults of the processes (getrusage), "
         "pswpin and pswpout from /proc/vmstat (the whole host's). Native forms: memset-madvise (madv-free-swapin) and "
         "dd (dd-sparse-read); other workloads are refused.\n\nA workload larger than the scenario's memory runs in a "
-        "cgroup v2 memory cgroup with memory.max and memory.swap.max set to the scenario's memory and swap at --scale; "
-        "a host without cgroup v2, its memory controller, write access to it or swap is refused with the reason "
+        "memory cgroup limited to the scenario's memory and swap at --scale: cgroup v2's memory.max and memory.swap.max, "
+        "or where the memory controller is on cgroup v1, memory.limit_in_bytes and memory.memsw.limit_in_bytes (the two "
+        "together); a host without a memory cgroup, write access to it, swap accounting or swap is refused with the "
+        "reason "
         "(--no-pressure runs the program without the limit). The temporary directory, the cgroup and the processes are "
         "removed at the end, on an error and on Ctrl-C (exit 130).");
     c.app->add_option("SCENARIO", o->positionals, "a built-in id or a scenario file");

@@ -33,10 +33,11 @@ Out cli(const QStringList& args, const QString& tmpdir, int timeoutMs = 240'000)
     return { p.exitCode(), QString::fromUtf8(p.readAllStandardOutput()), QString::fromUtf8(p.readAllStandardError()) };
 }
 
-// The cgroup a run announced on stderr ("..., cgroup DIR (memory.max ..."), empty when it ran without one.
+// The cgroup a run announced on stderr ("..., cgroup DIR (memory.max ..." or, on cgroup v1,
+// "(memory.limit_in_bytes ..."), empty when it ran without one.
 QString cgroupOf(const QString& err)
 {
-    QRegularExpressionMatch m = QRegularExpression("cgroup (/\\S+) \\(memory.max").match(err);
+    QRegularExpressionMatch m = QRegularExpression("cgroup (/\\S+) \\(memory\\.").match(err);
     return m.hasMatch() ? m.captured(1) : QString();
 }
 
