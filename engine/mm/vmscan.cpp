@@ -543,17 +543,39 @@ Co<std::uint64_t> shrink_zone(Mm& k, Task& t, PgData& d, bool kswapd)
     co_return got;
 }
 
+namespace {
+    // DEF_PRIORITY (mm/vmscan.c, 2.6.x-5.x): a reclaim pass at priority p scans about 1/2^p of each LRU list
+    // (get_scan_count()), from 12 down to 0, which scans every list whole.
+    constexpr int DEF_PRIORITY = 12;
+    // The passes a round of direct reclaim takes one batch of each node in: lru_size >> 12..9 is about one batch
+    // of SWAP_CLUSTER_MAX on the machines of the scenarios.
+    constexpr int kShallowPasses = 4;
+} // namespace
+
 Co<std::uint64_t> try_to_free_pages(Mm& k, Task& t)
 {
     FnScope fn(t, "try_to_free_pages");
     std::uint64_t reclaimed = 0;
-    // do_try_to_free_pages(): a few passes until SWAP_CLUSTER_MAX pages are back or memory is above min again.
-    // shrink_zones() reclaims from every zone of the zonelist in turn, the local node's first (zone_reclaim_mode
-    // is 0: no node is skipped).
+    // do_try_to_free_pages(): passes at falling priority until SWAP_CLUSTER_MAX pages are back (here also once memory
+    // is above min again). shrink_zones() reclaims from every zone of the zonelist in turn, the local node's first
+    // (zone_reclaim_mode is 0: no node is skipped). The first kShallowPasses take one batch of each node; a round
+    // that they left with nothing freed goes on down to priority 0, each pass scanning lru_size >> priority pages of
+    // a node in batches (shrink_lruvec()), so that a round frees nothing only where every list has been scanned
+    // whole -- after which the allocator counts it as no progress (should_reclaim_retry(), 4.7+, calls the OOM
+    // killer after MAX_RECLAIM_RETRIES of them). A round whose shallow passes freed fewer than a batch's worth
+    // returns what they freed: the allocation tries again.
     const int local = k.cpu_to_node(t.cpu);
-    for (int pass = 0; pass < 4 && reclaimed < SWAP_CLUSTER_MAX; ++pass) {
-        for (int i = 0; i < k.nrNodes(); ++i)
-            reclaimed += co_await shrink_zone(k, t, k.node((local + i) % k.nrNodes()), false);
+    for (int prio = DEF_PRIORITY; prio >= 0 && reclaimed < SWAP_CLUSTER_MAX; --prio) {
+        const bool shallow = prio > DEF_PRIORITY - kShallowPasses;
+        if (!shallow && reclaimed > 0)
+            break;
+        for (int i = 0; i < k.nrNodes(); ++i) {
+            PgData& d = k.node((local + i) % k.nrNodes());
+            const std::uint64_t lru = d.lruvec.nr[LRU_INACTIVE_ANON] + d.lruvec.nr[LRU_ACTIVE_ANON] + nrFileLru(d);
+            const std::uint64_t batches = shallow ? 1 : std::max<std::uint64_t>(1, (lru >> prio) / SWAP_CLUSTER_MAX);
+            for (std::uint64_t b = 0; b < batches && (shallow || reclaimed == 0); ++b)
+                reclaimed += co_await shrink_zone(k, t, d, false);
+        }
         if (first_zone_above(k, local, Wmark::Min))
             break;
     }

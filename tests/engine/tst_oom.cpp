@@ -227,6 +227,31 @@ private Q_SLOTS:
         QVERIFY(m.at("elapsed_s") < 1.0); // the clients did not wait out the run's second
     }
 
+    void noOneIsKilledWhileSwapIsFree_data()
+    {
+        QTest::addColumn<QString>("kernel");
+        QTest::addRow("4.0: OOM when nothing is reclaimable") << "4.0";
+        QTest::addRow("4.7: OOM after 16 rounds without progress") << "4.7";
+        QTest::addRow("5.9: new anonymous pages on the inactive list") << "5.9";
+        QTest::addRow("6.9") << "6.9";
+    }
+    void noOneIsKilledWhileSwapIsFree()
+    {
+        // madv-free-swapin's twelve processes on a quarter of their memory, with swap for all of it to spare. From
+        // 4.7 should_reclaim_retry() calls the OOM killer after MAX_RECLAIM_RETRIES rounds of direct reclaim that
+        // freed nothing; a round goes down to priority 0, scanning every list whole, before it says so -- rounds
+        // that gave up after a few batches of pages just used again killed processes here with swap free.
+        QFETCH(QString, kernel);
+        Scenario sc = loadScenario("madv-free-swapin");
+        sc.set("kernel", kernel.toStdString());
+        ResultSet rs = test::run(sc, 0.05);
+        QCOMPARE(rs.results.size(), std::size_t(3));
+        for (const RunResult& r : rs.results) {
+            QVERIFY2(!r.metrics.count("vm.oom_kill"), r.variant.c_str());
+            QVERIFY(r.metrics.at("vm.pswpout") > 0); // it did swap
+        }
+    }
+
     void scenariosOnTooSmallAMachineEnd_data()
     {
         QTest::addColumn<QString>("scenario");
