@@ -43,8 +43,10 @@ private Q_SLOTS:
     }
 
     // 4b3ef9daa4fc (4.11): "split swap cache into 64MB trunks" to reduce the swap cache's lock contention: twelve
-    // processes swapping out and in at once wait less for the tree_locks of eight trunks than for the device's one,
-    // per acquisition (how much the two runs swap follows their timing).
+    // processes swapping out and in at once find the tree_lock of one of eight trunks held less often than the
+    // device's one lock, per acquisition (how much the two runs swap follows their timing). How long a contended
+    // acquisition waits is not what the split changes: with eight locks the contentions left are those of the
+    // trunk a batch of slots works on.
     void swapCacheTrunksCutTreeLockWaits()
     {
         const double scale = 0.05;
@@ -54,9 +56,9 @@ private Q_SLOTS:
         const std::string tree = "swapper_spaces[0].tree_lock";
         const LockSummary a = lockOf(one, "madvfree", tree), b = lockOf(trunks, "madvfree", tree);
         QVERIFY2(a.acquisitions > 0 && b.acquisitions > 0, "no swap cache traffic");
-        const double perA = static_cast<double>(a.waitTotal) / static_cast<double>(a.acquisitions),
-                     perB = static_cast<double>(b.waitTotal) / static_cast<double>(b.acquisitions);
-        QVERIFY2(perB < 0.95 * perA, qPrintable(num(perA) + " -> " + num(perB) + " ps a acquisition"));
+        const double perA = static_cast<double>(a.contentions) / static_cast<double>(a.acquisitions),
+                     perB = static_cast<double>(b.contentions) / static_cast<double>(b.acquisitions);
+        QVERIFY2(perB < 0.95 * perA, qPrintable(num(perA) + " -> " + num(perB) + " contentions an acquisition"));
     }
 
     // ec560175c0b6 (4.14): "VMA based swap readahead" -- when processes swap out at the same time their slots
