@@ -287,8 +287,9 @@ namespace {
         MemoryCgroup(const MemoryCgroup&) = delete;
         MemoryCgroup& operator=(const MemoryCgroup&) = delete;
         const std::string& dir() const { return m_dir; }
-        // The limits as the cgroup's files hold them, for the report.
+        // The limits as the cgroup's files hold them, for the report, and the hierarchy's version (1 or 2).
         const std::string& limits() const { return m_limits; }
+        int version() const { return m_version; }
 
     private:
         void remove()
@@ -466,10 +467,12 @@ namespace {
         std::unique_ptr<MemoryCgroup> cgroup;
         if (pressure)
             cgroup = std::make_unique<MemoryCgroup>(memory, swap, needs);
+        // stderr names the cgroup's directory (for whoever must remove it after a SIGKILL); the report its limits.
         const std::string where = cgroup
-            ? "cgroup " + cgroup->dir() + " (" + cgroup->limits() + ")"
+            ? "a cgroup v" + std::to_string(cgroup->version()) + " memory cgroup (" + cgroup->limits() + ")"
             : std::string("no memory cgroup") + (o.noPressure && footprint > memory ? " (--no-pressure)" : "");
-        err << "mmscope-cli: native: " << sc.id() << " in " << dir.path() << ", " << where << "\n" << std::flush;
+        err << "mmscope-cli: native: " << sc.id() << " in " << dir.path() << ", "
+            << (cgroup ? "cgroup " + cgroup->dir() + " (" + cgroup->limits() + ")" : where) << "\n" << std::flush;
         std::vector<std::pair<std::string, Metrics>> native;
         for (auto& [variant, program] : programs) {
             err << "mmscope-cli: native: " << variant << ": " << describe(program) << "\n" << std::flush;
