@@ -52,7 +52,7 @@ NativeRunView::NativeRunView(QWidget* parent)
                          "processes; the temporary files, cgroup and processes are removed at the end or on Cancel"));
     m_variant->setObjectName(QStringLiteral("nativeVariant"));
     m_noPressure->setToolTip(tr("Run the program without the memory cgroup that gives the scenario its memory "
-                                "pressure (no swapping then): for a host without cgroup v2 or swap."));
+                                "pressure (no swapping then): for a host without a memory cgroup or swap."));
     m_header->setWordWrap(true);
     m_header->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_table->setObjectName(QStringLiteral("nativeTable"));
