@@ -165,7 +165,14 @@ namespace {
                 Sched::burn(t, 2 * k.cost.pteOpNs);
             }
             k.pages.set(p, PG_lazyfree);
-            co_await deactivate_page(k, t, p);
+            if (k.tg.lazyfreeLru == LazyfreeLru::File) {
+                // mark_page_lazyfree() (4.12). A page mapped more than once (shared with a forked child) stays on
+                // its list here: the model's anonymous rmap walks one mm.
+                if (k.pages.mapcount(p) == 1)
+                    co_await mark_page_lazyfree(k, t, p);
+            } else {
+                co_await deactivate_page(k, t, p);
+            }
         }
         spin_unlock(k.s, t, ptl);
         co_await k.s.cond_resched(t);

@@ -93,11 +93,12 @@ public:
         if (!pageMemcg.empty())
             pageMemcg[p] = t.id < taskMemcg.size() ? taskMemcg[t.id] : 0;
     }
-    // mem_cgroup_page_lruvec(): the lruvec of the page's node and memcg.
+    // mem_cgroup_page_lruvec(): the lruvec of the page's node and memcg. Anonymous pages, a lazily freed one on the
+    // file list too, are charged to no memcg here: the node's root lruvec.
     Lruvec& lruvecOf(Pfn p)
     {
         PgData& d = page_pgdat(p);
-        return pageMemcg.empty() || pages.test(p, PG_swapbacked) ? d.lruvec : *d.lruvecs[pageMemcg[p]];
+        return pageMemcg.empty() || pages.test(p, PG_swapbacked | PG_anon) ? d.lruvec : *d.lruvecs[pageMemcg[p]];
     }
     const Lruvec& lruvecOf(Pfn p) const { return const_cast<Mm*>(this)->lruvecOf(p); }
     Pfn lruHead(const Lruvec& v, LruList l) const { return pages.listHead(v.listBase + l); }

@@ -24,6 +24,7 @@ struct Pagevec {
 struct PerCpuState {
     Pagevec lruAdd; // lru_add_pvec
     Pagevec deactivate; // lru_deactivate_pvecs (MADV_FREE, 4.5)
+    Pagevec lazyfree; // lru_lazyfree_pvecs (MADV_FREE, 4.12)
     Pagevec activate; // activate_page_pvecs
 };
 

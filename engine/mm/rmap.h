@@ -89,7 +89,10 @@ Co<bool> try_to_unmap(Mm& k, Task& t, Pfn p, unsigned flags, TlbflushUnmapBatch*
 // Returns the VMAs the walk visited.
 Co<std::uint32_t> remove_migration_ptes(Mm& k, Task& t, Pfn oldPage, Pfn newPage);
 // The anonymous half (mm/rmap_anon.cpp).
-enum class Unmap : std::uint8_t { Done, Discarded, Referenced };
+// try_to_unmap() of an anonymous page: unmapped (its PTE a swap entry), Discarded (a clean lazily freed page, no
+// PTE left), Referenced (young since page_referenced(): left mapped), Redirtied (a lazily freed page on the file list,
+// 4.12+, written since MADV_FREE: left mapped, PG_swapbacked set again).
+enum class Unmap : std::uint8_t { Done, Discarded, Referenced, Redirtied };
 // page_referenced() for an anonymous page: under the anon_vma's rwsem for read (page_lock_anon_vma_read), test and
 // clear the young bit of its PTE under the owner's ptl. `held`: the caller has the rwsem already.
 Co<bool> page_referenced_anon(Mm& k, Task& t, Pfn p, bool held = false);

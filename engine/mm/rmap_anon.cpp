@@ -44,6 +44,16 @@ namespace {
         co_await flush_tlb_page(k, t, *mm);
         if (pte::dirty(e))
             k.pages.set(p, PG_dirty);
+        if (!k.pages.test(p, PG_swapbacked) && k.pages.test(p, PG_dirty)) {
+            // A lazily freed page on the file list (4.12+) written since MADV_FREE: "If the page was redirtied, it
+            // cannot be discarded. Remap the page to page table." -- SetPageSwapBacked, and try_to_unmap() fails.
+            mm->pte[vpn] = e;
+            k.pages.set(p, PG_swapbacked);
+            k.pages.clear(p, PG_lazyfree);
+            Sched::burn(t, k.cost.rmapOpNs + k.cost.pteOpNs);
+            spin_unlock(k.s, t, ptl);
+            co_return Unmap::Redirtied;
+        }
         k.pages.setMapcount(p, 0); // page_remove_rmap
         k.pages.clear(p, PG_lazyfree);
         --mm->rss;

@@ -109,6 +109,32 @@ namespace {
         lk.unlock();
         pv.pages.clear();
     }
+
+    // lru_lazyfree_fn() over a pagevec: a page still on an anonymous list, not isolated, not in the swap cache, moves
+    // to the head of the inactive file list as a clean anonymous page ("They have SwapBacked flag cleared to
+    // distinguish normal anonymous pages"). The pagevec holds no reference here (get_page() is only charged): a
+    // page freed and faulted in again before the drain moves too, and reclaim, finding it written, gives it back.
+    Co<> pagevec_lazyfree(Mm& k, Task& t, Pagevec& pv)
+    {
+        FnScope fn(t, "lru_lazyfree_fn");
+        LruLock lk(k, t);
+        for (Pfn p : pv.pages) {
+            co_await lk.relock(p);
+            const std::uint16_t f = k.pages.flags(p);
+            if ((f & (PG_lru | PG_anon | PG_swapbacked)) == (PG_lru | PG_anon | PG_swapbacked)
+                && !(f & (PG_swapcache | PG_unevictable | PG_isolated))) {
+                const LruList from = Mm::page_lru(f);
+                k.del_page_from_lru_list(p);
+                k.pages.clear(p, PG_active | PG_referenced | PG_swapbacked);
+                k.add_page_to_lru_list(p, LRU_INACTIVE_FILE);
+                k.lruVmstat(t, k.lruvecOf(p), from, -1);
+                k.lruVmstat(t, k.lruvecOf(p), LRU_INACTIVE_FILE, 1);
+                Sched::burn(t, 2 * k.cost.listOpNs);
+            }
+        }
+        lk.unlock();
+        pv.pages.clear();
+    }
 } // namespace
 
 // __pagevec_lru_add(): lru_cache_add() (swap.h) drains a full pagevec onto the LRU lists under lru_lock.
@@ -136,6 +162,8 @@ Co<> lru_add_drain(Mm& k, Task& t)
         co_await pagevec_lru_add(k, t, pc.lruAdd);
     if (!pc.deactivate.pages.empty())
         co_await pagevec_deactivate(k, t, pc.deactivate);
+    if (!pc.lazyfree.pages.empty())
+        co_await pagevec_lazyfree(k, t, pc.lazyfree);
     if (!pc.activate.pages.empty())
         co_await activate_page_drain(k, t);
 }
@@ -149,6 +177,20 @@ MaybeCo deactivate_page(Mm& k, Task& t, Pfn p)
     pv.pages.push_back(p);
     if (pv.pages.size() >= static_cast<std::size_t>(k.tg.pagevecSize))
         return pagevec_deactivate(k, t, pv);
+    return {};
+}
+
+MaybeCo mark_page_lazyfree(Mm& k, Task& t, Pfn p)
+{
+    const std::uint16_t f = k.pages.flags(p);
+    if ((f & (PG_lru | PG_anon | PG_swapbacked)) != (PG_lru | PG_anon | PG_swapbacked)
+        || (f & (PG_swapcache | PG_unevictable)))
+        return {};
+    Sched::burn(t, k.cost.lockedRmwNs); // get_page()
+    Pagevec& pv = k.pcpu[static_cast<std::size_t>(t.cpu)].lazyfree;
+    pv.pages.push_back(p);
+    if (pv.pages.size() >= static_cast<std::size_t>(k.tg.pagevecSize))
+        return pagevec_lazyfree(k, t, pv);
     return {};
 }
 

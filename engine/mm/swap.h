@@ -32,6 +32,9 @@ Co<> pagevec_lru_add(Mm& k, Task& t, Pagevec& pv);
 }
 Co<> lru_add_drain(Mm& k, Task& t);
 MaybeCo deactivate_page(Mm& k, Task& t, Pfn p); // a coroutine only when the pagevec drains
+// mark_page_lazyfree() (4.12+, madvise.lazyfree_lru=file): a clean anonymous page on an LRU list, not in the swap
+// cache, goes through this CPU's lru_lazyfree pagevec to the head of the inactive file list, PG_swapbacked cleared.
+MaybeCo mark_page_lazyfree(Mm& k, Task& t, Pfn p);
 // mark_page_accessed(): 1st access sets PG_referenced, the 2nd activates (activate_page or, while the page still
 // sits in this CPU's lru_add pagevec, __lru_cache_activate_page).
 MaybeCo mark_page_accessed(Mm& k, Task& t, Pfn p);

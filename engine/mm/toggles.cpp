@@ -132,6 +132,7 @@ namespace {
                     }
                     return "one of 2007|4.5";
                 } },
+            { "madvise.lazyfree_lru", choice(&Toggles::lazyfreeLru, { { "anon", LazyfreeLru::Anon }, { "file", LazyfreeLru::File } }) },
             { "glibc.trim", choice(&Toggles::glibcTrim, { { "mprotect", GlibcTrim::Mprotect }, { "madvise", GlibcTrim::Madvise } }) },
             { "rwsem.impl", choice(&Toggles::rwsemImpl, { { "spinlock", RwsemImplToggle::Spinlock }, { "xadd", RwsemImplToggle::Xadd } }) },
             { "lock.spinlock",
@@ -444,9 +445,13 @@ const std::vector<KernelRule>& kernelRules()
         { "4.11", "4b3ef9daa4fc", "mm/swap: split swap cache into 64MB trunks", "swap.cache_trunks", "false", "true",
             "swap_address_space(entry) is one of a device's address_spaces, one per 64 MiB of slots, each with its "
             "tree_lock: swap-cache insertions and deletions of slots far apart take different locks" },
-        { "4.12", "f7ad2a6cb9f7", "mm: move MADV_FREE pages into LRU_INACTIVE_FILE list", "", "", "",
-            "not modelled: lazily freed pages stay on the anonymous lists with PG_lazyfree in the model; the move "
-            "to the file list needs reclaim to discard clean anonymous pages from it" },
+        { "4.12", "f7ad2a6cb9f7", "mm: move MADV_FREE pages into LRU_INACTIVE_FILE list", "madvise.lazyfree_lru",
+            "anon", "file",
+            "MADV_FREE moves a page mapped once from either anonymous list to the head of the inactive file list and "
+            "clears PG_swapbacked (mark_page_lazyfree(), a per-CPU pagevec drained under lru_lock), so reclaim, which "
+            "takes the file lists first, finds it without swap: a clean one is discarded, one written since is "
+            "given PG_swapbacked back and activated onto the anonymous list, not written to swap; before it the page "
+            "is deactivated on the anonymous lists, put in the swap cache by reclaim and written out if dirty" },
         { "4.13", "not verified", "mm, swap: sort swap entries before free", "swap.sort_before_free", "false", "true",
             "swapcache_free_entries() sorts its 64 entries by device: at most one si->lock round trip per device" },
         { "4.14", "not verified", "mm: zswap: add same-filled pages support", "zswap.same_filled", "false", "true",
@@ -615,6 +620,7 @@ nlohmann::json Toggles::toJson() const
         { "madvise.tlb_batch", tlbBatch },
         { "madvise.mmap_sem", pick(madviseMmapSem, { "write", "read" }) },
         { "madvise.era", madviseEra },
+        { "madvise.lazyfree_lru", pick(lazyfreeLru, { "anon", "file" }) },
         { "glibc.trim", pick(glibcTrim, { "mprotect", "madvise" }) },
         { "rwsem.impl", pick(rwsemImpl, { "spinlock", "xadd" }) },
         { "lock.spinlock", pick(spinlock, { "byte", "ticket", "queued" }) },

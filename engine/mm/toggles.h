@@ -20,6 +20,9 @@ namespace mms {
 enum class Advice : std::uint8_t { DontNeed, Free };
 enum class MmapSemMode : std::uint8_t { Write, Read };
 enum class GlibcTrim : std::uint8_t { Mprotect, Madvise };
+// Where MADV_FREE puts a lazily freed page: deactivated on the anonymous lists (4.5) or moved to the inactive file
+// list with PG_swapbacked cleared (4.12: f7ad2a6cb9f7).
+enum class LazyfreeLru : std::uint8_t { Anon, File };
 enum class RwsemImplToggle : std::uint8_t { Spinlock, Xadd };
 enum class EvictableCall : std::uint8_t { None, OutOfLine, Inline };
 enum class LruBarrier : std::uint8_t { None, SmpMb, AfterAtomic };
@@ -53,6 +56,7 @@ struct Toggles {
     bool tlbBatch = true; // madvise.tlb_batch: MADV_FREE flushes once per mmu_gather batch (seed 001's patch)
     MmapSemMode madviseMmapSem = MmapSemMode::Read; // madvise.mmap_sem: write (<2.6.22) | read
     std::string madviseEra = "4.5"; // madvise.era: "2007" (Rik's v1: per-page flushes, PG_lazyfree) | "4.5"
+    LazyfreeLru lazyfreeLru = LazyfreeLru::Anon; // madvise.lazyfree_lru: anon (4.5-4.11) | file (4.12+)
     GlibcTrim glibcTrim = GlibcTrim::Madvise; // glibc.trim: mprotect|madvise (seed 001)
     RwsemImplToggle rwsemImpl = RwsemImplToggle::Xadd; // rwsem.impl: spinlock|xadd
     // locks (every seed): lock.spinlock: byte (before 2.6.25) | ticket (2.6.25-4.1) | queued (4.2+), how a contended

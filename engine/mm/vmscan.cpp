@@ -349,8 +349,14 @@ namespace {
         for (Pfn p : list) {
             if (page_mapped(k, p) && !k.pages.test(p, PG_locked) && !k.isPinned(p)) {
                 k.pages.set(p, PG_locked); // trylock_page for the walk (page_referenced(page, 0, ...))
-                co_await page_referenced(k, t, p);
-                unlock_page(k, t, p);
+                if (k.pages.test(p, PG_anon)) { // lazily freed (madvise.lazyfree_lru=file): the anonymous rmap walk
+                    if (const int young = page_referenced_anon_now(k, t, p); young < 0)
+                        co_await page_referenced_anon(k, t, p, young == -2);
+                    k.pages.clear(p, PG_locked);
+                } else {
+                    co_await page_referenced(k, t, p);
+                    unlock_page(k, t, p);
+                }
             }
             Sched::burn(t, k.cost.rmapOpNs + k.cost.lockedRmwNs); // page_referenced (mapcount 0), ClearPageActive
             k.pages.clear(p, PG_active);
@@ -381,6 +387,30 @@ namespace {
         return PageRef::Keep;
     }
 
+    // shrink_page_list() for a lazily freed anonymous page on the file list (madvise.lazyfree_lru=file, 4.12+),
+    // locked by the caller: page_check_references() as for any page that is not swap-backed (kept once if used since
+    // the last scan, activated if used again), then try_to_unmap(): a clean page is discarded -- no swap, its data
+    // was given up -- and one written since MADV_FREE is activated, swap-backed again (activate_locked).
+    Co<PageRef> shrink_lazyfree_one(Mm& k, Task& t, Pfn p)
+    {
+        int referenced = page_referenced_anon_now(k, t, p);
+        if (referenced < 0)
+            referenced = co_await page_referenced_anon(k, t, p, referenced == -2) ? 1 : 0;
+        const PageRef ref = page_check_references(k, t, p, referenced);
+        if (ref != PageRef::Reclaim)
+            co_return ref;
+        const Unmap r = co_await try_to_unmap_anon(k, t, p);
+        const bool discard = r == Unmap::Discarded || (r == Unmap::Done && !k.pages.test(p, PG_dirty));
+        if (!discard)
+            co_return PageRef::Activate;
+        if (k.isPinned(p)) // page_ref_freeze(page, 1) fails: a zap's gather that will free it, or a fault, holds it
+            co_return PageRef::Keep;
+        k.pages.clear(p, PG_lazyfree);
+        k.pages.setOwner(p, 0);
+        k.vm.inc(Vm::PgLazyFreed);
+        co_return PageRef::Reclaim;
+    }
+
     // shrink_page_list() for clean page-cache pages: trylock_page, page_check_references, try_to_unmap of a mapped
     // page (its TLB flushes batched: TTU_BATCH_FLUSH, with tlb.reclaim_batch), __remove_mapping, and one
     // try_to_unmap_flush() before the pages are freed.
@@ -396,6 +426,22 @@ namespace {
             Pfn p = list[i];
             Sched::burn(t, k.cost.reclaimPerPageNs);
             if (k.isPinned(p) || k.pages.test(p, PG_locked)) { // an extra reference, or trylock_page() failed
+                list[kept++] = p;
+                continue;
+            }
+            if (k.pages.test(p, PG_anon)) { // lazily freed (madvise.lazyfree_lru=file)
+                k.pages.set(p, PG_locked);
+                Sched::burn(t, k.cost.lockedRmwNs); // trylock_page
+                const PageRef ref = co_await shrink_lazyfree_one(k, t, p);
+                k.pages.clear(p, PG_locked); // unlock_page: no one waits on an anonymous page's lock here
+                if (ref == PageRef::Reclaim) {
+                    toFree.push_back(p);
+                    continue;
+                }
+                if (ref == PageRef::Activate) {
+                    k.pages.set(p, PG_active);
+                    k.vm.inc(Vm::PgActivate);
+                }
                 list[kept++] = p;
                 continue;
             }
