@@ -168,16 +168,24 @@ Co<> lru_add_drain(Mm& k, Task& t)
         co_await activate_page_drain(k, t);
 }
 
+namespace {
+    // get_page() and pagevec_add() into one of this CPU's pagevecs, which `drain` empties once it is full.
+    MaybeCo pagevec_add(Mm& k, Task& t, Pagevec PerCpuState::*which, Pfn p, Co<> (*drain)(Mm&, Task&, Pagevec&))
+    {
+        Sched::burn(t, k.cost.lockedRmwNs); // get_page()
+        Pagevec& pv = k.pcpu[static_cast<std::size_t>(t.cpu)].*which;
+        pv.pages.push_back(p);
+        if (pv.pages.size() >= static_cast<std::size_t>(k.tg.pagevecSize))
+            return drain(k, t, pv);
+        return {};
+    }
+} // namespace
+
 MaybeCo deactivate_page(Mm& k, Task& t, Pfn p)
 {
     if (!k.pages.test(p, PG_lru) || !k.pages.test(p, PG_active))
         return {};
-    Sched::burn(t, k.cost.lockedRmwNs); // get_page()
-    Pagevec& pv = k.pcpu[static_cast<std::size_t>(t.cpu)].deactivate;
-    pv.pages.push_back(p);
-    if (pv.pages.size() >= static_cast<std::size_t>(k.tg.pagevecSize))
-        return pagevec_deactivate(k, t, pv);
-    return {};
+    return pagevec_add(k, t, &PerCpuState::deactivate, p, pagevec_deactivate);
 }
 
 MaybeCo mark_page_lazyfree(Mm& k, Task& t, Pfn p)
@@ -186,12 +194,7 @@ MaybeCo mark_page_lazyfree(Mm& k, Task& t, Pfn p)
     if ((f & (PG_lru | PG_anon | PG_swapbacked)) != (PG_lru | PG_anon | PG_swapbacked)
         || (f & (PG_swapcache | PG_unevictable)))
         return {};
-    Sched::burn(t, k.cost.lockedRmwNs); // get_page()
-    Pagevec& pv = k.pcpu[static_cast<std::size_t>(t.cpu)].lazyfree;
-    pv.pages.push_back(p);
-    if (pv.pages.size() >= static_cast<std::size_t>(k.tg.pagevecSize))
-        return pagevec_lazyfree(k, t, pv);
-    return {};
+    return pagevec_add(k, t, &PerCpuState::lazyfree, p, pagevec_lazyfree);
 }
 
 Co<> release_pages(Mm& k, Task& t, std::vector<Pfn>& pages, bool gathered)
