@@ -1,7 +1,8 @@
 // native: a scenario's workload as real processes on this machine's kernel (nativeworkload.h), measured, beside the
 // simulated run of this machine's shape (its CPU count, memory and swap, its kernel version as `kernel`). Where the
 // scenario needs memory pressure, the processes run in a memory cgroup (v2, or v1 where the memory controller is
-// there) limited to the scenario's memory and swap at the scale asked for. Nothing is left behind: the processes, the cgroup and the temporary directory go
+// there) limited to the scenario's memory and swap at the scale asked for. Nothing is left behind: the processes,
+// the cgroup and the temporary directory go
 // at the end, on an error, and on Ctrl-C, SIGTERM or SIGHUP.
 #include "clicommand.h"
 #include "cliinput.h"
@@ -555,16 +556,17 @@ void addNativeCommand(CommandLine& cl)
     Command& c = cl.add("native", "SCENARIO [--variant V]... [--scale F] [--set PATH=VALUE]... [--no-pressure]",
         "the workload as real processes on this machine's kernel, beside the simulated run of its shape",
         "Run the scenario's workload as real processes on this machine's kernel and print what they measured beside "
-        "the simulated run of this machine's shape (its CPU count, memory and swap, and its kernel version as "
-        "`kernel`). Each variant runs its own program (madvise's advice; the kernel toggles of a variant are the "
-        "host kernel's own). Measured: elapsed (wall), user and sys time and faults of the processes (getrusage), "
-        "pswpin and pswpout from /proc/vmstat (the whole host's). Native forms: memset-madvise (madv-free-swapin) and "
-        "dd (dd-sparse-read); other workloads are refused.\n\nA workload larger than the scenario's memory runs in a "
-        "memory cgroup limited to the scenario's memory and swap at --scale: cgroup v2's memory.max and memory.swap.max, "
-        "or where the memory controller is on cgroup v1, memory.limit_in_bytes and memory.memsw.limit_in_bytes (the two "
-        "together); a host without a memory cgroup, write access to it, swap accounting or swap is refused with the "
-        "reason "
-        "(--no-pressure runs the program without the limit). The temporary directory, the cgroup and the processes are "
+        "the simulated run of this machine's shape (its CPU count, memory and swap, its kernel version as `kernel`, "
+        "its transparent huge pages mode, and where CPUID names KVM as the hypervisor, a KVM guest). Each variant "
+        "runs its own program (madvise's advice; the kernel toggles of a variant are the host kernel's own). "
+        "Measured: elapsed (wall), user and sys time and faults of the processes (getrusage), pswpin and pswpout "
+        "from /proc/vmstat (the whole host's). Native forms: memset-madvise (madv-free-swapin) and dd "
+        "(dd-sparse-read); other workloads are refused.\n\nA workload larger than the scenario's memory runs in a "
+        "memory cgroup limited to the scenario's memory and swap at --scale: cgroup v2's memory.max and "
+        "memory.swap.max, or where the memory controller is on cgroup v1, memory.limit_in_bytes and "
+        "memory.memsw.limit_in_bytes (the two together); a host without a memory cgroup, write access to it, swap "
+        "accounting or swap is refused with the reason (--no-pressure runs the program without the limit). The "
+        "temporary directory, the cgroup and the processes are "
         "removed at the end, on an error and on Ctrl-C (exit 130).");
     c.app->add_option("SCENARIO", o->positionals, "a built-in id or a scenario file");
     addValues(c.app, "--variant", o->variants, "NAME", "run only this variant (repeatable; default: all)");

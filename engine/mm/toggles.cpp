@@ -132,7 +132,8 @@ namespace {
                     }
                     return "one of 2007|4.5";
                 } },
-            { "madvise.lazyfree_lru", choice(&Toggles::lazyfreeLru, { { "anon", LazyfreeLru::Anon }, { "file", LazyfreeLru::File } }) },
+            { "madvise.lazyfree_lru",
+                choice(&Toggles::lazyfreeLru, { { "anon", LazyfreeLru::Anon }, { "file", LazyfreeLru::File } }) },
             { "glibc.trim", choice(&Toggles::glibcTrim, { { "mprotect", GlibcTrim::Mprotect }, { "madvise", GlibcTrim::Madvise } }) },
             { "rwsem.impl", choice(&Toggles::rwsemImpl, { { "spinlock", RwsemImplToggle::Spinlock }, { "xadd", RwsemImplToggle::Xadd } }) },
             { "lock.spinlock",

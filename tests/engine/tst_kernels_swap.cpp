@@ -117,9 +117,9 @@ private Q_SLOTS:
     {
         const double scale = 0.05;
         const Sets base = { { "kernel", "4.12" } };
-        ResultSet anon = runWith("madv-free-swapin", "madvfree-patched", with(base, "madvise.lazyfree_lru", "anon"), scale);
-        ResultSet file = runWith("madv-free-swapin", "madvfree-patched", with(base, "madvise.lazyfree_lru", "file"), scale);
         const std::string v = "madvfree-patched";
+        ResultSet anon = runWith("madv-free-swapin", v, with(base, "madvise.lazyfree_lru", "anon"), scale);
+        ResultSet file = runWith("madv-free-swapin", v, with(base, "madvise.lazyfree_lru", "file"), scale);
         const double outA = metric(anon, v, "vm.pswpout"), outF = metric(file, v, "vm.pswpout");
         const double freedA = metric(anon, v, "vm.pglazyfreed"), freedF = metric(file, v, "vm.pglazyfreed");
         QVERIFY2(outF < 0.9 * outA, qPrintable(num(outA) + " -> " + num(outF) + " pages swapped out"));
