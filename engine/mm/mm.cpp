@@ -34,6 +34,7 @@ Mm::Mm(Sched& sched, const Toggles& toggles, std::uint64_t reservedPages)
     locking.mutexMcs = tg.mutexMcs;
     locking.rwsemSpin = tg.rwsemSpin; // RWSEM_SPIN_ON_OWNER: SMP && RWSEM_XCHGADD_ALGORITHM (the xadd rwsem)
     locking.rwsemHandoff = tg.rwsemHandoff;
+    locking.rwsemWakeAllReaders = tg.rwsemWakeAllReaders;
     locking.waitersRmw = tg.config.debugSpinlock;
     s.setLocking(locking);
     m_structPageLines = tg.config.structPageLines();

@@ -144,6 +144,7 @@ namespace {
             { "lock.rwsem_spin",
                 choice(&Toggles::rwsemSpin, { { "none", RwsemSpin::None }, { "writer", RwsemSpin::Writer }, { "reader", RwsemSpin::Reader } }) },
             { "lock.rwsem_handoff", boolean(&Toggles::rwsemHandoff) },
+            { "lock.rwsem_wake_all_readers", boolean(&Toggles::rwsemWakeAllReaders) },
             { "lru.page_evictable",
                 choice(&Toggles::pageEvictable,
                     { { "none", EvictableCall::None }, { "outofline", EvictableCall::OutOfLine }, { "inline", EvictableCall::Inline } }) },
@@ -491,9 +492,11 @@ const std::vector<KernelRule>& kernelRules()
             "lock.rwsem_handoff", "false", "true",
             "a writer first in line for RWSEM_WAIT_TIMEOUT (4 ms) sets RWSEM_FLAG_HANDOFF: spinners and running "
             "writers no longer take the rwsem before it" },
-        { "5.3", "d3681e269fff", "locking/rwsem: Wake up almost all readers in wait queue", "", "", "",
-            "not modelled: up to 256 readers are woken from anywhere in the queue, not only those before the first "
-            "writer; the model's __rwsem_do_wake stops at the first writer" },
+        { "5.3", "d3681e269fff", "locking/rwsem: Wake up almost all readers in wait queue",
+            "lock.rwsem_wake_all_readers", "false", "true",
+            "a release that finds a reader first in the queue grants the rwsem to every reader queued, up to 256 "
+            "(MAX_READERS_WAKEUP), the writers between them keeping their places; before it the wake-up stops at the "
+            "first writer, and the readers behind it wait for that writer" },
         { "5.3", "cf69482d62d9", "locking/rwsem: Enable readers spinning on writer", "lock.rwsem_spin", "writer",
             "reader",
             "a reader (a page fault's down_read of mmap_sem) that finds a running writer holding the rwsem spins "
@@ -630,6 +633,7 @@ nlohmann::json Toggles::toJson() const
         { "lock.mutex_mcs", mutexMcs },
         { "lock.rwsem_spin", pick(rwsemSpin, { "none", "writer", "reader" }) },
         { "lock.rwsem_handoff", rwsemHandoff },
+        { "lock.rwsem_wake_all_readers", rwsemWakeAllReaders },
         { "lru.page_evictable", pick(pageEvictable, { "none", "outofline", "inline" }) },
         { "lru.barrier", pick(lruBarrier, { "none", "smp_mb", "after_atomic" }) },
         { "lru.pagevec_size", pagevecSize },

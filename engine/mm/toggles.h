@@ -73,6 +73,9 @@ struct Toggles {
     RwsemSpin rwsemSpin = RwsemSpin::None;
     // lock.rwsem_handoff: a waiter first in line for 4 ms gets the rwsem before spinners and stealers (5.3).
     bool rwsemHandoff = false;
+    // lock.rwsem_wake_all_readers: a release that wakes readers wakes every reader queued, up to 256, past the
+    // writers, not only those before the first writer (5.3).
+    bool rwsemWakeAllReaders = false;
     // LRU (seed 002)
     EvictableCall pageEvictable = EvictableCall::None; // lru.page_evictable: none (pre-5.6: checked outside lru_lock)|outofline|inline
     LruBarrier lruBarrier = LruBarrier::None; // lru.barrier: none (pre-9c4e6b1a7027)|smp_mb|after_atomic

@@ -42,6 +42,10 @@ struct Locking {
     // RWSEM_FLAG_HANDOFF (4f23dbc1e657, 5.3): a waiter at the head of the queue for longer than RWSEM_WAIT_TIMEOUT
     // (4 ms) keeps spinners and running writers from taking the rwsem before it.
     bool rwsemHandoff = true;
+    // __rwsem_mark_wake() with a reader first in the queue grants every queued reader, up to MAX_READERS_WAKEUP
+    // (256), past the writers (d3681e269fff "locking/rwsem: Wake up almost all readers in wait queue", 5.3); before
+    // it the readers up to the first writer.
+    bool rwsemWakeAllReaders = true;
     // DEBUG_SPINLOCK: a contended waiter loops `trylock (xchg); __delay(1)` (2.6.20 lib/spinlock_debug.c,
     // __spin_lock_debug), so every waiter takes the lock's line exclusive every few tens of cycles while it waits,
     // not only when the lock is released.

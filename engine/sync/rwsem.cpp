@@ -176,6 +176,24 @@ Co<> RwSem::acquire(Sched& s, Task& t, bool write, bool flushed)
 void RwSem::wakeWaiters(Sched& s, Task& waker)
 {
     // Called under wait_lock with the lock free of the released side.
+    if (s.locking().rwsemWakeAllReaders && !m_writer && !m_waiters.empty() && !m_waiters.front().write) {
+        // 5.3+: "Grant up to MAX_READERS_WAKEUP read locks to all the readers in the wait list", past the writers.
+        constexpr int kMaxReadersWakeup = 0x100;
+        int woken = 0;
+        for (std::size_t i = 0; i < m_waiters.size() && woken < kMaxReadersWakeup;) {
+            if (m_waiters[i].write) {
+                ++i;
+                continue;
+            }
+            const Waiter w = m_waiters[i];
+            m_waiters.erase(i);
+            ++m_readers;
+            ++woken;
+            Sched::burn(waker, s.wakeupNs());
+            s.wake(*w.t, &waker);
+        }
+        return;
+    }
     while (!m_waiters.empty()) {
         Waiter w = m_waiters.front();
         if (w.write) {

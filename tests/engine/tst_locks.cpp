@@ -629,6 +629,7 @@ private Q_SLOTS:
         Sched s(sim, machine(5));
         Locking before316;
         before316.rwsemSpin = RwsemSpin::None;
+        before316.rwsemWakeAllReaders = false;
         s.setLocking(before316);
         RwSem sem("sem", spinlockImpl ? RwsemImpl::Spinlock : RwsemImpl::Xadd);
         Time g[5] = {}, r[5] = {};
@@ -645,6 +646,32 @@ private Q_SLOTS:
         QCOMPARE(sem.stat().contentions, std::uint64_t(4));
         // Four hand-offs of a 10 us hold, in one chain: the last readers finish about five holds after t=0.
         QVERIFY(toNs(r[3]) > 50'000 && toNs(r[3]) < 60'000);
+    }
+
+    // 5.3's __rwsem_mark_wake() (d3681e269fff): the same queue -- w0 holding, r1, w2, r3, r4 -- and w0's release
+    // grants every queued reader at once, past w2, which then waits for all three: two hand-offs instead of three.
+    void rwsemWakesAllQueuedReaders()
+    {
+        Simulator sim;
+        Sched s(sim, machine(5));
+        Locking l;
+        l.rwsemSpin = RwsemSpin::None; // every contender queues, as above
+        l.rwsemHandoff = false;
+        s.setLocking(l);
+        RwSem sem("sem", RwsemImpl::Xadd);
+        Time g[5] = {}, r[5] = {};
+        const bool write[5] = { true, false, true, false, false };
+        for (int i = 0; i < 5; ++i) {
+            Task& t = s.spawn("t" + std::to_string(i), i, false, nullptr, 1);
+            s.start(t, timedRw(s, t, sem, write[i], 1'000.0 * i, 10'000, g[i], r[i]));
+        }
+        QVERIFY(sim.run());
+        for (int i : { 1, 3, 4 })
+            QVERIFY2(g[i] >= r[0] && g[i] < r[1] && g[i] < r[3] && g[i] < r[4], "the readers share the lock");
+        QVERIFY2(g[2] >= r[1] && g[2] >= r[3] && g[2] >= r[4], "the writer waits for every woken reader");
+        QCOMPARE(sem.stat().contentions, std::uint64_t(4));
+        // Two hand-offs of a 10 us hold: the writer is done about three holds after t=0.
+        QVERIFY(toNs(r[2]) > 30'000 && toNs(r[2]) < 40'000);
     }
 };
 
