@@ -176,6 +176,30 @@ Co<> timedRw(Sched& s, Task& t, RwSem& l, bool write, double beforeNs, double ho
     else
         co_await l.up_read(s, t);
 }
+
+// The hand-off tests' queue on five CPUs: w0 takes the rwsem at t=0, then r1, w2, r3 and r4 ask for it 1 us apart;
+// each holds it 10 us. The clock at each task's grant (g) and release (r), and the rwsem's contentions.
+struct RwQueue {
+    bool ran = false;
+    Time g[5] = {}, r[5] = {};
+    std::uint64_t contentions = 0;
+};
+RwQueue runRwQueue(const Locking& l, RwsemImpl impl)
+{
+    Simulator sim;
+    Sched s(sim, machine(5));
+    s.setLocking(l);
+    RwSem sem("sem", impl);
+    RwQueue q;
+    const bool write[5] = { true, false, true, false, false };
+    for (int i = 0; i < 5; ++i) {
+        Task& t = s.spawn("t" + std::to_string(i), i, false, nullptr, 1);
+        s.start(t, timedRw(s, t, sem, write[i], 1'000.0 * i, 10'000, q.g[i], q.r[i]));
+    }
+    q.ran = sim.run();
+    q.contentions = sem.stat().contentions;
+    return q;
+}
 } // namespace
 
 class TestLocks : public QObject {
@@ -625,25 +649,17 @@ private Q_SLOTS:
     void rwsemFifoHandOff()
     {
         QFETCH(bool, spinlockImpl);
-        Simulator sim;
-        Sched s(sim, machine(5));
         Locking before316;
         before316.rwsemSpin = RwsemSpin::None;
         before316.rwsemWakeAllReaders = false;
-        s.setLocking(before316);
-        RwSem sem("sem", spinlockImpl ? RwsemImpl::Spinlock : RwsemImpl::Xadd);
-        Time g[5] = {}, r[5] = {};
-        const bool write[5] = { true, false, true, false, false };
-        for (int i = 0; i < 5; ++i) {
-            Task& t = s.spawn("t" + std::to_string(i), i, false, nullptr, 1);
-            s.start(t, timedRw(s, t, sem, write[i], 1'000.0 * i, 10'000, g[i], r[i]));
-        }
-        QVERIFY(sim.run());
+        const RwQueue q = runRwQueue(before316, spinlockImpl ? RwsemImpl::Spinlock : RwsemImpl::Xadd);
+        QVERIFY(q.ran);
+        const Time *g = q.g, *r = q.r;
         QVERIFY(g[1] >= r[0]); // r1 after w0
         QVERIFY(g[2] >= r[1]); // w2 after r1, although r1 came after w0's grant like everyone else
         QVERIFY(g[3] >= r[2] && g[4] >= r[2]); // r3, r4 after w2
         QVERIFY2(g[3] < r[4] && g[4] < r[3], "r3 and r4 are woken together and share the lock");
-        QCOMPARE(sem.stat().contentions, std::uint64_t(4));
+        QCOMPARE(q.contentions, std::uint64_t(4));
         // Four hand-offs of a 10 us hold, in one chain: the last readers finish about five holds after t=0.
         QVERIFY(toNs(r[3]) > 50'000 && toNs(r[3]) < 60'000);
     }
@@ -652,24 +668,16 @@ private Q_SLOTS:
     // grants every queued reader at once, past w2, which then waits for all three: two hand-offs instead of three.
     void rwsemWakesAllQueuedReaders()
     {
-        Simulator sim;
-        Sched s(sim, machine(5));
         Locking l;
         l.rwsemSpin = RwsemSpin::None; // every contender queues, as above
         l.rwsemHandoff = false;
-        s.setLocking(l);
-        RwSem sem("sem", RwsemImpl::Xadd);
-        Time g[5] = {}, r[5] = {};
-        const bool write[5] = { true, false, true, false, false };
-        for (int i = 0; i < 5; ++i) {
-            Task& t = s.spawn("t" + std::to_string(i), i, false, nullptr, 1);
-            s.start(t, timedRw(s, t, sem, write[i], 1'000.0 * i, 10'000, g[i], r[i]));
-        }
-        QVERIFY(sim.run());
+        const RwQueue q = runRwQueue(l, RwsemImpl::Xadd);
+        QVERIFY(q.ran);
+        const Time *g = q.g, *r = q.r;
         for (int i : { 1, 3, 4 })
             QVERIFY2(g[i] >= r[0] && g[i] < r[1] && g[i] < r[3] && g[i] < r[4], "the readers share the lock");
         QVERIFY2(g[2] >= r[1] && g[2] >= r[3] && g[2] >= r[4], "the writer waits for every woken reader");
-        QCOMPARE(sem.stat().contentions, std::uint64_t(4));
+        QCOMPARE(q.contentions, std::uint64_t(4));
         // Two hand-offs of a 10 us hold: the writer is done about three holds after t=0.
         QVERIFY(toNs(r[2]) > 30'000 && toNs(r[2]) < 40'000);
     }
