@@ -76,7 +76,7 @@ std::vector<std::string> machinePresetNames();
 
 // The most of its time a guest's host may have a vCPU descheduled (MachineSpec::guestPreempt): the vCPU still runs
 // a tenth of it, so every run ends.
-constexpr double kMaxGuestPreempt = 0.9; // the model's bound, not a hardware figure
+constexpr double kMaxGuestPreempt = 0.9; // not a hardware figure: the model's bound, so that a vCPU always runs
 
 // The largest machine and swap device the model encodes. A simulated page-table entry is 32 bits (mm/pte.h): its
 // pfn has 28 bits and a swap entry's offset 25, so a machine has at most 2^28 page frames (1 TiB of RAM) and a swap

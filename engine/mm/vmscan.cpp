@@ -617,8 +617,11 @@ Co<std::uint64_t> try_to_free_pages(Mm& k, Task& t)
             break;
         for (int i = 0; i < k.nrNodes(); ++i) {
             PgData& d = k.node((local + i) % k.nrNodes());
-            const std::uint64_t lru = d.lruvec.nr[LRU_INACTIVE_ANON] + d.lruvec.nr[LRU_ACTIVE_ANON] + nrFileLru(d);
-            const std::uint64_t batches = shallow ? 1 : std::max<std::uint64_t>(1, (lru >> prio) / SWAP_CLUSTER_MAX);
+            std::uint64_t batches = 1;
+            if (!shallow) {
+                const std::uint64_t lru = d.lruvec.nr[LRU_INACTIVE_ANON] + d.lruvec.nr[LRU_ACTIVE_ANON] + nrFileLru(d);
+                batches = std::max<std::uint64_t>(1, (lru >> prio) / SWAP_CLUSTER_MAX);
+            }
             for (std::uint64_t b = 0; b < batches && (shallow || reclaimed == 0); ++b)
                 reclaimed += co_await shrink_zone(k, t, d, false);
         }
