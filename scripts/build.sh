@@ -6,9 +6,9 @@
 #
 # --pgo (GCC, the optimised presets: release, engine, dev): profile-guided optimisation in three steps. An
 # instrumented mmscope-cli is built and runs every built-in scenario at a small scale (scripts/pgo-train.sh, about
-# a minute on two cores), then everything is built again with the profiles it left. The engine's code is compiled
-# twice, so the build takes about twice as long; the results are the same as without (docs/benchmarks.md says by
-# how much faster).
+# a minute on two cores), then everything is built again with the profiles it left, at -O2 whatever the preset's
+# level (CMakeLists.txt says why). The engine's code is compiled twice, so the build takes about twice as long; the
+# results are the same as without (docs/benchmarks.md says by how much faster).
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
