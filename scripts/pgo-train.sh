@@ -8,8 +8,9 @@ cli=${1:?usage: pgo-train.sh CLI}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# The scale of each scenario: 0.05, as the tests run most of them, and less where a run at 0.05 would take the
-# instrumented binary more than a few seconds.
+# The scale of each scenario: 0.05, as the tests run most of them; less where a run at 0.05 would take the
+# instrumented binary more than a few seconds, more for the 2007 sweeps, whose runs at 0.05 last a few tens of
+# simulated milliseconds.
 scale_of() {
     case $1 in
     dd-sparse-read) echo 0.01 ;;
