@@ -84,7 +84,7 @@ struct CostModel {
     double vcpuPreemptMaxNs = 0;
     // A descheduled vCPU that another vCPU of its guest spins on (a lock, an IPI's acknowledgement) runs again this
     // long after the spin begins: the spinner's PAUSE-loop exit and the host's directed yield (hw/guest.cpp).
-    double pleBoostNs = 0; // not a figure: bare metal has no host to deschedule a vCPU (hw/guest.cpp sets a guest's)
+    double pleBoostNs = 0; // bare metal: no host deschedules a vCPU, nothing to boost (hw/guest.cpp sets a guest's)
 
     // --- faults, pages, scheduling ---
     double faultEntryNs = 200.0; // exception entry/exit (GUESS of 0.1-0.3 us; docs/presets.md)

@@ -57,15 +57,15 @@ CostModel guestCostModel(const CostModel& bare, Guest g)
     // A descheduled vCPU waits for the host task running on its CPU to use its slice: the host's
     // sched_min_granularity, 0.75 ms x (1 + log2(8)) = 3 ms on a host of 8 or more CPUs (kernel/sched/fair.c,
     // SCHED_TUNABLESCALING_LOG). GUESS: the whole slice each time, so a moment of it lies uniformly within it.
-    c.vcpuPreemptMaxNs = 3.0e6;
+    c.vcpuPreemptMaxNs = 3.0e6; // fair.c's sched_min_granularity on 8+ CPUs; the whole slice each time: GUESS
     // Pause-loop exiting (Intel SDM 3C, 25.1.3: a VM exit once a PAUSE loop outlasts PLE_Window): a vCPU spinning on
-    // a lock or an acknowledgement exits after KVM's ple_window of 4096 cycles (KVM_VMX_DEFAULT_PLE_WINDOW, 4.0
-    // vmx.c; it grows on exits that find no one to yield to, not modelled), and handle_pause() ->
+    // a lock or an acknowledgement exits after KVM's ple_window (it grows on exits that find no one to yield to,
+    // not modelled), and handle_pause() ->
     // kvm_vcpu_on_spin() yields to a descheduled vCPU of the guest (yield_to(): made the next task of its host CPU,
     // which reschedules): the exit, then the host's wake-up and switch to that vCPU's thread at the processor's own
     // costs.
-    // 4096: KVM_VMX_DEFAULT_PLE_WINDOW, ple_window's default (v4.0.5 arch/x86/kvm/vmx.c)
-    c.pleBoostNs = cycles(4096) + c.vmExitNs + bare.wakeupNs + bare.contextSwitchNs;
+    constexpr double kPleWindowCycles = 4096; // KVM_VMX_DEFAULT_PLE_WINDOW, ple_window's default (v4.0.5 vmx.c)
+    c.pleBoostNs = cycles(kPleWindowCycles) + c.vmExitNs + bare.wakeupNs + bare.contextSwitchNs;
     return c;
 }
 
