@@ -178,7 +178,7 @@ void RwSem::wakeWaiters(Sched& s, Task& waker)
     // Called under wait_lock with the lock free of the released side.
     if (s.locking().rwsemWakeAllReaders && !m_writer && !m_waiters.empty() && !m_waiters.front().write) {
         // 5.3+: "Grant up to MAX_READERS_WAKEUP read locks to all the readers in the wait list", past the writers.
-        constexpr int kMaxReadersWakeup = 0x100;
+        constexpr int kMaxReadersWakeup = 0x100; // MAX_READERS_WAKEUP (5.3 kernel/locking/rwsem.c)
         int woken = 0;
         for (std::size_t i = 0; i < m_waiters.size() && woken < kMaxReadersWakeup;) {
             if (m_waiters[i].write) {
