@@ -20,6 +20,9 @@
 #include "mm/mm.h"
 #include "mm/readahead.h"
 
+#include <algorithm>
+#include <cstring>
+
 namespace mms {
 
 Inode& Vfs::inode(AddressSpace& m)
@@ -36,13 +39,24 @@ Inode& Vfs::inode(AddressSpace& m)
 
 std::uint32_t Vfs::allocIno()
 {
-    std::size_t i = 12; // find_inode_bit: the lowest free number, after the reserved inodes
-    while (i < inodeUsed.size() && inodeUsed[i])
-        ++i;
+    // find_inode_bit: the lowest free number, after the reserved inodes
+    std::size_t i = std::max<std::size_t>(12, inodeFreeHint);
+    if (i < inodeUsed.size()) {
+        const void* free = std::memchr(inodeUsed.data() + i, 0, inodeUsed.size() - i);
+        i = free ? static_cast<std::size_t>(static_cast<const std::uint8_t*>(free) - inodeUsed.data())
+                 : inodeUsed.size();
+    }
     if (i >= inodeUsed.size())
         inodeUsed.resize(i + 1);
     inodeUsed[i] = 1;
+    inodeFreeHint = i + 1;
     return static_cast<std::uint32_t>(i);
+}
+
+void Vfs::freeIno(std::uint32_t ino)
+{
+    inodeUsed[ino] = 0;
+    inodeFreeHint = std::min<std::size_t>(inodeFreeHint, ino);
 }
 
 void Vfs::lockStats(LockStats& out) const
@@ -51,8 +65,13 @@ void Vfs::lockStats(LockStats& out) const
     out.push_back(&s_orphan_lock.stat());
     out.push_back(&journal.j_list_lock.stat());
     out.push_back(&wb.list_lock.stat());
+    std::vector<std::uint64_t> blocks; // in block order, whatever the hash table's
+    blocks.reserve(journal.heads.size());
     for (const auto& [block, jh] : journal.heads)
-        out.push_back(&jh.bhState.stat());
+        blocks.push_back(block);
+    std::sort(blocks.begin(), blocks.end());
+    for (std::uint64_t b : blocks)
+        out.push_back(&journal.heads.at(b).bhState.stat());
 }
 
 void brd_copy_page(Mm& k, Vfs& fs, Task& t, Pfn)
@@ -192,7 +211,7 @@ Co<> evict_inode(Mm& k, Vfs& fs, Task& t)
     co_await orphan_op(k, fs, t, ino);
     co_await dirty_block(k, fs, t, Ext4Layout::inodeBitmap(groupOf(ino))); // ext4_free_inode
     jbd2_journal_stop(k, fs, t);
-    fs.inodeUsed[ino] = 0;
+    fs.freeIno(ino);
     co_await inode_sb_list_op(k, fs, t); // evict -> inode_sb_list_del
     co_await kmem_cache_free(k, t, fs.inodeCache); // destroy_inode -> ext4_i_callback (RCU: not modelled)
 }

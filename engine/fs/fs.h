@@ -27,8 +27,8 @@
 #include "sync/spinlock.h"
 
 #include <cstdint>
-#include <map>
 #include <memory>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -91,7 +91,7 @@ struct Journal {
     std::vector<std::pair<Task*, std::uint32_t>> waitTransactionLocked; // handles waiting for T_LOCKED to end
     std::vector<std::pair<Task*, std::uint32_t>> waitDoneCommit; // jbd2_log_wait_commit() sleepers
     std::pair<Task*, std::uint32_t> waitUpdates { nullptr, 0 }; // the committer waiting for t_updates to drain
-    std::map<std::uint64_t, JournalHead> heads; // by block: the buffers the journal has seen
+    std::unordered_map<std::uint64_t, JournalHead> heads; // by block: the buffers the journal has seen
 
     // Statistics (jbd2's /proc/fs/jbd2/*/info): commits, blocks logged, handles.
     std::uint64_t commits = 0, blocksLogged = 0, handles = 0;
@@ -137,6 +137,7 @@ struct Vfs {
     BdiWriteback wb;
     std::vector<std::unique_ptr<Inode>> inodes; // by mapping id; null for a mapping with no inode yet
     std::vector<std::uint8_t> inodeUsed; // the inode bitmaps: ext4_new_inode takes the lowest free number
+    std::size_t inodeFreeHint = 0; // no number below it is free (allocIno's search starts there)
     std::uint32_t nextDir = 0;
     std::vector<std::uint32_t> evicting; // inodes unlinked for the last time, for evict_inode()
     // ext4_alloc_inode's cache: ext4_inode_info of about 1,070 bytes (3.x slabinfo; GUESS of the exact size), 30 to
@@ -154,6 +155,7 @@ struct Vfs {
     Inode& inode(AddressSpace& m);
     // ext4_new_inode's find_inode_bit: the lowest free inode number.
     std::uint32_t allocIno();
+    void freeIno(std::uint32_t ino); // ext4_free_inode: the number is free again
     void lockStats(LockStats& out) const;
 };
 

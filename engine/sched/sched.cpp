@@ -458,16 +458,26 @@ int Sched::selectIdleSibling(const Task& t) const
     auto idle = [this, &t](int i) { return t.allowedOn(i) && !cpu(i).current && cpu(i).runq.empty(); };
     if (idle(target))
         return target;
-    // The target's socket (the LLC domain) first, then the others, each scanned from the target on.
-    int n = cpuCount();
-    int socket = cpu(target).socket;
-    for (int pass = 0; pass < 2; ++pass)
-        for (int k = 1; k < n; ++k) {
-            int i = (target + k) % n;
-            if ((cpu(i).socket == socket) == (pass == 0) && idle(i))
-                return i;
-        }
-    return target;
+    // The target's socket (the LLC domain) first, then the others, each scanned from the target on: one scan that
+    // returns the first idle CPU of the socket and otherwise the first idle one of another.
+    const int n = cpuCount();
+    const int socket = cpu(target).socket;
+    int other = target;
+    auto scan = [&](int from, int to) {
+        for (int i = from; i < to; ++i)
+            if (idle(i)) {
+                if (cpu(i).socket == socket)
+                    return i;
+                if (other == target)
+                    other = i;
+            }
+        return -1;
+    };
+    if (int i = scan(target + 1, n); i >= 0)
+        return i;
+    if (int i = scan(0, target); i >= 0)
+        return i;
+    return other;
 }
 
 void Sched::setIdleBalance(IdleBalance b)
