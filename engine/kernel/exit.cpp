@@ -50,10 +50,11 @@ Co<> exit_mm(Kernel& k, Task& t)
 {
     MmStruct& mm = *t.mm;
     t.exiting = true;
-    if (lastThread(k, t, mm))
-        tcp_close_process(k.s, k.sockets, t, mm); // exit_files(): the last thread's put_files_struct() closes the sockets
-    if (mm.exiting)
+    // mmput(): the memory goes with the last user of the mm. Until then the process's other threads run on (a
+    // killed one to its next return to user space) and may still map, fault and unmap.
+    if (!lastThread(k, t, mm) || mm.exiting)
         co_return;
+    tcp_close_process(k.s, k.sockets, t, mm); // exit_files(): the last thread's put_files_struct() closes the sockets
     mm.exiting = true;
     co_await sys_brk(k, t, mm, 0); // exit_mmap zaps the heap with the rest
     co_await exit_mmap(k, t, mm);

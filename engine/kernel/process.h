@@ -62,9 +62,8 @@ Co<> do_execve(Kernel& k, Task& t, const sys::ExecImage& image);
 Co<> do_exit(Kernel& k, Task& t);
 // wait4(): reaps an exited child (release_task: its stack and slab freed). False when there is none (ECHILD).
 Co<bool> do_wait(Kernel& k, Task& t);
-// exit_mm() of a process started at set-up, whose threads share its mm: the first of them to exit gives the memory
-// back (the heap and every mapping: exit_mmap); for the others it is done already. The last closes the process's
-// sockets (exit_files).
+// exit_mm() of a process started at set-up, whose threads share its mm: the last of them to exit gives the memory
+// back (the heap and every mapping: exit_mmap) and closes the process's sockets (exit_files); the others only end.
 Co<> exit_mm(Kernel& k, Task& t);
 // mmput() of the last user: exit_mmap (the heap and every VMA zapped, file VMAs unlinked), free_pgtables and
 // pgd_free, mmdrop.

@@ -21,7 +21,7 @@
 namespace mms::sys {
 
 namespace {
-    // do_exit() for SIGKILL at the return to user space: the first thread of the process to get here gives its
+    // do_exit() for SIGKILL at the return to user space: the last thread of the process to get here gives its
     // memory back (exit_mm: the heap and every mapping; a child forked into a task of its own also its stack and
     // slab), TIF_MEMDIE goes, and the thread ends without returning to its program (its frames are reclaimed with
     // the scheduler's).

@@ -55,7 +55,7 @@ struct MmStruct {
     // freed by mmput (free_pgtables, pgd_free). The PTEs themselves live in `pte`; these pages are what the
     // allocator sees.
     std::vector<Pfn> pgtables;
-    bool exiting = false; // a killed thread has started its exit: the others of its process only end
+    bool exiting = false; // the last thread of its process has started to give its memory back (exit_mmap)
     // The brk heap (mm->brk, mm/mmap.cpp), kept apart from `pte` and `vmas`: its pages in fault order, on no LRU list
     // and mapped by no PTE the model tracks, so that reclaim and compaction leave them alone as they leave a THP on a
     // machine without swap. `heapHuge`: the index in `heap` of each huge page's first subpage.

@@ -2,9 +2,9 @@
 // mm/oom_kill.c: the OOM killer. When the page allocator gives up on reclaim (__alloc_pages_may_oom), out_of_memory()
 // sends SIGKILL to every thread of the process with the highest oom_badness(), which allocates below the min
 // watermark (TIF_MEMDIE) until its memory is back. A killed thread ends at its next return to user space
-// (kernel/syscalls.cpp): the first of its process to get there frees the process's memory (exit_mm) and then clears
-// TIF_MEMDIE of every thread (exit_oom_victims); one that gets there while the memory is still going clears only its
-// own (exit_oom_victim), so that no second victim is chosen meanwhile. A forked child, which runs in its parent's
+// (kernel/syscalls.cpp): the last of its process to get there frees the process's memory (exit_mm) and then clears
+// TIF_MEMDIE of every thread (exit_oom_victims); one that gets there before clears only its own (exit_oom_victim), so
+// that no second victim is chosen while the memory is still held. A forked child, which runs in its parent's
 // task, exits back into its parent instead.
 
 #include "sim/simulator.h"
