@@ -287,11 +287,13 @@ namespace {
             , m_start(start)
             , m_left(scs.size())
             , m_firstStart(scs.size())
+            , m_failed(scs.size())
             , m_tracker(pool.size(), opts.progressFraction)
         {
             for (std::size_t s = 0; s < scs.size(); ++s) {
                 m_left[s] = out[s].results.results.size();
                 m_firstStart[s] = -1;
+                m_failed[s] = false;
             }
         }
 
@@ -313,6 +315,11 @@ namespace {
                 m_cancelled = true;
                 return;
             }
+            // A scenario that has failed reports its error alone: its runs not yet started are not made.
+            if (m_failed[run.scenario].load()) {
+                finishRun(run);
+                return;
+            }
             std::int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - m_start).count();
             std::int64_t unset = -1;
             m_firstStart[run.scenario].compare_exchange_strong(unset, now);
@@ -329,11 +336,18 @@ namespace {
                         m_opts.runDone(run.scenario, run.index, r);
                 }
             } catch (...) {
-                // An invalid setup fails its scenario only; the other scenarios' runs go on.
+                // An invalid setup, or a run that cannot end, fails its scenario only; the other scenarios' runs go
+                // on.
                 std::lock_guard<std::mutex> lock(m_doneLock);
                 if (!o.error)
                     o.error = std::current_exception();
+                m_failed[run.scenario] = true;
             }
+            finishRun(run);
+        }
+
+        void finishRun(const PoolRun& run)
+        {
             std::size_t n = ++m_done;
             if (m_opts.progress)
                 m_opts.progress(n, m_pool.size());
@@ -371,6 +385,7 @@ namespace {
         const Clock::time_point m_start;
         std::vector<std::atomic<std::size_t>> m_left; // per scenario: runs not yet finished
         std::vector<std::atomic<std::int64_t>> m_firstStart; // per scenario: ns from m_start to its first run's start
+        std::vector<std::atomic<bool>> m_failed; // per scenario: a run threw (its error is the outcome)
         std::mutex m_doneLock; // scenarioDone hears one scenario at a time; failures are recorded under it too
         std::atomic<std::size_t> m_done { 0 };
         ProgressTracker m_tracker;
