@@ -1,9 +1,12 @@
 #!/bin/bash
 # variations.sh CLI [TIMEOUT_S]: run each built-in scenario under the variations a new user tries -- tiny memory, no
-# swap or a tiny swap device, 1 or 256 CPUs, every numeric workload parameter at 1 and at 8x its default, all at
-# --scale 0.02 with one repetition -- and print one line per run: its exit code (0 ran, 2 refused or stopped with a message, anything
-# else a failure), its wall time and the first line of its message (the warning that 0.02 is below a scenario's faithful
-# scale left out). Exit 1 if any run crashed or timed out.
+# swap or a tiny swap device, 1 or 256 CPUs, every numeric workload parameter at 1 and at 8x its default -- and on
+# other kernels and machines -- every release that brings a rule (spread over the scenarios: each release on one of
+# them, in turn), every machine preset, a KVM guest, zram swap, each named kernel config, one node -- all at
+# --scale 0.02 with one repetition and the kernel's invariants checked at the end of each run, and print one line per
+# run: its exit code (0 ran, 2 refused or stopped with a message, anything else a failure), its wall time and the
+# first line of its message (the warning that 0.02 is below a scenario's faithful scale left out). Exit 1 if any run
+# crashed or timed out.
 # Every run ends: docs/reliability.md lists what each ends with.
 set -u
 CLI=$1 LIMIT=${2:-20}
@@ -12,13 +15,22 @@ run() { # run ID ARGS...
     local id=$1 out rc start
     shift
     start=$(date +%s.%N)
-    out=$(timeout "$LIMIT" "$CLI" run "$id" --scale 0.02 --reps 1 --threads 1 --format json "$@" 2>&1 >/dev/null)
+    out=$(timeout "$LIMIT" "$CLI" run "$id" --scale 0.02 --reps 1 --threads 1 --check-invariants --format json "$@" 2>&1 >/dev/null)
     rc=$?
     printf '%-22s %-62s rc=%-3s %5.1fs %s\n' "$id" "$*" "$rc" "$(echo "$(date +%s.%N) - $start" | bc)" \
         "$(echo "$out" | grep -v ": warning: " | head -1 | cut -c1-100)"
     if ((rc != 0 && rc != 2)); then fail=1; fi
 }
-for id in $("$CLI" list | awk '/^[a-z]/ {print $1}'); do
+# The choices a field offers, as the refusal of a value it does not offer lists them ("expected one of a|b|c").
+choices() {
+    "$CLI" run ebizzy --set "$1=?" 2>&1 | sed -n 's/.*expected one of \([^,]*\), got.*/\1/p' | tr '|' ' '
+}
+ids=($("$CLI" list | awk '/^[a-z]/ {print $1}'))
+releases=($("$CLI" kernels | awk '$1 ~ /^[0-9]/ && /rule/ {print $1}'))
+presets=($(choices machine.preset))
+configs=($(choices kernel.config))
+for i in "${!ids[@]}"; do
+    id=${ids[i]}
     run "$id"
     run "$id" --set machine.memory=16MiB
     run "$id" --set machine.memory=48MiB
@@ -44,5 +56,18 @@ for k, v in json.load(sys.stdin)["workload"].items():
         print(k, json.dumps("4KiB"))
         print(k, json.dumps("%dKiB" % (n * 8 / 1024)))
 ')
+    # Other kernels and machines.
+    for ((r = i; r < ${#releases[@]}; r += ${#ids[@]})); do
+        run "$id" --set "kernel=${releases[r]}"
+    done
+    for p in "${presets[@]}"; do
+        run "$id" --set "machine.preset=$p"
+    done
+    for c in "${configs[@]}"; do
+        run "$id" --set "kernel.config=$c"
+    done
+    run "$id" --set machine.guest=kvm --set machine.guest_preempt=0.2
+    run "$id" --set 'machine.swap=[{"size":"1GiB","device":"zram"}]'
+    run "$id" --set machine.numa=false
 done
 exit $fail
