@@ -9,13 +9,14 @@
 # crashed or timed out.
 # Every run ends: docs/reliability.md lists what each ends with.
 set -u
-CLI=$1 LIMIT=${2:-20}
+CLI=$1 LIMIT=${2:-300} # a run reaching the watchdog can take minutes of host time (docs/reliability.md)
 fail=0
 run() { # run ID ARGS...
     local id=$1 out rc start
     shift
     start=$(date +%s.%N)
-    out=$(timeout "$LIMIT" "$CLI" run "$id" --scale 0.02 --reps 1 --threads 1 --check-invariants --format json "$@" 2>&1 >/dev/null)
+    out=$(timeout "$LIMIT" "$CLI" run "$id" --scale 0.02 --reps 1 --threads 1 --check-invariants --format json "$@" \
+        2>&1 >/dev/null)
     rc=$?
     printf '%-22s %-62s rc=%-3s %5.1fs %s\n' "$id" "$*" "$rc" "$(echo "$(date +%s.%N) - $start" | bc)" \
         "$(echo "$out" | grep -v ": warning: " | head -1 | cut -c1-100)"
