@@ -64,6 +64,18 @@ namespace {
             k.vm.inc(Vm::PswpOut);
             return true;
         };
+        // A resident page's frame, from the node of its task's CPU (local allocation), on the LRU (written once:
+        // inactive anon after aging).
+        auto giveFrame = [&](std::size_t i, std::uint32_t vpn) {
+            MmStruct* mm = mms[i];
+            Pfn p = alloc_page_setup(k, k.cpu_to_node(cpus[i]));
+            k.pages.setFlags(p, PG_anon | PG_swapbacked);
+            k.pages.setOwner(p, static_cast<std::uint16_t>(mm->id + 1));
+            k.pages.setIndex(p, vpn);
+            k.pages.setMapcount(p, 1);
+            mm->pte[vpn] = pte::mkPresent(p, true, true);
+            k.add_page_to_lru_list(p, LRU_INACTIVE_ANON);
+        };
         // The processes run side by side at slightly different speeds: each next touch is by a random one of
         // those still filling (a strict round-robin would lock the slot-cache refills into a fixed device
         // pattern per CPU that no real run has).
@@ -73,10 +85,14 @@ namespace {
             std::size_t a = static_cast<std::size_t>(rng.below(active.size()));
             std::size_t i = active[a];
             if (resident >= budget && !evictOldest(cpus[i])) {
-                // Swap is full: the rest stays untouched, and the pages still resident keep the PTE their
-                // touch made, with no frame behind it.
+                // Swap is full (the real fill would end in the OOM killer): the rest stays untouched, and the pages
+                // still resident -- no more than the budget's frames -- get theirs, in address order.
+                std::vector<std::uint64_t> left;
                 for (std::size_t r = head; r != tail; r = next(r))
-                    mms[ring[r] >> 32]->pte[static_cast<std::uint32_t>(ring[r])] = pte::mkPresent(0, true, true);
+                    left.push_back(ring[r]);
+                std::sort(left.begin(), left.end());
+                for (std::uint64_t v : left)
+                    giveFrame(static_cast<std::size_t>(v >> 32), static_cast<std::uint32_t>(v));
                 return;
             }
             std::uint32_t vpn = order[i][done[i]];
@@ -92,22 +108,12 @@ namespace {
             ++resident;
         }
         // The pages still resident get their frames now, in address order: which frame holds which page
-        // changes no simulated cost, and the host walks memory in order at exit. They sit on the LRU (written
-        // once: inactive anon after aging).
-        // Each task's pages come from the node of its CPU (local allocation).
+        // changes no simulated cost, and the host walks memory in order at exit.
         for (std::size_t i = 0; i < mms.size(); ++i) {
-            MmStruct* mm = mms[i];
-            for (std::uint32_t vpn = mm->vmas[0].start; vpn < mm->vmas[0].start + mm->vmas[0].pages; ++vpn) {
-                if (!pte::none(mm->pte[vpn]))
-                    continue; // swapped out
-                Pfn p = alloc_page_setup(k, k.cpu_to_node(cpus[i]));
-                k.pages.setFlags(p, PG_anon | PG_swapbacked);
-                k.pages.setOwner(p, static_cast<std::uint16_t>(mm->id + 1));
-                k.pages.setIndex(p, vpn);
-                k.pages.setMapcount(p, 1);
-                mm->pte[vpn] = pte::mkPresent(p, true, true);
-                k.add_page_to_lru_list(p, LRU_INACTIVE_ANON);
-            }
+            const Vma& v = mms[i]->vmas[0];
+            for (std::uint32_t vpn = v.start; vpn < v.start + v.pages; ++vpn)
+                if (pte::none(mms[i]->pte[vpn])) // not swapped out
+                    giveFrame(i, vpn);
         }
     }
 
