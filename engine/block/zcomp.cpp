@@ -84,7 +84,7 @@ double decompressBytes(PageContent content)
 bool sameFilledScan(Sched& s, Task& t, bool same)
 {
     if (same)
-        s.burnTransfer(t, s.cpu(t.cpu).socket, kPage);
+        s.burnLocalTransfer(t, kPage);
     else
         Sched::burn(t, s.cost().memLatencyNs + s.cost().pteOpNs);
     return same;

@@ -82,7 +82,7 @@ Co<int> ZramDevice::zram_bvec_write(Task& t, std::uint32_t index, PageContent co
         co_return 0;
     }
     Sched::burn(t, compressNs(c, m_cfg.comp, content));
-    m_s.burnTransfer(t, m_s.cpu(t.cpu).socket, compressBytes(content));
+    m_s.burnLocalTransfer(t, compressBytes(content));
     std::uint32_t clen = compressedSize(m_cfg.comp, content);
     if (clen > kMaxZpageSize)
         clen = static_cast<std::uint32_t>(kPageSize);
@@ -119,20 +119,19 @@ Co<PageContent> ZramDevice::zram_bvec_read(Task& t, std::uint32_t index)
     ++m_stats.numReads;
     entryLock(m_s, t);
     const ZramTableEntry& e = m_table[index];
-    const int socket = m_s.cpu(t.cpu).socket;
     if (!e.handle) {
         // A zero or same-filled page, or a slot never written: clear_page() or the word written over the page.
-        m_s.burnTransfer(t, socket, static_cast<double>(kPageSize));
+        m_s.burnLocalTransfer(t, static_cast<double>(kPageSize));
         co_return (e.flags & kZramSame) ? e.content : PageContent::Zero;
     }
     // zs_map_object(ZS_MM_RO); copy_page() of a raw page, else zcomp_decompress(); zs_unmap_object().
     co_await m_pool->zs_map_object(t, e.handle, e.size); // reads the object
     const PageContent content = e.content;
     if (e.size == kPageSize) {
-        m_s.burnTransfer(t, socket, static_cast<double>(kPageSize)); // copy_page()'s writes
+        m_s.burnLocalTransfer(t, static_cast<double>(kPageSize)); // copy_page()'s writes
     } else {
         Sched::burn(t, decompressNs(m_s.cost(), m_cfg.comp, content));
-        m_s.burnTransfer(t, socket, decompressBytes(content));
+        m_s.burnLocalTransfer(t, decompressBytes(content));
     }
     co_return content;
 }

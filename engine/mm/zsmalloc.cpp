@@ -182,7 +182,7 @@ Co<> ZsPoolAllocator::zs_map_object(Task& t, std::uint32_t handle, std::uint32_t
     const bool straddles = offset + size > ZS_MAX_ALLOC_SIZE;
     Sched::burn(t, 2 * kMapCycles / m_k.cost.clockGHz); // map and unmap
     const double moved = static_cast<double>(bytes) * (straddles ? 2.0 : 1.0);
-    m_k.s.burnTransfer(t, m_k.s.cpu(t.cpu).socket, moved);
+    m_k.s.burnLocalTransfer(t, moved);
 }
 
 void ZsPoolAllocator::lockStats(LockStats& out) const

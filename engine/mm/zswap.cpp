@@ -97,13 +97,13 @@ Co<bool> Zswap::frontswap_store(Task& t, Pfn p)
         } else {
             // Compress into this CPU's dstmem with this CPU's transform (get_cpu_var: no other writer waits).
             Sched::burn(t, compressNs(m_k.cost, m_cfg.compressor, content));
-            m_k.s.burnTransfer(t, m_k.s.cpu(t.cpu).socket, compressBytes(content));
+            m_k.s.burnLocalTransfer(t, compressBytes(content));
             dlen = compressedSize(m_cfg.compressor, content);
             err = co_await m_pool.zbud_alloc(t, dlen + kHeaderBytes, handle);
             if (err == 0) {
                 // zbud_map(): the header, then the compressed bytes copied in.
                 m_pool.setTag(handle, swp);
-                m_k.s.burnTransfer(t, m_k.s.cpu(t.cpu).socket, static_cast<double>(dlen));
+                m_k.s.burnLocalTransfer(t, static_cast<double>(dlen));
             }
         }
         if (err == 0) {
@@ -154,10 +154,10 @@ Co<bool> Zswap::frontswap_load(Task& t, Pfn p)
         co_return false;
     const PageContent content = m_k.swap[static_cast<std::size_t>(type)]->slot[off].content;
     if (word) { // zswap_fill_page(): the word written over the page
-        m_k.s.burnTransfer(t, m_k.s.cpu(t.cpu).socket, static_cast<double>(kPageSize));
+        m_k.s.burnLocalTransfer(t, static_cast<double>(kPageSize));
     } else {
         Sched::burn(t, decompressNs(m_k.cost, m_cfg.compressor, content));
-        m_k.s.burnTransfer(t, m_k.s.cpu(t.cpu).socket, decompressBytes(content));
+        m_k.s.burnLocalTransfer(t, decompressBytes(content));
     }
     co_await spin_lock(m_k.s, t, tree.lock); // zswap_entry_put(): the entry stays in the tree
     spin_unlock(m_k.s, t, tree.lock);
@@ -208,7 +208,7 @@ Co<int> Zswap::writebackEntry(Task& t, ZbudPool::Handle h)
     const Pfn p = *page;
     const PageContent content = si.slot[off].content;
     Sched::burn(t, decompressNs(m_k.cost, m_cfg.compressor, content));
-    m_k.s.burnTransfer(t, m_k.s.cpu(t.cpu).socket, decompressBytes(content));
+    m_k.s.burnLocalTransfer(t, decompressBytes(content));
     // SetPageReclaim (to the inactive list's tail once written), then __swap_writepage() to the device.
     if (swap_synchronous(si)) {
         co_await swap_writepage(m_k, t, p);

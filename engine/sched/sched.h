@@ -285,6 +285,12 @@ public:
     {
         burnTime(t, memTransfer(t, node, bytes), acct);
     }
+    // The same with the memory of t's own node (a buffer the CPU allocated locally: a compression stream's, zram's
+    // and zswap's pools): its socket's where each socket is a node, the one interleaved pool otherwise.
+    void burnLocalTransfer(Task& t, double bytes, Acct acct = Acct::Sys)
+    {
+        burnTransfer(t, m_machine.nodeOf(t.cpu), bytes, acct);
+    }
     const MemoryBandwidth& memory() const { return m_mem; }
     // A KVM guest's host (HostPreemption), null where it deschedules no vCPU (bare metal, MachineSpec::guestPreempt
     // 0). seedHost() seeds its draws for a boot; hostResidualNs() is how long a vCPU that an IPI or a lock's

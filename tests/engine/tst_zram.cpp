@@ -189,6 +189,19 @@ private Q_SLOTS:
         QVERIFY(metric(rs, "madvfree", "swapins") > 0);
         QCOMPARE(withoutHost(run(sc, scale, 2)), withoutHost(rs));
     }
+
+    void compressionStreamsTheLocalMemoryOfAnInterleavedMachine()
+    {
+        // Four sockets, one interleaved memory: the streams' and the pool's transfers go to the CPU's node, the one
+        // node -- they used to index the memory by the CPU's socket, past its one calendar (a crash).
+        Scenario sc = loadScenario("madv-free-swapin");
+        sc.set({ { "machine.swap", R"([{"size":"8MiB","device":"zram"}])" }, { "machine.cpus", "16" },
+            { "machine.sockets", "4" }, { "machine.numa", "false" } });
+        sc.selectVariants({ "dontneed" });
+        ResultSet rs = run(sc, 0.01, 1);
+        QCOMPARE(rs.results.size(), std::size_t(1));
+        QVERIFY(rs.results[0].metrics.at("zram_stored_pages") > 0);
+    }
 };
 
 QTEST_GUILESS_MAIN(TestZram)
