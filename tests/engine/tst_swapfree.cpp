@@ -114,7 +114,8 @@ private Q_SLOTS:
         // Its resident pages get frames and the rest stays untouched; a resident page once kept a PTE present
         // without a frame (pfn 0), which exit freed on top of the free frame 0 and looped its free list.
         ResultSet rs = run("1", { "sorted" }, 1, true,
-            { { "machine.memory", R"("512MiB")" }, { "machine.swap", R"([{"size": "256MiB", "device": "pmem-ram"}])" } });
+            { { "machine.memory", R"("512MiB")" },
+                { "machine.swap", R"([{"size": "256MiB", "device": "pmem-ram"}])" } });
         QCOMPARE(rs.results.size(), std::size_t(1));
         QVERIFY(metric(rs, "sorted", "swapouts") > 0);
     }
