@@ -64,7 +64,7 @@ CostModel guestCostModel(const CostModel& bare, Guest g)
     // kvm_vcpu_on_spin() yields to a descheduled vCPU of the guest (yield_to(): made the next task of its host CPU,
     // which reschedules): the exit, then the host's wake-up and switch to that vCPU's thread at the processor's own
     // costs.
-    constexpr double kPleWindowCycles = 4096; // KVM_VMX_DEFAULT_PLE_WINDOW, ple_window's default (v4.0.5 vmx.c)
+    constexpr double kPleWindowCycles = 4096; // source: KVM_VMX_DEFAULT_PLE_WINDOW, Linux v4.0.5 arch/x86/kvm/vmx.c
     c.pleBoostNs = cycles(kPleWindowCycles) + c.vmExitNs + bare.wakeupNs + bare.contextSwitchNs;
     return c;
 }

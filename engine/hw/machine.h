@@ -76,7 +76,7 @@ std::vector<std::string> machinePresetNames();
 
 // The most of its time a guest's host may have a vCPU descheduled (MachineSpec::guestPreempt). No hardware source: a
 // bound on the setting, chosen so that the vCPU still runs a tenth of its time and every run ends.
-constexpr double kMaxGuestPreempt = 0.9; // input bound (see above), not a measured figure
+constexpr double kMaxGuestPreempt = 0.9; // GUESS, no hardware source: a bound on the setting (a vCPU keeps 10 %)
 
 // The largest machine and swap device the model encodes. A simulated page-table entry is 32 bits (mm/pte.h): its
 // pfn has 28 bits and a swap entry's offset 25, so a machine has at most 2^28 page frames (1 TiB of RAM) and a swap
