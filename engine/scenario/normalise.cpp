@@ -212,7 +212,7 @@ namespace {
             break;
         case ParamKind::Double:
             if (!v.is_number() || v.get<double>() < p.min || v.get<double>() > p.max)
-                fail(o, path, "a number in [" + std::to_string(p.min) + ", " + std::to_string(p.max) + "]", &v);
+                fail(o, path, "a number in [" + OJson(p.min).dump() + ", " + OJson(p.max).dump() + "]", &v);
             break;
         case ParamKind::String:
             if (!v.is_string())

@@ -117,6 +117,8 @@ private Q_SLOTS:
         QTest::addRow("unknown workload") << "/workload/kind" << R"("fio")" << "workload.kind: expected one of memset-madvise";
         QTest::addRow("unknown param") << "/workload/threads" << "4" << "workload.threads: expected a parameter of memset-madvise";
         QTest::addRow("bad loops") << "/workload/loops" << "-1" << "workload.loops: expected an integer in [1, 1000]";
+        QTest::addRow("bad fork gap") << "/workload/fork_gap_us" << "-1"
+                                      << "workload.fork_gap_us: expected a number in [0.0, 1000000000.0], got -1";
         QTest::addRow("unknown toggle") << "/variants/a/madvise.frobnicate" << "true" << "variants.a.madvise.frobnicate: expected a toggle";
         QTest::addRow("bad toggle value") << "/variants/a/madvise.advice" << R"("maybe")" << "variants.a.madvise.advice: expected one of dontneed|free";
         QTest::addRow("bad bool") << "/variants/b/madvise.free_swap_entries" << "3" << "expected true or false";
