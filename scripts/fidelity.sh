@@ -13,7 +13,8 @@
 # mean and the largest |simulated / post - 1| over the table's cells that have a published figure. A full-scale
 # block also names the engine version and the git revision of this checkout (build the CLI from it: the script
 # cannot tell). Everything outside the markers is kept.
-# RUN OPTIONS are `run` options such as `--variant V` or `--set PATH=VALUE`.
+# SCENARIO is a built-in id or the path of a scenario file from the checkout's root (docs/scenarios/); RUN OPTIONS are
+# `run` options such as `--variant V` or `--set PATH=VALUE`.
 #
 # usage: scripts/fidelity.sh [--cheap | --full] [--check] [--cli PATH] [--threads N] [--doc FILE]
 #   (no option)  regenerate every block, cheap and full-scale, in place (the full-scale ones take minutes)
@@ -146,7 +147,9 @@ while read -r line kind scenario scale opts; do
     # One simulation, written as the result of a single shard; `merge` prints it as the markdown table and as the
     # CSV the distance is computed from, without running it again.
     start=$(date +%s.%N)
-    "$cli" run "$scenario" --scale "$scale" "${extra[@]}" "${threads[@]}" --shard 1/1 --out "$tmp/run.json" 2> "$tmp/err" ||
+    run=$scenario
+    [[ -f $root/$scenario ]] && run=$root/$scenario
+    "$cli" run "$run" --scale "$scale" "${extra[@]}" "${threads[@]}" --shard 1/1 --out "$tmp/run.json" 2> "$tmp/err" ||
         { cat "$tmp/err" >&2; echo "fidelity.sh: $doc:$line: $scenario failed" >&2; exit 1; }
     "$cli" merge "$tmp/run.json" --format markdown > "$tmp/table.md"
     "$cli" merge "$tmp/run.json" --format csv > "$tmp/run.csv"
