@@ -148,6 +148,7 @@ namespace {
         addImportCommand(cl);
         addNativeCommand(cl);
         addKernelsCommand(cl);
+        addTogglesCommand(cl);
         addCompletionCommand(cl);
         bool man = false;
         std::vector<std::string> topic;

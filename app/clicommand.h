@@ -59,6 +59,7 @@ void addReproduceCommand(CommandLine& cl); // reproduce (clireproduce.cpp)
 void addImportCommand(CommandLine& cl); // import lockstat|perf-lock (cliimport.cpp)
 void addNativeCommand(CommandLine& cl); // native (clinative.cpp)
 void addKernelsCommand(CommandLine& cl); // kernels (clikernels.cpp)
+void addTogglesCommand(CommandLine& cl); // toggles (clikernels.cpp)
 void addCompletionCommand(CommandLine& cl); // completion bash (clicomplete.cpp)
 
 // `mmscope-cli __complete WORD...` (what the completion script asks): one candidate per line for the last WORD,

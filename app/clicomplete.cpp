@@ -139,8 +139,12 @@ complete -F _mmscope_cli mmscope-cli
                 return;
             }
             if (const std::size_t eq = cur.find('='); eq != std::string::npos) {
-                // A toggle's values: those its kernel rules move it between.
+                // A toggle's values: every one it takes, or for a number those its kernel rules move it between.
                 const std::string toggle = cur.substr(0, eq);
+                for (const ToggleInfo& t : toggleTable(kernelReleases().back()))
+                    if (t.name == toggle)
+                        for (const std::string& v : t.values)
+                            c.words.push_back(toggle + "=" + v);
                 for (const KernelRuleInfo& r : kernelRuleTable())
                     if (r.toggle == toggle)
                         c.words.insert(c.words.end(), { toggle + "=" + r.from, toggle + "=" + r.to });
@@ -153,9 +157,8 @@ complete -F _mmscope_cli mmscope-cli
                     for (const auto& [toggle, value] : toggles.items())
                         c.words.push_back(toggle + "=");
             }
-            for (const KernelRuleInfo& r : kernelRuleTable())
-                if (r.modelled())
-                    c.words.push_back(r.toggle + "=");
+            for (const ToggleInfo& t : toggleTable(kernelReleases().back()))
+                c.words.push_back(t.name + "=");
             return;
         }
         c.words = choicesIn(o->get_description());
@@ -183,7 +186,7 @@ complete -F _mmscope_cli mmscope-cli
                 c.words = { "lockstat", "perf-lock" };
             else
                 c.files = true;
-        } else if (name == "kernels") {
+        } else if (name == "kernels" || name == "toggles") {
             c.words = kernelReleases();
         } else if (name == "completion") {
             c.words = { "bash" };

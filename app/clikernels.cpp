@@ -83,6 +83,50 @@ void addKernelsCommand(CommandLine& cl)
     };
 }
 
+namespace {
+    void listToggles(const std::string& version, std::ostream& out)
+    {
+        const auto table = toggleTable(version);
+        std::size_t name = 4, value = 5, takes = 5;
+        for (const ToggleInfo& t : table) {
+            name = std::max(name, t.name.size());
+            value = std::max(value, t.value.size());
+            takes = std::max(takes, t.accepts.size());
+        }
+        out << "the toggles --set NAME=VALUE gives every variant of a run (a scenario's variants set their own),\n"
+               "their values in "
+            << version << " and the releases whose rules change them (`mmscope-cli kernels VERSION`):\n";
+        auto pad = [](const std::string& s, std::size_t w) { return s + std::string(w - s.size() + 2, ' '); };
+        out << "  " << pad("NAME", name) << pad("VALUE", value) << pad("TAKES", takes) << "CHANGED IN\n";
+        for (const ToggleInfo& t : table) {
+            std::string changes;
+            for (const std::string& c : t.changes)
+                changes += (changes.empty() ? "" : ", ") + c;
+            out << "  " << pad(t.name, name) << pad(t.value.empty() ? "-" : t.value, value)
+                << (changes.empty() ? t.accepts : pad(t.accepts, takes) + changes) << "\n";
+        }
+    }
+} // namespace
+
+void addTogglesCommand(CommandLine& cl)
+{
+    auto version = std::make_shared<std::vector<std::string>>();
+    Command& t = cl.add("toggles", "[VERSION]", "the kernel's toggles, what each takes and its value in a release",
+        "Print every toggle a variant or --set may name, the values it takes, its value in VERSION (default: the "
+        "newest release, " + kernelReleases().back() + ") and the releases whose rules change it.");
+    t.app->add_option("VERSION", *version, "a release, such as 4.19 or 5.10.3");
+    t.run = [version](std::ostream& out, std::ostream&) {
+        if (version->size() > 1)
+            throw BadInput("toggles: expected at most one VERSION");
+        const std::string v = version->empty() ? kernelReleases().back() : version->front();
+        if (!isKernelRelease(v))
+            throw BadInput("toggles " + v + ": expected a release from " + kernelReleases().front() + " to "
+                + kernelReleases().back() + ", such as 4.19 or 5.10.3");
+        listToggles(v, out);
+        return 0;
+    };
+}
+
 void noteKernelChange(const RunArgs& r, std::ostream& err)
 {
     auto set = std::find_if(r.sets.rbegin(), r.sets.rend(), [](const auto& s) { return s.first == "kernel"; });

@@ -2,6 +2,8 @@
 
 #include "mm/toggles.h"
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <sstream>
 
@@ -102,6 +104,34 @@ std::string kernelsMarkdown()
     o << "\nThe built-in scenarios name 2.6.20, 3.12, 4.0, 4.11 and 5.6; a rule that would move one of their tables "
          "at its own kernel is listed as not modelled until the tables are re-baselined (docs/fidelity.md).\n";
     return o.str();
+}
+
+std::vector<ToggleInfo> toggleTable(const std::string& version)
+{
+    const nlohmann::json at = Toggles::forKernel(parsed(version)).toJson();
+    std::vector<ToggleInfo> out;
+    for (const std::string& name : Toggles::names()) {
+        ToggleInfo t { name, {}, {}, {}, {} };
+        // What a value it does not take is refused with: the accepted values, in the words of every other refusal.
+        Toggles probe;
+        t.accepts = probe.set(name, nlohmann::json::array());
+        if (t.accepts == "true or false")
+            t.values = { "true", "false" };
+        if (const std::string oneOf = "one of "; t.accepts.rfind(oneOf, 0) == 0)
+            for (std::size_t at = oneOf.size(); at <= t.accepts.size();) {
+                const std::size_t bar = std::min(t.accepts.find('|', at), t.accepts.size());
+                t.values.push_back(t.accepts.substr(at, bar - at));
+                at = bar + 1;
+            }
+        if (auto v = at.find(name); v != at.end())
+            t.value = v->is_string() ? v->get<std::string>() : v->dump();
+        for (const KernelRule& r : kernelRules())
+            if (name == r.toggle)
+                t.changes.push_back(std::string(r.version) + " " + r.to);
+        out.push_back(std::move(t));
+    }
+    std::sort(out.begin(), out.end(), [](const ToggleInfo& a, const ToggleInfo& b) { return a.name < b.name; });
+    return out;
 }
 
 } // namespace mms

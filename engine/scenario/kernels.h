@@ -32,4 +32,16 @@ std::vector<KernelRuleInfo> kernelRulesBetween(const std::string& a, const std::
 // docs/kernels.md: the survey and the rules, one table row per rule.
 std::string kernelsMarkdown();
 
+// A toggle as `mmscope-cli toggles` lists it: what --set takes, its value in one release, and the releases whose
+// rules change it ("2.6.25 ticket").
+struct ToggleInfo {
+    std::string name;
+    std::string accepts; // "one of byte|ticket|queued", "an integer in [1, 512]", "true or false"
+    std::vector<std::string> values; // each value it takes, where they are named (empty for a number)
+    std::string value; // in the release asked for
+    std::vector<std::string> changes;
+};
+// Every toggle, by name, with its value in `version` (a valid release).
+std::vector<ToggleInfo> toggleTable(const std::string& version);
+
 } // namespace mms

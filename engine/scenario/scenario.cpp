@@ -113,7 +113,9 @@ void Scenario::set(const std::string& path, const std::string& value)
     } else {
         try {
             if (!applyField(doc, path, v))
-                throw ScenarioError(origin + ": expected a scenario field (machine.cpus, workload.size, kernel, reps, seed), a toggle (e.g. i_mmap.lock) or a sweep axis of this scenario");
+                throw ScenarioError(origin
+                    + ": expected a scenario field (machine.cpus, workload.size, kernel, reps, seed), a toggle (e.g. "
+                      "i_mmap.lock; `mmscope-cli toggles` lists them) or a sweep axis of this scenario");
             machineField = path.rfind("machine.", 0) == 0 || path == "swap.devices";
             // Another preset brings its own sockets, numa, cpus, memory and swap; what --set gave the machine before
             // still holds on the new one.

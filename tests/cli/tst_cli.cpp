@@ -63,6 +63,30 @@ private Q_SLOTS:
         QCOMPARE(cli({}).code, 2);
     }
 
+    // `toggles VERSION`: every toggle with its value in that release, what it takes and the releases that change it;
+    // a toggle the list names is one --set takes.
+    void togglesListEachToggleInARelease()
+    {
+        auto rowOf = [](const QString& out, const QString& name) {
+            for (const QString& line : out.split(QLatin1Char('\n')))
+                if (line.simplified().startsWith(name + QLatin1Char(' ')))
+                    return line.simplified();
+            return QString();
+        };
+        Out old = cli({ "toggles", "2.6.20" }), later = cli({ "toggles", "5.6" });
+        QCOMPARE(old.code, 0);
+        QCOMPARE(later.code, 0);
+        QCOMPARE(rowOf(old.out, "lock.spinlock"),
+            QString("lock.spinlock byte one of byte|ticket|queued 2.6.25 ticket, 4.2 queued"));
+        QVERIFY(rowOf(later.out, "lock.spinlock").startsWith("lock.spinlock queued "));
+        QCOMPARE(rowOf(later.out, "zswap.compressor"), QString("zswap.compressor lzo one of lzo|lzo-rle|lz4"));
+        QVERIFY(rowOf(later.out, "lru.pagevec_size").contains("an integer in [1, 512]"));
+        QVERIFY(cli({ "toggles" }).out.contains("their values in 6.12"));
+        Out set = cli({ "run", "madv-free-swapin", "--scale", "0.01", "--variant", "dontneed", "--set",
+            "zswap.compressor=lz4", "--format", "csv" });
+        QCOMPARE(set.code, 0);
+    }
+
     void showThenRunTheFile()
     {
         Out o = cli({ "show", "madv-free-swapin" });
@@ -215,6 +239,8 @@ private Q_SLOTS:
         QTest::addRow("unwritable out") << QStringList { "run", "madv-free-swapin", "--scale", "0.01", "--variant", "dontneed", "--out", "/nonexistent/dir/r.txt" }
                                         << "/nonexistent/dir/r.txt: cannot write";
         QTest::addRow("show two") << QStringList { "show", "a", "b" } << "show: expected exactly one SCENARIO";
+        QTest::addRow("toggles of no release") << QStringList { "toggles", "2.4" }
+                                               << "toggles 2.4: expected a release from 2.6.20 to 6.12";
     }
     void badInput()
     {

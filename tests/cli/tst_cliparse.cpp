@@ -102,7 +102,7 @@ private Q_SLOTS:
                                     << "--scale: unknown option (see mmscope-cli --help)";
         QTest::addRow("unknown command names all")
             << QStringList { "frob" }
-            << "frob: unknown command; expected list, show, run, report, merge, reproduce, import, native, kernels, completion or help";
+            << "frob: unknown command; expected list, show, run, report, merge, reproduce, import, native, kernels, toggles, completion or help";
         QTest::addRow("two scenarios") << QStringList { "run", "a", "b" }
                                        << "b: unexpected argument; one SCENARIO only";
         QTest::addRow("no scenario") << QStringList { "run", "--scale", "0.1" } << "expected a SCENARIO";

@@ -51,11 +51,17 @@ private Q_SLOTS:
     {
         QCOMPARE(tab({ "run", "madv-free-swapin", "--set", "machine.cp" }), QStringList { "machine.cpus=" });
         QCOMPARE(tab({ "run", "madv-free-swapin", "--set", "swap.slots" }), QStringList { "swap.slots_cache=" });
-        // bash splits at '=': the value alone is offered, the rule's two values for a toggle.
+        // bash splits at '=': the value alone is offered, every value a toggle takes.
         QCOMPARE(tab({ "run", "madv-free-swapin", "--set", "kernel", "=", "6.1" }),
             (QStringList { "6.1", "6.10", "6.11", "6.12" }));
-        QCOMPARE(tab({ "run", "madv-free-swapin", "--set", "swap.slots_cache", "=" }).size(), 2);
+        QCOMPARE(tab({ "run", "madv-free-swapin", "--set", "swap.slots_cache", "=" }),
+            (QStringList { "off", "per_cpu", "per_cpu_per_device" }));
         QCOMPARE(tab({ "kernels", "2.6.2" }).size(), 10);
+        QCOMPARE(tab({ "toggles", "2.6.2" }).size(), 10);
+        // Every value a toggle names, whether or not a kernel rule moves it.
+        QCOMPARE(tab({ "run", "madv-free-swapin", "--set", "zswap.compressor", "=" }),
+            (QStringList { "lzo", "lzo-rle", "lz4" }));
+        QCOMPARE(tab({ "run", "madv-free-swapin", "--set", "thp.en" }), QStringList { "thp.enabled=" });
     }
 
     // A scenario file, a capture or an output file completes from the directory.
