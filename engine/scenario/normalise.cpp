@@ -324,6 +324,45 @@ namespace {
             fail(o, "seed", "a non-negative integer", &d["seed"]);
     }
 
+    // The post's figures as the tables read them: `rows` of a variant's figures (a metric, or its `_sd`, each a
+    // number), or a sweep's `columns` (a variant's figures in the order of the axis's values, listed under the
+    // axis's name) of one `metric`; the rest is text for the reader (seed, setup, notes) or lists.
+    void checkPublished(const OJson& pub, const OJson& sweep, const std::string& o)
+    {
+        for (auto& [k, v] : pub.items()) {
+            const std::string path = "published." + k;
+            if (k == "rows") {
+                if (!v.is_array())
+                    fail(o, path, "an array of rows, each {\"variant\": NAME, METRIC: number, ...}", &v);
+                for (std::size_t i = 0; i < v.size(); ++i) {
+                    const OJson& row = v[i];
+                    const std::string at = path + "[" + std::to_string(i) + "]";
+                    if (!row.is_object() || !row.contains("variant") || !row["variant"].is_string())
+                        fail(o, at, "an object with a \"variant\" name and the post's figures", &row);
+                    for (auto& [m, x] : row.items())
+                        if (m != "variant" && !x.is_number())
+                            fail(o, at + "." + m, "a number (the post's figure)", &x);
+                }
+            } else if (k == "columns") {
+                if (!v.is_object())
+                    fail(o, path, "an object of variant -> the figures along the sweep axis", &v);
+                for (auto& [variant, xs] : v.items()) {
+                    if (!xs.is_array())
+                        fail(o, path + "." + variant, "an array of numbers (one per value of the axis)", &xs);
+                    for (std::size_t i = 0; i < xs.size(); ++i)
+                        if (!xs[i].is_number())
+                            fail(o, path + "." + variant + "[" + std::to_string(i) + "]", "a number (the post's figure)",
+                                &xs[i]);
+                }
+            } else if (sweep.contains(k) ? !v.is_array() : !v.is_string() && !v.is_array()) {
+                fail(o, path, sweep.contains(k) ? "an array (the sweep axis's values the columns follow)"
+                                                : "a string, or an array (a sweep axis's values)", &v);
+            }
+        }
+        if (pub.contains("metric") && !pub["metric"].is_string())
+            fail(o, "published.metric", "a metric name", &pub["metric"]);
+    }
+
     // faithful_scale and published: what the run is set against.
     void normalisePublished(OJson& d, const std::string& o)
     {
@@ -341,6 +380,7 @@ namespace {
         }
         if (!d["published"].is_object())
             fail(o, "published", "an object (the post's figures)", &d["published"]);
+        checkPublished(d["published"], d["sweep"], o);
     }
 } // namespace
 

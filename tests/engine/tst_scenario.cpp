@@ -133,6 +133,14 @@ private Q_SLOTS:
         QTest::addRow("faithful scale zero") << "/faithful_scale" << "0" << "test.json: faithful_scale: expected a number in [0.001, 1]";
         QTest::addRow("faithful scale above 1") << "/faithful_scale" << "2" << "faithful_scale: expected a number in [0.001, 1]";
         QTest::addRow("faithful scale text") << "/faithful_scale" << R"("0.1")" << "faithful_scale: expected a number";
+        QTest::addRow("published row not a row") << "/published" << R"({"rows": [3]})"
+                                                 << "published.rows[0]: expected an object with a \"variant\"";
+        QTest::addRow("published figure not a number") << "/published" << R"({"rows": [{"variant": "a", "x_s": "9"}]})"
+                                                       << "published.rows[0].x_s: expected a number";
+        QTest::addRow("published column not numbers") << "/published" << R"({"columns": {"a": [1, "x"]}})"
+                                                      << "published.columns.a[1]: expected a number";
+        QTest::addRow("published note not text") << "/published" << R"({"notes": 3})"
+                                                 << "published.notes: expected a string, or an array";
         QTest::addRow("kernel too old") << "/kernel" << R"("2.4.37")" << "kernel: expected a kernel version \"X.Y\" or \"X.Y.Z\" from 2.6 on";
     }
     void badInputNamesFileFieldAndExpectation()
