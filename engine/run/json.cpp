@@ -1,6 +1,7 @@
 #include "run/json.h"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 
 namespace mms {
@@ -73,59 +74,134 @@ OJson resultsToJson(const ResultSet& rs, const std::string& baseline)
     return j;
 }
 
+namespace {
+    // The fields of a result file as their writer wrote them: an absent one takes its default, one of another type
+    // is refused with its path (a file edited by hand, or another program's).
+    class Reader {
+    public:
+        explicit Reader(const std::string& origin)
+            : m_origin(origin)
+        {
+        }
+        ScenarioError bad(const std::string& path, const std::string& what) const
+        {
+            return ScenarioError(m_origin + ": " + path + ": expected " + what);
+        }
+        const OJson& object(const OJson& j, const std::string& path) const
+        {
+            if (!j.is_object())
+                throw bad(path, "an object");
+            return j;
+        }
+        // j[key] as an array (empty where absent).
+        const OJson& array(const OJson& j, const char* key, const std::string& path) const
+        {
+            static const OJson none = OJson::array();
+            if (!j.contains(key))
+                return none;
+            if (!j[key].is_array())
+                throw bad(at(path, key), "an array");
+            return j[key];
+        }
+        std::string text(const OJson& j, const char* key, const std::string& path) const
+        {
+            if (!j.contains(key))
+                return {};
+            if (!j[key].is_string())
+                throw bad(at(path, key), "a string");
+            return j[key].get<std::string>();
+        }
+        double number(const OJson& j, const char* key, const std::string& path, double dflt = 0) const
+        {
+            if (!j.contains(key))
+                return dflt;
+            if (!j[key].is_number())
+                throw bad(at(path, key), "a number");
+            return j[key].get<double>();
+        }
+        std::uint64_t count(const OJson& j, const char* key, const std::string& path) const
+        {
+            if (!j.contains(key))
+                return 0;
+            if (!j[key].is_number_unsigned())
+                throw bad(at(path, key), "a count (an integer from 0)");
+            return j[key].get<std::uint64_t>();
+        }
+        int integer(const OJson& j, const char* key, const std::string& path) const
+        {
+            const std::uint64_t n = count(j, key, path);
+            if (n > static_cast<std::uint64_t>(std::numeric_limits<int>::max()))
+                throw bad(at(path, key), "an integer up to " + std::to_string(std::numeric_limits<int>::max()));
+            return static_cast<int>(n);
+        }
+
+    private:
+        static std::string at(const std::string& path, const char* key) { return path.empty() ? key : path + "." + key; }
+        const std::string& m_origin;
+    };
+} // namespace
+
 ResultSet resultsFromJson(const OJson& doc, const std::string& origin)
 {
-    auto bad = [&](const std::string& path, const std::string& what) { return ScenarioError(origin + ": " + path + ": expected " + what); };
+    const Reader in(origin);
     if (!doc.is_object() || !doc.contains("results") || !doc["results"].is_array())
-        throw bad("results", "an array of runs (a file written by mmscope-cli run --format json)");
+        throw in.bad("results", "an array of runs (a file written by mmscope-cli run --format json)");
     ResultSet rs;
-    rs.scenario = doc.value("scenario", "");
-    rs.engineVersion = doc.value("engine_version", "");
-    rs.seed = doc.value("seed", 0ULL);
-    rs.scale = doc.value("scale", 1.0);
+    rs.scenario = in.text(doc, "scenario", "");
+    rs.engineVersion = in.text(doc, "engine_version", "");
+    rs.seed = in.count(doc, "seed", "");
+    rs.scale = in.number(doc, "scale", "", 1.0);
     for (std::size_t i = 0; i < doc["results"].size(); ++i) {
         const OJson& jr = doc["results"][i];
         std::string p = "results[" + std::to_string(i) + "]";
         if (!jr.is_object() || !jr.contains("variant") || !jr["variant"].is_string() || !jr.contains("metrics") || !jr["metrics"].is_object())
-            throw bad(p, "an object with variant, point, rep and metrics");
+            throw in.bad(p, "an object with variant, point, rep and metrics");
         RunResult r;
         r.variant = jr["variant"];
-        r.point = jr.value("point", OJson::object());
-        r.rep = jr.value("rep", 0);
-        r.events = jr.value("events", 0ULL);
+        r.point = jr.contains("point") ? in.object(jr["point"], p + ".point") : OJson::object();
+        r.rep = in.integer(jr, "rep", p);
+        r.events = in.count(jr, "events", p);
         for (auto& [k, v] : jr["metrics"].items()) {
             if (!v.is_number())
-                throw bad(p + ".metrics." + k, "a number");
+                throw in.bad(p + ".metrics." + k, "a number");
             r.metrics[k] = v.get<double>();
         }
-        if (jr.contains("locks"))
-            for (const OJson& l : jr["locks"]) {
-                LockSummary s;
-                s.name = l.value("name", "");
-                s.kind = l.value("kind", "");
-                s.instances = l.value("instances", 0ULL);
-                s.acquisitions = l.value("acquisitions", 0ULL);
-                s.contentions = l.value("contentions", 0ULL);
-                s.conBounces = l.value("con_bounces", 0ULL);
-                s.acqBounces = l.value("acq_bounces", 0ULL);
-                s.waitMin = ns(l.value("wait_min_ns", 0.0));
-                s.waitMax = ns(l.value("wait_max_ns", 0.0));
-                s.waitTotal = ns(l.value("wait_total_ns", 0.0));
-                s.holdMin = ns(l.value("hold_min_ns", 0.0));
-                s.holdMax = ns(l.value("hold_max_ns", 0.0));
-                s.holdTotal = ns(l.value("hold_total_ns", 0.0));
-                r.locks.push_back(s);
-            }
-        if (jr.contains("cpus"))
-            for (const OJson& c : jr["cpus"])
-                r.cpus.push_back({ c.value("cpu", 0), c.value("user_s", 0.0), c.value("sys_s", 0.0), c.value("idle_s", 0.0),
-                    c.value("steal_s", 0.0) });
+        const OJson& locks = in.array(jr, "locks", p);
+        for (std::size_t li = 0; li < locks.size(); ++li) {
+            const std::string lp = p + ".locks[" + std::to_string(li) + "]";
+            const OJson& l = in.object(locks[li], lp);
+            LockSummary s;
+            s.name = in.text(l, "name", lp);
+            s.kind = in.text(l, "kind", lp);
+            s.instances = in.count(l, "instances", lp);
+            s.acquisitions = in.count(l, "acquisitions", lp);
+            s.contentions = in.count(l, "contentions", lp);
+            s.conBounces = in.count(l, "con_bounces", lp);
+            s.acqBounces = in.count(l, "acq_bounces", lp);
+            s.waitMin = ns(in.number(l, "wait_min_ns", lp));
+            s.waitMax = ns(in.number(l, "wait_max_ns", lp));
+            s.waitTotal = ns(in.number(l, "wait_total_ns", lp));
+            s.holdMin = ns(in.number(l, "hold_min_ns", lp));
+            s.holdMax = ns(in.number(l, "hold_max_ns", lp));
+            s.holdTotal = ns(in.number(l, "hold_total_ns", lp));
+            r.locks.push_back(s);
+        }
+        const OJson& cpus = in.array(jr, "cpus", p);
+        for (std::size_t ci = 0; ci < cpus.size(); ++ci) {
+            const std::string cp = p + ".cpus[" + std::to_string(ci) + "]";
+            const OJson& c = in.object(cpus[ci], cp);
+            r.cpus.push_back({ in.integer(c, "cpu", cp), in.number(c, "user_s", cp), in.number(c, "sys_s", cp),
+                in.number(c, "idle_s", cp), in.number(c, "steal_s", cp) });
+        }
         rs.results.push_back(std::move(r));
     }
     if (doc.contains("host")) {
-        rs.wallSeconds = doc["host"].value("wall_s", 0.0);
-        rs.threads = doc["host"].value("threads", 0);
+        const OJson& host = in.object(doc["host"], "host");
+        rs.wallSeconds = in.number(host, "wall_s", "host");
+        rs.threads = in.integer(host, "threads", "host");
     }
+    if (doc.contains("cancelled") && !doc["cancelled"].is_boolean())
+        throw in.bad("cancelled", "true or false");
     rs.cancelled = doc.value("cancelled", false);
     return rs;
 }

@@ -330,6 +330,15 @@ private Q_SLOTS:
         t.write(tampered);
         t.close();
         refused({ a, t.fileName() }, t.fileName() + ": results[0]: expected run");
+        // A shard edited by hand: a field of another type is named, not an internal error.
+        QByteArray retyped = readAll(b);
+        QVERIFY(retyped.contains("\"acquisitions\": "));
+        retyped.insert(retyped.indexOf("\"acquisitions\": ") + 16, "\"many\", \"was\": ");
+        QFile u(dir.filePath("u.json"));
+        QVERIFY(u.open(QIODevice::WriteOnly));
+        u.write(retyped);
+        u.close();
+        refused({ a, u.fileName() }, u.fileName() + ": results[0].locks[0].acquisitions: expected a count");
         // --shard itself
         Out bad = cli({ "run", "madv-free-swapin", "--shard", "3/2" });
         QCOMPARE(bad.code, 2);
