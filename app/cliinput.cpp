@@ -85,8 +85,9 @@ void RunOptionText::addTo(CLI::App* a, bool shard)
             "run slice K of N (1 <= K <= N) of the runs (variant x sweep point x repetition; run i is in slice i mod "
             "N + 1) and write them as JSON for merge; give every shard the same other options");
     addValue(a, "--max-events", maxEvents, "N",
-        "stop a run after N simulated events with a message (exit 2); default 10000000000 (minutes of one host "
-        "core), 0 for no limit");
+        "stop a run after N simulated events with a message (exit 2; counted in steps of 65536, so a run that "
+        "ends within the step it passes N in completes); default 10000000000 (minutes of one host core), 0 for no "
+        "limit");
     a->add_flag("--check-invariants", checkInvariants,
         "check the simulated kernel's invariants at the end of each run (tests)");
 }
