@@ -38,7 +38,7 @@ namespace {
 
     struct NativeOptions {
         std::vector<std::string> positionals, variants, sets;
-        std::string scale, format, out;
+        std::string scale, format, out, reps;
         bool noPressure = false;
         CLI::App* app = nullptr;
     };
@@ -378,7 +378,14 @@ namespace {
     struct Row {
         std::string variant, metric;
         double native, simulated;
+        double nativeSd = std::nan(""); // over the repetitions, where there are several
     };
+
+    // The native figure, its mean ± standard deviation where the variant ran more than once (as `run` prints them).
+    std::string nativeCell(const Row& r)
+    {
+        return cell(r.native, r.metric) + (std::isnan(r.nativeSd) ? "" : " ±" + cell(r.nativeSd, r.metric));
+    }
 
     std::string table(const std::vector<Row>& rows, bool markdown)
     {
@@ -388,7 +395,7 @@ namespace {
             s << "| variant | metric | native | simulated | native / simulated |\n|---|---|---:|---:|---:|\n";
         else {
             std::snprintf(
-                b, sizeof b, "%-18s %-12s %14s %14s %12s\n", "variant", "metric", "native", "simulated", "native/sim");
+                b, sizeof b, "%-18s %-12s %20s %14s %12s\n", "variant", "metric", "native", "simulated", "native/sim");
             s << b;
         }
         std::string last;
@@ -399,11 +406,11 @@ namespace {
             const std::string v = r.variant == last ? "" : r.variant;
             last = r.variant;
             if (markdown)
-                s << "| " << v << " | " << r.metric << " | " << cell(r.native, r.metric) << " | " << cell(r.simulated, r.metric) << " | "
+                s << "| " << v << " | " << r.metric << " | " << nativeCell(r) << " | " << cell(r.simulated, r.metric) << " | "
                   << ratio << " |\n";
             else {
-                std::snprintf(b, sizeof b, "%-18s %-12s %14s %14s %12s\n", v.c_str(), r.metric.c_str(),
-                    cell(r.native, r.metric).c_str(), cell(r.simulated, r.metric).c_str(), ratio.c_str());
+                std::snprintf(b, sizeof b, "%-18s %-12s %20s %14s %12s\n", v.c_str(), r.metric.c_str(),
+                    nativeCell(r).c_str(), cell(r.simulated, r.metric).c_str(), ratio.c_str());
                 s << b;
             }
         }
@@ -431,6 +438,7 @@ namespace {
         r.out = o.out;
         Scenario sc = prepare(r);
         const double scale = o.app->count("--scale") ? parseScale(o.scale) : sc.faithfulScale();
+        const int reps = o.app->count("--reps") ? static_cast<int>(parseInt("--reps", o.reps, 1, 100)) : 1;
         const Host host = probeHost();
 
         // The scenario's memory and swap at this scale: the limits of the cgroup when its workload needs pressure.
@@ -474,15 +482,23 @@ namespace {
             : std::string("no memory cgroup") + (o.noPressure && footprint > memory ? " (--no-pressure)" : "");
         err << "mmscope-cli: native: " << sc.id() << " in " << dir.path() << ", "
             << (cgroup ? "cgroup " + cgroup->dir() + " (" + cgroup->limits() + ")" : where) << "\n" << std::flush;
-        std::vector<std::pair<std::string, Metrics>> native;
-        for (auto& [variant, program] : programs) {
-            err << "mmscope-cli: native: " << variant << ": " << describe(program) << "\n" << std::flush;
-            NativeMeasure nm;
-            if (!runNative(
-                    program, dir.path(), cgroup ? cgroup->dir() : std::string(), [] { return interrupted(); }, nm))
-                throw Interrupted();
-            native.emplace_back(variant, measured(program, nm));
-        }
+        // Each variant `reps` times, the variants in turn in each round, so that a drift of the host (its other
+        // load, a virtual machine's first touch of its memory) spreads over every variant rather than one.
+        std::vector<std::pair<std::string, std::vector<Metrics>>> native;
+        for (auto& [variant, program] : programs)
+            native.emplace_back(variant, std::vector<Metrics>());
+        for (int rep = 0; rep < reps; ++rep)
+            for (std::size_t i = 0; i < programs.size(); ++i) {
+                const auto& [variant, program] = programs[i];
+                err << "mmscope-cli: native: " << variant << (reps > 1 ? " (" + std::to_string(rep + 1) + "/"
+                                                                      + std::to_string(reps) + ")" : std::string())
+                    << ": " << describe(program) << "\n" << std::flush;
+                NativeMeasure nm;
+                if (!runNative(
+                        program, dir.path(), cgroup ? cgroup->dir() : std::string(), [] { return interrupted(); }, nm))
+                    throw Interrupted();
+                native[i].second.push_back(measured(program, nm));
+            }
         cgroup.reset();
 
         // The simulated run of this host's shape: its CPUs, the memory and swap the programs had, its kernel.
@@ -511,7 +527,8 @@ namespace {
         simArgs.scale = scale;
         ResultSet rs = execute(sc, runnerOptions(simArgs, false), err);
         std::vector<Row> rows;
-        for (auto& [variant, x] : native) {
+        for (auto& [variant, runs] : native) {
+            const Metrics& x = runs.front();
             const RunResult* sim = nullptr;
             for (const RunResult& rr : rs.results)
                 if (rr.variant == variant)
@@ -526,7 +543,15 @@ namespace {
                     for (const std::string& key : { std::string(metric), "vm." + std::string(metric) })
                         if (auto it = sim->metrics.find(key); it != sim->metrics.end() && std::isnan(s))
                             s = it->second;
-                rows.push_back({ variant, metric, n->second, s });
+                double sum = 0, sq = 0;
+                for (const Metrics& run : runs) {
+                    const double v = run.at(metric);
+                    sum += v;
+                    sq += v * v;
+                }
+                const double k = static_cast<double>(runs.size());
+                const double sd = runs.size() > 1 ? std::sqrt(std::max(0.0, (sq - sum * sum / k) / (k - 1))) : std::nan("");
+                rows.push_back({ variant, metric, sum / k, s, sd });
             }
         }
         const std::string bullet = markdown ? "- " : "";
@@ -553,7 +578,8 @@ namespace {
 void addNativeCommand(CommandLine& cl)
 {
     auto o = std::make_shared<NativeOptions>();
-    Command& c = cl.add("native", "SCENARIO [--variant V]... [--scale F] [--set PATH=VALUE]... [--no-pressure]",
+    Command& c = cl.add("native",
+        "SCENARIO [--variant V]... [--scale F] [--set PATH=VALUE]... [--reps N] [--no-pressure]",
         "the workload as real processes on this machine's kernel, beside the simulated run of its shape",
         "Run the scenario's workload as real processes on this machine's kernel and print what they measured beside "
         "the simulated run of this machine's shape (its CPU count, memory and swap, its kernel version as `kernel`, "
@@ -574,6 +600,9 @@ void addNativeCommand(CommandLine& cl)
         "override a workload parameter or field, for the native program and the simulation alike (repeatable)");
     addValue(c.app, "--scale", o->scale, "F",
         "multiply memory sizes and amounts of work by F (default: the scenario's faithful scale)");
+    addValue(c.app, "--reps", o->reps, "N",
+        "run each variant N times, the variants in turn, and print each figure's mean ± standard deviation "
+        "(default 1, at most 100)");
     addValue(c.app, "--format", o->format, "FMT", "text | markdown (default: text)");
     addValue(c.app, "--out", o->out, "FILE", "write to FILE instead of standard output");
     c.app->add_flag("--no-pressure", o->noPressure,

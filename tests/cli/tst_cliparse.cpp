@@ -52,7 +52,7 @@ private Q_SLOTS:
         QTest::addRow("merge") << "merge" << QStringList { "--format FMT", "--out FILE" };
         QTest::addRow("reproduce") << "reproduce" << QStringList { "--scale F", "--threads N" };
         QTest::addRow("import") << "import" << QStringList { "--out F.json", "--name NAME" };
-        QTest::addRow("native") << "native" << QStringList { "--variant NAME", "--scale F", "--no-pressure" };
+        QTest::addRow("native") << "native" << QStringList { "--variant NAME", "--scale F", "--reps N", "--no-pressure" };
     }
     void commandHelp()
     {

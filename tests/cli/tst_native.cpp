@@ -95,6 +95,23 @@ private Q_SLOTS:
         QVERIFY2(emptyDir(tmp.path()), qPrintable(QDir(tmp.path()).entryList().join(' ')));
     }
 
+    // --reps: each variant that many times, in turns, and each figure as mean ± standard deviation.
+    void repetitionsGiveMeanAndSpread()
+    {
+        QTemporaryDir tmp;
+        Out o = cli({ "native", "dd-sparse-read", "--scale", "0.001", "--variant", "mainline", "--variant", "inline",
+                        "--reps", "3" },
+            tmp.path());
+        QVERIFY2(o.code == 0, qPrintable(o.err));
+        QCOMPARE(o.err.count(QRegularExpression("native: (mainline|inline) \\([123]/3\\): ")), 6);
+        QVERIFY2(o.err.indexOf("inline (1/3)") < o.err.indexOf("mainline (2/3)"), qPrintable(o.err));
+        QVERIFY2(o.out.contains(QRegularExpression("ns_per_page +[0-9.]+ ±[0-9.]+ +[0-9.]+ ")), qPrintable(o.out));
+        Out bad = cli({ "native", "dd-sparse-read", "--reps", "0" }, tmp.path());
+        QCOMPARE(bad.code, 2);
+        QVERIFY2(bad.err.contains("--reps 0: expected an integer in [1, 100]"), qPrintable(bad.err));
+        QVERIFY2(emptyDir(tmp.path()), qPrintable(QDir(tmp.path()).entryList().join(' ')));
+    }
+
     // With pressure, the host gives a memory cgroup with swap or the run is refused saying which is missing.
     void pressureRunsInACgroupOrIsRefused()
     {
