@@ -123,9 +123,11 @@ namespace {
         {
             if (!j.contains(key))
                 return 0;
-            if (!j[key].is_number_unsigned())
+            // A parsed file's counts are unsigned; one built in memory holds what was assigned (an int's a signed).
+            const OJson& v = j[key];
+            if (!v.is_number_unsigned() && !(v.is_number_integer() && v.get<std::int64_t>() >= 0))
                 throw bad(at(path, key), "a count (an integer from 0)");
-            return j[key].get<std::uint64_t>();
+            return v.get<std::uint64_t>();
         }
         int integer(const OJson& j, const char* key, const std::string& path) const
         {
