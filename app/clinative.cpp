@@ -406,8 +406,8 @@ namespace {
             const std::string v = r.variant == last ? "" : r.variant;
             last = r.variant;
             if (markdown)
-                s << "| " << v << " | " << r.metric << " | " << nativeCell(r) << " | " << cell(r.simulated, r.metric) << " | "
-                  << ratio << " |\n";
+                s << "| " << v << " | " << r.metric << " | " << nativeCell(r) << " | " << cell(r.simulated, r.metric)
+                  << " | " << ratio << " |\n";
             else {
                 std::snprintf(b, sizeof b, "%-18s %-12s %20s %14s %12s\n", v.c_str(), r.metric.c_str(),
                     nativeCell(r).c_str(), cell(r.simulated, r.metric).c_str(), ratio.c_str());
@@ -550,7 +550,8 @@ namespace {
                     sq += v * v;
                 }
                 const double k = static_cast<double>(runs.size());
-                const double sd = runs.size() > 1 ? std::sqrt(std::max(0.0, (sq - sum * sum / k) / (k - 1))) : std::nan("");
+                const double sd
+                    = runs.size() > 1 ? std::sqrt(std::max(0.0, (sq - sum * sum / k) / (k - 1))) : std::nan("");
                 rows.push_back({ variant, metric, sum / k, s, sd });
             }
         }

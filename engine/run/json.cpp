@@ -138,7 +138,10 @@ namespace {
         }
 
     private:
-        static std::string at(const std::string& path, const char* key) { return path.empty() ? key : path + "." + key; }
+        static std::string at(const std::string& path, const char* key)
+        {
+            return path.empty() ? key : path + "." + key;
+        }
         const std::string& m_origin;
     };
 } // namespace

@@ -351,8 +351,8 @@ namespace {
                         fail(o, path + "." + variant, "an array of numbers (one per value of the axis)", &xs);
                     for (std::size_t i = 0; i < xs.size(); ++i)
                         if (!xs[i].is_number())
-                            fail(o, path + "." + variant + "[" + std::to_string(i) + "]", "a number (the post's figure)",
-                                &xs[i]);
+                            fail(o, path + "." + variant + "[" + std::to_string(i) + "]",
+                                "a number (the post's figure)", &xs[i]);
                 }
             } else if (sweep.contains(k) ? !v.is_array() : !v.is_string() && !v.is_array()) {
                 fail(o, path, sweep.contains(k) ? "an array (the sweep axis's values the columns follow)"

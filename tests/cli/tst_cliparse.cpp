@@ -52,7 +52,8 @@ private Q_SLOTS:
         QTest::addRow("merge") << "merge" << QStringList { "--format FMT", "--out FILE" };
         QTest::addRow("reproduce") << "reproduce" << QStringList { "--scale F", "--threads N" };
         QTest::addRow("import") << "import" << QStringList { "--out F.json", "--name NAME" };
-        QTest::addRow("native") << "native" << QStringList { "--variant NAME", "--scale F", "--reps N", "--no-pressure" };
+        QTest::addRow("native") << "native"
+                                << QStringList { "--variant NAME", "--scale F", "--reps N", "--no-pressure" };
     }
     void commandHelp()
     {
@@ -102,7 +103,8 @@ private Q_SLOTS:
                                     << "--scale: unknown option (see mmscope-cli --help)";
         QTest::addRow("unknown command names all")
             << QStringList { "frob" }
-            << "frob: unknown command; expected list, show, run, report, merge, reproduce, import, native, kernels, toggles, completion or help";
+            << "frob: unknown command; expected list, show, run, report, merge, reproduce, import, native, kernels, "
+               "toggles, completion or help";
         QTest::addRow("two scenarios") << QStringList { "run", "a", "b" }
                                        << "b: unexpected argument; one SCENARIO only";
         QTest::addRow("no scenario") << QStringList { "run", "--scale", "0.1" } << "expected a SCENARIO";
