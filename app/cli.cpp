@@ -149,6 +149,7 @@ namespace {
         addNativeCommand(cl);
         addKernelsCommand(cl);
         addTogglesCommand(cl);
+        addPresetsCommand(cl);
         addCompletionCommand(cl);
         bool man = false;
         std::vector<std::string> topic;

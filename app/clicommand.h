@@ -60,6 +60,7 @@ void addImportCommand(CommandLine& cl); // import lockstat|perf-lock (cliimport.
 void addNativeCommand(CommandLine& cl); // native (clinative.cpp)
 void addKernelsCommand(CommandLine& cl); // kernels (clikernels.cpp)
 void addTogglesCommand(CommandLine& cl); // toggles (clikernels.cpp)
+void addPresetsCommand(CommandLine& cl); // presets (clipresets.cpp)
 void addCompletionCommand(CommandLine& cl); // completion bash (clicomplete.cpp)
 
 // `mmscope-cli __complete WORD...` (what the completion script asks): one candidate per line for the last WORD,

@@ -192,7 +192,7 @@ complete -F _mmscope_cli mmscope-cli
             c.words = { "bash" };
         } else if (name == "merge") {
             c.files = true;
-        } else if (name == "list" || name == "reproduce") {
+        } else if (name == "list" || name == "reproduce" || name == "presets") {
         } else if (index == 0) {
             // SCENARIO: a built-in id or a scenario file.
             for (const ScenarioInfo& s : builtinScenarios())

@@ -22,14 +22,11 @@ run() { # run ID ARGS...
         "$(echo "$out" | grep -v ": warning: " | head -1 | cut -c1-100)"
     if ((rc != 0 && rc != 2)); then fail=1; fi
 }
-# The choices a field offers, as the refusal of a value it does not offer lists them ("expected one of a|b|c").
-choices() {
-    "$CLI" run ebizzy --set "$1=?" 2>&1 | sed -n 's/.*expected one of \([^,]*\), got.*/\1/p' | tr '|' ' '
-}
 ids=($("$CLI" list | awk '/^[a-z]/ {print $1}'))
 releases=($("$CLI" kernels | awk '$1 ~ /^[0-9]/ && /rule/ {print $1}'))
-presets=($(choices machine.preset))
-configs=($(choices kernel.config))
+presets=($("$CLI" presets | awk '/^machine presets/ {m = 1; next} /^swap devices/ {m = 0} m && /^  [a-z]/ {print $1}'))
+# kernel.config's values, as `toggles` lists what each toggle takes ("one of a|b|c").
+configs=($("$CLI" toggles | awk '$1 == "kernel.config" {sub(/.*one of /, ""); print $1}' | tr '|' ' '))
 for i in "${!ids[@]}"; do
     id=${ids[i]}
     run "$id"

@@ -87,6 +87,33 @@ private Q_SLOTS:
         QCOMPARE(set.code, 0);
     }
 
+    // `presets`: every machine preset and swap device a scenario may name.
+    void presetsListWhatAScenarioMayName()
+    {
+        Out o = cli({ "presets" });
+        QCOMPARE(o.code, 0);
+        QStringList names;
+        auto it = QRegularExpression("^  ([a-z0-9-]+) +[0-9]+ CPUs in", QRegularExpression::MultilineOption)
+                      .globalMatch(o.out);
+        while (it.hasNext())
+            names << it.next().captured(1);
+        QCOMPARE(names.size(), 6);
+        QVERIFY(names.contains("quad-core-2007"));
+        QVERIFY2(o.out.contains(QRegularExpression("\\n  zram +in RAM")), qPrintable(o.out));
+        // Each is a machine.preset a scenario file takes.
+        QTemporaryDir dir;
+        for (const QString& n : names) {
+            QJsonObject doc = QJsonDocument::fromJson(cli({ "show", "ebizzy" }).out.toUtf8()).object();
+            doc["machine"] = QJsonObject { { "preset", n } };
+            QFile f(dir.filePath(n + ".json"));
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(QJsonDocument(doc).toJson());
+            f.close();
+            Out shown = cli({ "show", f.fileName() });
+            QVERIFY2(shown.code == 0, qPrintable(n + ": " + shown.err));
+        }
+    }
+
     void showThenRunTheFile()
     {
         Out o = cli({ "show", "madv-free-swapin" });

@@ -104,7 +104,7 @@ private Q_SLOTS:
         QTest::addRow("unknown command names all")
             << QStringList { "frob" }
             << "frob: unknown command; expected list, show, run, report, merge, reproduce, import, native, kernels, "
-               "toggles, completion or help";
+               "toggles, presets, completion or help";
         QTest::addRow("two scenarios") << QStringList { "run", "a", "b" }
                                        << "b: unexpected argument; one SCENARIO only";
         QTest::addRow("no scenario") << QStringList { "run", "--scale", "0.1" } << "expected a SCENARIO";
