@@ -48,17 +48,26 @@ def failure(r):
     return "exit %d: %s" % (r.returncode, (err.strip().splitlines() or [""])[-1])
 
 
-def choices_of(field):
-    """The values a toggle or field takes, from its refusal ("expected one of a|b", "an integer in [lo, hi]")."""
-    err = cli(["run", "ebizzy", "--set", field + "=?"], 60).stderr
-    if m := re.search(r"expected one of ([^,]*), got", err):
+def choices(takes):
+    """The values to try of what a toggle takes, as `toggles` says it: "one of a|b", "true or false", "an integer in
+    [lo, hi]" (its ends and one value near the low one)."""
+    if m := re.fullmatch(r"one of (\S+)", takes):
         return m.group(1).split("|")
-    if "true or false" in err:
+    if takes == "true or false":
         return ["true", "false"]
-    if m := re.search(r"expected an integer in \[(-?\d+), (\d+)\]", err):
+    if m := re.fullmatch(r"an integer in \[(-?\d+), (\d+)\]", takes):
         lo, hi = int(m.group(1)), int(m.group(2))
         return [str(lo), str(hi), str(min(hi, lo + 7))]
     return []
+
+
+def toggle_choices():
+    """Every toggle and the values to try, from `mmscope-cli toggles` (its TAKES column)."""
+    lines = cli(["toggles"], 60).stdout.splitlines()
+    header = next(l for l in lines if l.lstrip().startswith("NAME"))
+    takes, changed = header.index("TAKES"), header.index("CHANGED IN")
+    rows = lines[lines.index(header) + 1:]
+    return {row.split()[0]: choices(row[takes:changed].strip()) for row in rows if row.strip()}
 
 
 def mutate(doc, rng):
@@ -88,8 +97,9 @@ def mutate(doc, rng):
 def fuzz_sets(rng, keep):
     ids = [l.split()[0] for l in cli(["list"], 60).stdout.splitlines() if l[:1].isalpha()]
     releases = re.findall(r"^\s+(\d+\.\d+(?:\.\d+)?)", cli(["kernels"], 60).stdout, re.M)
-    toggles = re.findall(r"^  ([a-z_]+\.[a-z_.]+|overcommit)\s", cli(["toggles"], 60).stdout, re.M)
-    fields = {t: choices_of(t) for t in toggles + ["machine.preset", "machine.guest"]}
+    fields = toggle_choices()
+    fields["machine.preset"] = re.findall(r"^  ([a-z0-9-]+) +\d+ CPUs", cli(["presets"], 60).stdout, re.M)
+    fields["machine.guest"] = ["none", "kvm"]
     shown = {i: json.loads(cli(["show", i], 60).stdout) for i in ids}
     units = {"KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40}
 
