@@ -108,7 +108,7 @@ std::string kernelsMarkdown()
 
 std::vector<ToggleInfo> toggleTable(const std::string& version)
 {
-    const nlohmann::json at = Toggles::forKernel(parsed(version)).toJson();
+    const nlohmann::json inRelease = Toggles::forKernel(parsed(version)).toJson();
     std::vector<ToggleInfo> out;
     for (const std::string& name : Toggles::names()) {
         ToggleInfo t { name, {}, {}, {}, {} };
@@ -123,7 +123,7 @@ std::vector<ToggleInfo> toggleTable(const std::string& version)
                 t.values.push_back(t.accepts.substr(at, bar - at));
                 at = bar + 1;
             }
-        if (auto v = at.find(name); v != at.end())
+        if (auto v = inRelease.find(name); v != inRelease.end())
             t.value = v->is_string() ? v->get<std::string>() : v->dump();
         for (const KernelRule& r : kernelRules())
             if (name == r.toggle)

@@ -354,13 +354,14 @@ namespace {
                             fail(o, path + "." + variant + "[" + std::to_string(i) + "]",
                                 "a number (the post's figure)", &xs[i]);
                 }
+            } else if (k == "metric") {
+                if (!v.is_string())
+                    fail(o, path, "a metric name (the one the columns give)", &v);
             } else if (sweep.contains(k) ? !v.is_array() : !v.is_string() && !v.is_array()) {
                 fail(o, path, sweep.contains(k) ? "an array (the sweep axis's values the columns follow)"
                                                 : "a string, or an array (a sweep axis's values)", &v);
             }
         }
-        if (pub.contains("metric") && !pub["metric"].is_string())
-            fail(o, "published.metric", "a metric name", &pub["metric"]);
     }
 
     // faithful_scale and published: what the run is set against.
