@@ -94,7 +94,11 @@ void RunOptionText::addTo(CLI::App* a, bool shard)
 
 RunArgs RunOptionText::check(bool needOut) const
 {
-    auto given = [&](const char* name) { return app->count(name) > 0; };
+    // An option the command defines and the user gave (`report` has no --shard).
+    auto given = [&](const char* name) {
+        const CLI::Option* o = app->get_option_no_throw(name);
+        return o && o->count() > 0;
+    };
     RunArgs r;
     r.variants = variants;
     for (const std::string& kv : sets)

@@ -87,6 +87,27 @@ private Q_SLOTS:
         QCOMPARE(set.code, 0);
     }
 
+    // report: a run's tables and charts in the format of --out's extension (where the build has the UI library).
+    void reportWritesTheRun()
+    {
+        QTemporaryDir dir;
+        const QString html = dir.filePath("r.html");
+        Out o = cli({ "report", "swap-free-sort", "--scale", "0.01", "--variant", "unsorted", "--variant", "sorted",
+            "--out", html });
+#ifdef MMSCOPE_HAVE_UI
+        QVERIFY2(o.code == 0, qPrintable(o.err));
+        const QByteArray page = readAll(html);
+        QVERIFY(page.contains("<h1>Sort swap entries by device before freeing them</h1>"));
+        QVERIFY(page.contains("<table") && page.contains("data:image"));
+#else
+        QCOMPARE(o.code, 2);
+        QVERIFY2(o.err.contains("no desktop UI library"), qPrintable(o.err));
+#endif
+        Out bad = cli({ "report", "swap-free-sort", "--scale", "0.01", "--out", dir.filePath("r.doc") });
+        QCOMPARE(bad.code, 2);
+        QVERIFY2(bad.err.contains("expected a .html or .pdf file name"), qPrintable(bad.err));
+    }
+
     // `presets`: every machine preset and swap device a scenario may name.
     void presetsListWhatAScenarioMayName()
     {
