@@ -90,6 +90,14 @@ namespace {
     int runOrReport(const RunOptionText& text, bool report, std::ostream& out, std::ostream& err)
     {
         RunArgs r = text.check(report);
+        if (report) { // before the run, which can take minutes: a report that cannot be written is refused now
+#ifdef MMSCOPE_HAVE_UI
+            if (std::string error; !checkReportPath(r.out, error))
+                throw BadInput(error);
+#else
+            throw BadInput("report: this build has no desktop UI library (configure with -DMMSCOPE_BUILD_UI=ON)");
+#endif
+        }
         Scenario sc = prepare(r);
         noteKernelChange(r, err);
         if (!r.scale)
@@ -97,16 +105,14 @@ namespace {
         warnBelowFaithful(sc, *r.scale, err);
         ResultSet rs = execute(sc, runnerOptions(r, report), err);
         checkInterrupted();
-        if (report) {
 #ifdef MMSCOPE_HAVE_UI
+        if (report) {
             std::string error;
             if (!writeReport(sc, rs, r.out, error))
                 throw BadInput(error);
             return 0;
-#else
-            throw BadInput("report: this build has no desktop UI library (configure with -DMMSCOPE_BUILD_UI=ON)");
-#endif
         }
+#endif
         emit(r, r.shardCount ? shardJson(rs, sc, r.shardIndex, r.shardCount) : formatResults(rs, sc, r.format), out);
         return 0;
     }

@@ -237,9 +237,8 @@ namespace {
     }
 } // namespace
 
-bool writeReport(const Scenario& sc, const ResultSet& rs, const std::string& pathStd, std::string& error)
+bool checkReportPath(const std::string& pathStd, std::string& error)
 {
-    auto app = ensureApplication();
     const QString path = QString::fromStdString(pathStd);
     const QString ext = QFileInfo(path).suffix().toLower();
     if (ext != QLatin1String("html") && ext != QLatin1String("htm") && ext != QLatin1String("pdf")) {
@@ -251,6 +250,16 @@ bool writeReport(const Scenario& sc, const ResultSet& rs, const std::string& pat
         error = "report: " + err.toStdString();
         return false;
     }
+    return true;
+}
+
+bool writeReport(const Scenario& sc, const ResultSet& rs, const std::string& pathStd, std::string& error)
+{
+    auto app = ensureApplication();
+    const QString path = QString::fromStdString(pathStd);
+    const QString ext = QFileInfo(path).suffix().toLower();
+    if (!checkReportPath(pathStd, error))
+        return false;
     const bool widgets = qobject_cast<QApplication*>(QCoreApplication::instance()) != nullptr;
     std::vector<Chart> charts;
     if (widgets)
