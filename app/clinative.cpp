@@ -549,10 +549,8 @@ namespace {
                     sum += v;
                     sq += v * v;
                 }
-                const double k = static_cast<double>(runs.size());
-                const double sd
-                    = runs.size() > 1 ? std::sqrt(std::max(0.0, (sq - sum * sum / k) / (k - 1))) : std::nan("");
-                rows.push_back({ variant, metric, sum / k, s, sd });
+                const int k = static_cast<int>(runs.size());
+                rows.push_back({ variant, metric, sum / k, s, k > 1 ? sampleStddev(sum, sq, k) : std::nan("") });
             }
         }
         const std::string bullet = markdown ? "- " : "";

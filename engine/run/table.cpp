@@ -51,6 +51,11 @@ std::optional<double> publishedValue(const Scenario& sc, const std::string& vari
     return std::nullopt;
 }
 
+double sampleStddev(double sum, double sumSquares, int n)
+{
+    return n > 1 ? std::sqrt(std::max(0.0, (sumSquares - sum * sum / n) / (n - 1))) : 0.0;
+}
+
 Cell tableCell(const ResultSet& rs, const Scenario& sc, const std::string& variant, const OJson& point, const std::string& metric)
 {
     Cell c;
@@ -67,7 +72,7 @@ Cell tableCell(const ResultSet& rs, const Scenario& sc, const std::string& varia
     }
     if (c.n) {
         c.mean = sum / c.n;
-        c.stddev = c.n > 1 ? std::sqrt(std::max(0.0, (sq - sum * sum / c.n) / (c.n - 1))) : 0.0;
+        c.stddev = sampleStddev(sum, sq, c.n);
     }
     c.published = publishedValue(sc, variant, point, metric);
     const OJson& pub = sc.published();

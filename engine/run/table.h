@@ -20,6 +20,8 @@ struct Cell {
     std::optional<double> publishedSd;
 };
 Cell tableCell(const ResultSet& rs, const Scenario& sc, const std::string& variant, const OJson& point, const std::string& metric);
+// The sample standard deviation of `n` values from their sum and the sum of their squares (0 for fewer than two).
+double sampleStddev(double sum, double sumSquares, int n);
 std::optional<double> publishedValue(const Scenario& sc, const std::string& variant, const OJson& point, const std::string& metric);
 
 // How far the table's cells are from the post's: over every cell the text table shows with a published figure and
