@@ -41,14 +41,13 @@ namespace {
         QCommandLineOption native { QStringLiteral("native"), QStringLiteral("After the simulated run, run the workload natively on this machine (the Native run dock): MODE pressure (in a memory cgroup with swap, as the scenario needs) or no-pressure. With --screenshot the shot waits for it."), QStringLiteral("MODE") };
         QCommandLineOption post { QStringLiteral("post"), QStringLiteral("Open the scenario's source post (with --screenshot: capture the whole screen).") };
         QCommandLineParser parser;
+        QCommandLineOption help = parser.addHelpOption();
+        QCommandLineOption version = parser.addVersionOption();
 
-        explicit CommandLine(const QApplication& app)
+        CommandLine()
         {
             parser.setApplicationDescription(QStringLiteral("A desktop laboratory for Linux memory-management performance"));
-            parser.addHelpOption();
-            parser.addVersionOption();
             parser.addOptions({ scenario, variant, at, scale, screenshot, raise, dark, hover, size, post, capture, native, during });
-            parser.process(app);
         }
         bool isSet(const QCommandLineOption& o) const { return parser.isSet(o); }
         QString value(const QCommandLineOption& o) const { return parser.value(o); }
@@ -221,15 +220,37 @@ namespace {
                 QApplication::exit(1);
         });
     }
+
+    void nameTheApp()
+    {
+        QCoreApplication::setApplicationName(QStringLiteral("mmscope"));
+        QCoreApplication::setOrganizationName(QStringLiteral("mmscope"));
+        QCoreApplication::setApplicationVersion(QStringLiteral(MMSCOPE_VERSION));
+    }
+
+    // --help and --version answer without a display (over ssh, in a terminal without X): they are read before the
+    // window system is opened, and print and exit there. Everything else, Qt's own options (-platform) included, is
+    // read once the QApplication has taken those out.
+    void answerWithoutDisplay(int argc, char** argv)
+    {
+        QCoreApplication core(argc, argv);
+        nameTheApp();
+        CommandLine cli;
+        cli.parser.parse(QCoreApplication::arguments()); // an unknown option is the QApplication's to refuse
+        if (cli.isSet(cli.help))
+            cli.parser.showHelp(0);
+        if (cli.isSet(cli.version))
+            cli.parser.showVersion();
+    }
 } // namespace
 
 int main(int argc, char** argv)
 {
+    answerWithoutDisplay(argc, argv);
     QApplication app(argc, argv);
-    QApplication::setApplicationName(QStringLiteral("mmscope"));
-    QApplication::setOrganizationName(QStringLiteral("mmscope"));
-    QApplication::setApplicationVersion(QStringLiteral(MMSCOPE_VERSION));
-    const CommandLine cli(app);
+    nameTheApp();
+    CommandLine cli;
+    cli.parser.process(app);
 
     const bool shot = cli.isSet(cli.screenshot);
     mms::MainWindow::Options opts;
