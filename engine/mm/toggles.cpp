@@ -238,7 +238,9 @@ namespace {
 
 std::optional<KernelVersion> KernelVersion::parse(const std::string& text)
 {
-    static const std::regex re("([0-9]{1,3})\\.([0-9]{1,3})(?:\\.([0-9]{1,3}))?");
+    // As the kernel's git tags and its developers write it too: "v5.6", "5.6-rc4". A release candidate has what
+    // its release merged (the merge window closes at -rc1), so its rules are the release's.
+    static const std::regex re("v?([0-9]{1,3})\\.([0-9]{1,3})(?:\\.([0-9]{1,3}))?(?:-rc[0-9]{1,2})?");
     std::smatch m;
     if (!std::regex_match(text, m, re))
         return std::nullopt;

@@ -41,7 +41,8 @@ enum class VmstatLru : std::uint8_t { Fields, Zone, NodeZone };
 struct KernelVersion {
     int major = 0, minor = 0, patch = 0;
     auto operator<=>(const KernelVersion&) const = default;
-    // Parses "X.Y" or "X.Y.Z" (decimal numbers); nullopt for anything else.
+    // Parses "X.Y" or "X.Y.Z" (decimal numbers), optionally with a leading "v" and an "-rcN" (a release candidate
+    // is read as its release); nullopt for anything else.
     static std::optional<KernelVersion> parse(const std::string& text);
     std::string str() const;
 };

@@ -58,6 +58,20 @@ private Q_SLOTS:
         QVERIFY(modelled > 0);
     }
 
+    // A release as its git tag and its candidates are written ("v5.6", "5.6-rc4": seed 002's kernel) is that
+    // release, with its rules; other spellings are refused.
+    void versionForms()
+    {
+        QCOMPARE(version("v5.6"), (KernelVersion { 5, 6, 0 }));
+        QCOMPARE(version("5.6-rc4"), (KernelVersion { 5, 6, 0 }));
+        QCOMPARE(version("v2.6.20-rc1"), (KernelVersion { 2, 6, 20 }));
+        for (const char* bad : { "5.6rc4", "5.6-rc", "V5.6", "5.6-rc123", "v", "5", "5.6.", "-rc4" })
+            QVERIFY2(!KernelVersion::parse(bad), bad);
+        QVERIFY(isKernelRelease("v5.6-rc4"));
+        QVERIFY(Toggles::forKernel(version("5.6-rc4")).lruBarrier == Toggles::forKernel(version("5.6")).lruBarrier);
+        QVERIFY(Toggles::forKernel(version("5.6-rc4")).lruBarrier != Toggles::forKernel(version("5.5")).lruBarrier);
+    }
+
     void forKernelFollowsTheTable()
     {
         // Each release gets exactly the values the table says: the first rule's `from` before it, the last `to`
