@@ -131,7 +131,18 @@ void KernelRulesView::setScenario(const Scenario& scenario, const QString& ownKe
 void KernelRulesView::fill()
 {
     m_filling = true;
-    m_kernel->setCurrentText(m_version);
+    // The release the scenario's version is (5.6 for v5.6-rc4, 4.19 for 4.19.3); one outside the table (2.6.19,
+    // 7.0, which run the nearest release's rules) is shown as written, an item of its own after the releases.
+    const auto releases = static_cast<int>(kernelReleases().size());
+    while (m_kernel->count() > releases)
+        m_kernel->removeItem(releases);
+    const std::string release = kernelRelease(m_version.toStdString());
+    int at = release.empty() ? -1 : m_kernel->findText(QString::fromStdString(release));
+    if (at < 0) {
+        m_kernel->addItem(m_version);
+        at = releases;
+    }
+    m_kernel->setCurrentIndex(at);
     m_tree->clear();
     const std::string version = m_version.toStdString();
     int inForce = 0, later = 0, surveyed = 0, flipped = 0;

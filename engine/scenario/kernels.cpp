@@ -43,16 +43,18 @@ std::vector<std::string> kernelReleases()
     return out;
 }
 
-bool isKernelRelease(const std::string& version)
+std::string kernelRelease(const std::string& version)
 {
     auto v = KernelVersion::parse(version);
     if (!v || *v < kFirstKernel || !(*v < KernelVersion { kLastKernel.major, kLastKernel.minor + 1, 0 }))
-        return false;
+        return {};
     // 2.6.N is a release of its own; from 3.0 on X.Y is, and a third number is a stable update of it.
     KernelVersion series = v->major == 2 ? *v : KernelVersion { v->major, v->minor, 0 };
     const auto all = kernelReleases();
-    return std::find(all.begin(), all.end(), series.str()) != all.end();
+    return std::find(all.begin(), all.end(), series.str()) != all.end() ? series.str() : std::string();
 }
+
+bool isKernelRelease(const std::string& version) { return !kernelRelease(version).empty(); }
 
 bool kernelHasRule(const std::string& version, const std::string& rule) { return !(parsed(version) < parsed(rule)); }
 

@@ -22,6 +22,9 @@ struct KernelRuleInfo {
 std::vector<KernelRuleInfo> kernelRuleTable();
 // Every release the rules cover, oldest first: 2.6.20 .. 2.6.39, 3.0 .. 3.19, 4.0 .. 4.20, 5.0 .. 5.19, 6.0 .. 6.12.
 std::vector<std::string> kernelReleases();
+// The release of kernelReleases() that `version` is (4.19.3 and v4.19-rc2 are 4.19), or "" for a version outside
+// 2.6.20 .. 6.12 or not a version.
+std::string kernelRelease(const std::string& version);
 // "X.Y" or "X.Y.Z" of a release from 2.6.20 to 6.12 (a stable update such as 4.19.3 included).
 bool isKernelRelease(const std::string& version);
 // True when rule release `rule` is in kernel `version` (both valid versions).

@@ -5,6 +5,7 @@
 #include "mainwindow.h"
 #include "parametereditor.h"
 #include "quietwindow.h"
+#include "scenario/kernels.h"
 #include "scenario/scenario.h"
 
 #include <QtTest>
@@ -82,6 +83,23 @@ private Q_SLOTS:
         QCOMPARE(m_rules->ruleItem("2.6.25", "lock.spinlock")->text(State), QStringLiteral("superseded"));
         const QString summary = m_rules->findChild<QLabel*>()->text();
         QVERIFY2(summary.contains("From the scenario's own 4.0:"), qPrintable(summary));
+    }
+
+    // A version written as a git tag or a stable update shows its release; one outside the table shows as written.
+    void showsTheReleaseOfAnyVersion()
+    {
+        const auto shown = [this](const char* kernel) {
+            std::string doc = m_w->parameters()->scenario()->json().dump();
+            const auto at = doc.find("\"kernel\":\"4.0\"");
+            doc.replace(at, 14, std::string("\"kernel\":\"") + kernel + "\"");
+            m_rules->setScenario(mms::Scenario::fromText(doc, "edited"), QStringLiteral("4.0"));
+            return m_rules->kernelPick()->currentText();
+        };
+        QCOMPARE(shown("v5.6-rc4"), QStringLiteral("5.6"));
+        QCOMPARE(shown("4.19.3"), QStringLiteral("4.19"));
+        QCOMPARE(shown("7.0"), QStringLiteral("7.0"));
+        QCOMPARE(shown("4.11"), QStringLiteral("4.11"));
+        QCOMPARE(m_rules->kernelPick()->count(), static_cast<int>(mms::kernelReleases().size()));
     }
 
 private:
