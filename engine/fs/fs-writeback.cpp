@@ -15,6 +15,7 @@
 
 #include "block/brd.h"
 #include "mm/mm.h"
+#include "mm/writeback.h"
 
 namespace mms {
 
@@ -52,12 +53,12 @@ namespace {
                 continue; // truncated, migrated clean, or locked by someone: a later pass sees it
             // lock_page, clear_page_dirty_for_io, set_page_writeback (the radix tree's tags under tree_lock)
             co_await spin_lock(k.s, t, m.i_pages);
-            Sched::burn(t, 3 * k.cost.lockedRmwNs + 2 * k.cost.pteOpNs);
+            Sched::burn(t, setWritebackTagsNs(k.cost));
             k.pages.clear(p, PG_dirty);
             spin_unlock(k.s, t, m.i_pages);
             brd_make_request(k.s, t, fs.ramdiskNode, 1); // the ramdisk ends the bio before it returns
             co_await spin_lock(k.s, t, m.i_pages); // end_page_writeback: test_clear_page_writeback, its tag
-            Sched::burn(t, 2 * k.cost.lockedRmwNs + k.cost.pteOpNs);
+            Sched::burn(t, endWritebackTagsNs(k.cost));
             spin_unlock(k.s, t, m.i_pages);
             Sched::burn(t, k.cost.lockedRmwNs); // unlock_page
             ++n;

@@ -3,6 +3,7 @@
 #include "mm/page_alloc.h"
 #include "mm/rmap.h"
 #include "mm/vmscan.h"
+#include "mm/writeback.h"
 #include "mm/zsmalloc.h"
 #include "mm/zswap.h"
 
@@ -322,8 +323,11 @@ void Mm::del_page_from_lru_list(Pfn p)
 
 void Mm::endIo(BlockDevice& dev, IoRequest& r)
 {
-    // end_swap_bio_read / end_swap_bio_write run in the device's interrupt on one CPU.
-    s.interrupt(dev.index() % s.cpuCount(), cost.ioCompleteNs * static_cast<double>(r.pages.size()));
+    // end_swap_bio_read / end_swap_bio_write run in the device's interrupt on one CPU; before 4.9
+    // (swap.writeback_tags) end_page_writeback() clears each written page's tags there, under the swap cache's
+    // tree_lock, whose wait the interrupt does not model (its cost only).
+    const double perPage = cost.ioCompleteNs + (r.write && tg.swapWritebackTags ? endWritebackTagsNs(cost) : 0.0);
+    s.interrupt(dev.index() % s.cpuCount(), perPage * static_cast<double>(r.pages.size()));
     for (Pfn p : r.pages) {
         if (!r.write) {
             pages.clear(p, PG_locked);

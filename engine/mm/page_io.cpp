@@ -3,6 +3,7 @@
 #include "mm/page_io.h"
 
 #include "mm/mm.h"
+#include "mm/writeback.h"
 #include "mm/zswap.h"
 
 namespace mms {
@@ -16,14 +17,19 @@ Co<bool> swap_writepage(Mm& k, Task& t, Pfn p)
     const PageContent content = k.pages.content(p);
     si.slot[off].content = content;
     k.vm.inc(Vm::PswpOut); // count_vm_event(PSWPOUT), on the rw_page path and on the bio fallback alike
-    // bdev_write_page(): set_page_writeback(), rw_page; on success page_endio() ends the writeback at once.
+    // bdev_write_page(): set_page_writeback(), rw_page; page_endio() then ends the writeback at once (and
+    // bdev_write_page() itself on a failure).
+    co_await swap_writeback_tags(k, t, p, true);
     int err = co_await si.zram->zram_bvec_write(t, off, content);
+    co_await swap_writeback_tags(k, t, p, false);
     if (err == 0)
         co_return true;
     // The rw_page failed: __swap_writepage() submits the page as a bio, zram_make_request() runs the same write
     // again, fails, and bio_io_error() -> end_swap_bio_write(): "Write-error on swap-device", the page redirtied.
     Sched::burn(t, k.cost.bioSubmitNs);
+    co_await swap_writeback_tags(k, t, p, true);
     err = co_await si.zram->zram_bvec_write(t, off, content);
+    co_await swap_writeback_tags(k, t, p, false);
     if (err == 0)
         co_return true;
     k.pages.set(p, PG_dirty);
@@ -39,6 +45,17 @@ Co<> swap_readpage(Mm& k, Task& t, Pfn p)
     const PageContent content = co_await si.zram->zram_bvec_read(t, pte::swpOffset(entry));
     k.pages.setContent(p, content);
     k.pages.clear(p, PG_locked); // page_endio(): SetPageUptodate, unlock_page
+}
+
+Co<> swap_writeback_tags(Mm& k, Task& t, Pfn p, bool set)
+{
+    if (!k.tg.swapWritebackTags)
+        co_return;
+    const std::uint32_t entry = k.pages.priv(p);
+    SpinLock& tree = k.swap[pte::swpType(entry)]->treeLockFor(pte::swpOffset(entry));
+    co_await spin_lock(k.s, t, tree);
+    Sched::burn(t, set ? setWritebackTagsNs(k.cost) : endWritebackTagsNs(k.cost));
+    spin_unlock(k.s, t, tree);
 }
 
 Co<> swap_slot_free_notify(Mm& k, Task& t, SwapInfo& si, std::uint32_t off)

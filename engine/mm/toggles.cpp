@@ -171,6 +171,7 @@ namespace {
             { "swap.page_cluster", integer(&Toggles::swapPageCluster, 0, 6) },
             { "swap.lock", choice(&Toggles::swapLock, { { "global", SwapLock::Global }, { "device", SwapLock::Device } }) },
             { "swap.cache_trunks", boolean(&Toggles::swapCacheTrunks) },
+            { "swap.writeback_tags", boolean(&Toggles::swapWritebackTags) },
             { "swap.skip_swapcache", boolean(&Toggles::skipSwapcache) },
             { "swap.readahead", choice(&Toggles::swapReadahead, { { "cluster", SwapReadahead::Cluster }, { "vma", SwapReadahead::Vma } }) },
             { "vmscan.isolated_throttle",
@@ -427,6 +428,11 @@ const std::vector<KernelRule>& kernelRules()
             "a list change updates the node's LRU vmstat item and the zone's (each a per-cpu delta, folded past its "
             "threshold; the node keeps the normal one under pressure), and NR_ISOLATED_* are node items. The lists "
             "and lru_lock moving to the node are not modelled apart: the model's nodes have one zone each" },
+        { "4.9", "371a096edf43", "mm: don't use radix tree writeback tags for pages in swap cache",
+            "swap.writeback_tags", "true", "false",
+            "a swap-cache page's writeback no longer takes the swap cache's tree_lock: set_page_writeback() in the "
+            "writer and end_page_writeback() at the write's completion each set or cleared the page's radix-tree tags "
+            "under it before (two more round trips a page written out, besides the insertion and the deletion)" },
         { "4.10", "9d659ae14b54", "locking/mutex: Add lock handoff to avoid starvation", "lock.mutex_handoff",
             "false", "true",
             "a woken mutex waiter that finds the mutex taken again sets MUTEX_FLAG_HANDOFF, and the next unlock grants "
@@ -655,6 +661,7 @@ nlohmann::json Toggles::toJson() const
         { "swap.page_cluster", swapPageCluster },
         { "swap.lock", pick(swapLock, { "global", "device" }) },
         { "swap.cache_trunks", swapCacheTrunks },
+        { "swap.writeback_tags", swapWritebackTags },
         { "swap.skip_swapcache", skipSwapcache },
         { "swap.readahead", pick(swapReadahead, { "cluster", "vma" }) },
         { "vmscan.isolated_throttle", pick(isolatedThrottle, { "congestion_wait", "reclaim_throttle" }) },

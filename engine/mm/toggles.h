@@ -124,6 +124,10 @@ struct Toggles {
     // swap.cache_trunks: the swap cache has one address_space, and tree_lock, per 64 MiB of each device
     // (4b3ef9daa4fc, 4.11); off: one per device.
     bool swapCacheTrunks = false;
+    // swap.writeback_tags: a swap-cache page's writeback sets and clears the swap cache's radix-tree tags under its
+    // tree_lock, as every mapping's does (__test_set_page_writeback, test_clear_page_writeback); off: the swap cache
+    // keeps no writeback tags (AS_NO_WRITEBACK_TAGS, 371a096edf43, 4.9).
+    bool swapWritebackTags = true;
     // swap.readahead: swapin_readahead() reads the aligned 2^page_cluster slots around the faulting one (`cluster`),
     // or the entries the 2^page_cluster PTEs around the fault hold (`vma`, swap_vma_readahead, ec560175c0b6, 4.14;
     // `cluster` still while any swap device rotates).

@@ -146,6 +146,8 @@ namespace {
             } else {
                 k.pages.set(p, PG_writeback | PG_reclaim);
                 ++k.page_zone(p).nrWriteback;
+                if (k.pages.test(p, PG_swapcache))
+                    co_await swap_writeback_tags(k, t, p, true);
                 k.vm.inc(Vm::PswpOut);
                 if (const std::uint32_t e = k.pages.priv(p); k.pages.test(p, PG_swapcache)) // the bytes the device gets
                     k.swap[pte::swpType(e)]->slot[pte::swpOffset(e)].content = k.pages.content(p);

@@ -61,6 +61,27 @@ private Q_SLOTS:
         QVERIFY2(perB < 0.95 * perA, qPrintable(num(perA) + " -> " + num(perB) + " contentions an acquisition"));
     }
 
+    // 371a096edf43 (4.9): "don't use radix tree writeback tags for pages in swap cache" -- "The improvement comes
+    // from the reduced contention on the swap cache radix tree lock": on zram, whose writes start and end their
+    // writeback in the reclaimer, each page written out takes the swap cache's tree_lock twice less (the insertion
+    // and the deletion stay), and the reclaimers spend less system time a page on it.
+    void swapWritebackTagsLeaveTheTreeLock()
+    {
+        const double scale = 0.05;
+        const Sets base = { { "kernel", "4.9" }, { "machine.swap", R"([{"size": "8GiB", "device": "zram"}])" } };
+        ResultSet tags = runWith("madv-free-swapin", "dontneed", with(base, "swap.writeback_tags", "true"), scale);
+        ResultSet none = runWith("madv-free-swapin", "dontneed", with(base, "swap.writeback_tags", "false"), scale);
+        const std::string tree = "swapper_spaces[0].tree_lock";
+        auto perPage = [&](const ResultSet& rs, auto field) {
+            return static_cast<double>(lockOf(rs, "dontneed", tree).*field) / metric(rs, "dontneed", "vm.pswpout");
+        };
+        const double a = perPage(tags, &LockSummary::acquisitions), b = perPage(none, &LockSummary::acquisitions);
+        QVERIFY2(metric(none, "dontneed", "vm.pswpout") > 0 && a - b > 1.9 && a - b < 2.1,
+            qPrintable(num(a) + " -> " + num(b) + " tree_lock acquisitions per page written out"));
+        const double wa = perPage(tags, &LockSummary::waitTotal), wb = perPage(none, &LockSummary::waitTotal);
+        QVERIFY2(wb < wa, qPrintable(num(wa) + " -> " + num(wb) + " ps of tree_lock wait per page written out"));
+    }
+
     // ec560175c0b6 (4.14): "VMA based swap readahead" -- when processes swap out at the same time their slots
     // interleave, so reading ahead the slots around a faulting one brings in other processes' pages; reading the
     // entries of the faulting process's neighbouring PTEs brings in pages it will fault on next: fewer of its faults
