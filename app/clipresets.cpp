@@ -33,9 +33,13 @@ namespace {
         for (const std::string& name : devicePresetNames()) {
             const DeviceSpec d = *devicePreset(name);
             char line[200];
-            if (d.synchronous())
+            if (d.kind == DeviceKind::Zram)
                 std::snprintf(line, sizeof line, "  %-26s in RAM, compressed by the task that swaps (no queue)",
                     name.c_str());
+            else if (d.synchronous())
+                std::snprintf(line, sizeof line,
+                    "  %-26s in RAM, copied by the task that swaps (rw_page; bios: %.0f MB/s, %d requests queued)",
+                    name.c_str(), d.bandwidthMBps, d.queueDepth);
             else
                 std::snprintf(line, sizeof line,
                     "  %-26s %.0f MB/s, %.0f us a read and %.0f us a write after the transfer, %d requests queued%s",

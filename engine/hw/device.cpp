@@ -9,7 +9,10 @@ const std::vector<DeviceKindInfo>& deviceKinds()
     static const std::vector<DeviceKindInfo> kinds = {
         { DeviceKind::Ssd2015, "ssd-2015", false },
         { DeviceKind::Hdd2007, "hdd-2007", true },
-        { DeviceKind::PmemRam, "pmem-ram", false },
+        // pmem_fops has .rw_page = pmem_rw_page (drivers/nvdimm/pmem.c, from the driver's first release, 4.1): swap's
+        // bdev_write_page() and bdev_read_page() copy the page in the caller, and bios (pmem_make_request) are for
+        // the rest.
+        { DeviceKind::PmemRam, "pmem-ram", false, true },
         { DeviceKind::Nvme2020, "nvme-2020", false },
         // create_device() (drivers/block/zram/zram_drv.c, 4.0): "zram devices sort of resembles non-rotational
         // disks", queue_flag_set_unlocked(QUEUE_FLAG_NONROT); zram_devops has .rw_page = zram_rw_page.
@@ -54,10 +57,11 @@ DeviceSpec deviceSpecFor(DeviceKind kind)
         // RAM-simulated persistent memory on the Xeon E5 v3 box (seed 003's swap): pmem_do_bvec copies 4 KiB with
         // the CPU, ~0.4 us at one core's ~10 GB/s, plus the block layer: ~1 us per request (GUESS of 1-3 us,
         // docs/presets.md). The transfer stage is one socket's memory: 4 channels of DDR4-1866, 59.7 GB/s peak
-        // (Intel ARK), of which a STREAM-like ~75% is reachable, ~45 GB/s. The pmem driver is bio-based
-        // (pmem_make_request(), drivers/nvdimm/pmem.c) and has no nr_requests of its own: 1024, NVMe's depth.
-        // 300 ns a request in the transfer stage: GUESS for submit_bio() to bio_endio() around the copy, a few
-        // hundred ns of CPU.
+        // (Intel ARK), of which a STREAM-like ~75% is reachable, ~45 GB/s. Bios go to pmem_make_request(), with
+        // no nr_requests of its own: 1024, NVMe's depth. 300 ns a request in the transfer stage: GUESS for
+        // submit_bio() to bio_endio() around the copy, a few hundred ns of CPU. Swap does not queue: it writes and
+        // reads through pmem_rw_page() in the task (mm/page_io.cpp), the copy on the memory-bandwidth model and the
+        // same 300 ns for the driver around it.
         return { kind, 1'000, 1'000, 45'000, 300, 1024 };
     case DeviceKind::Nvme2020:
         // Data-centre NVMe of 2018-2020, Intel SSD DC P4510 datasheet: 3200/2000 MB/s sequential read/write,

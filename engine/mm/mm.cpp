@@ -51,7 +51,7 @@ Mm::Mm(Sched& sched, const Toggles& toggles, std::uint64_t reservedPages)
         si->slot.assignZeroed(slots);
         si->dev = std::make_unique<BlockDevice>(s, m.swap[i].device, static_cast<int>(i));
         si->dev->setCompletion([this](BlockDevice& d, IoRequest& r) { endIo(d, r); });
-        if (m.swap[i].device.synchronous()) { // zramN, numbered among the zram devices
+        if (m.swap[i].device.kind == DeviceKind::Zram) { // zramN, numbered among the zram devices
             const int n = static_cast<int>(std::count_if(swap.begin(), swap.end(), [](const auto& o) { return o->zram != nullptr; }));
             auto pool = std::make_unique<ZsPoolAllocator>(*this, tg.zram, "zram" + std::to_string(n));
             si->zram = std::make_unique<ZramDevice>(s, tg.zram, n, slots, std::move(pool));

@@ -1,6 +1,6 @@
 #pragma once
-// mm/page_io.c for a synchronous swap device (zram: bdev_write_page()/bdev_read_page() call the driver's rw_page in
-// the task, 3.16+): swap-outs and swap-ins that complete before they return, as system time of the reclaimer or
+// mm/page_io.c for a synchronous swap device (zram, pmem: bdev_write_page()/bdev_read_page() call the driver's
+// rw_page in the task, 3.16+): swap-outs and swap-ins that complete before they return, as system time of the reclaimer or
 // of the faulting task, with no request, no queue and no I/O wait. Devices with a request queue go through the
 // block layer instead (vmscan.cpp's submit_writes(), memory.cpp's swapin_readahead()).
 
@@ -15,7 +15,8 @@ namespace mms {
 class Mm;
 struct Task;
 
-inline bool swap_synchronous(const SwapInfo& si) { return si.zram != nullptr; }
+// The device has an rw_page (zram, pmem): its swap I/O completes in the task.
+inline bool swap_synchronous(const SwapInfo& si) { return si.dev->spec().synchronous(); }
 
 // swap_writepage() -> __swap_writepage() of page `p` (locked, in the swap cache, unmapped) to its slot on a
 // synchronous device. True: written, the page is clean and not under writeback, and shrink_page_list() goes on to

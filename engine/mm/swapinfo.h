@@ -61,8 +61,8 @@ struct SwapInfo {
     std::uint32_t inuse = 0; // slots with a PTE reference or a cached page
     std::uint32_t clusterNext = 1; // next offset to try (slot 0 is the header)
     std::unique_ptr<BlockDevice> dev;
-    // A synchronous device (zram): its driver, which swap_writepage()/swap_readpage() call in the task instead of
-    // queueing on `dev` (mm/page_io.h); nullptr for a queued one.
+    // A zram device: its driver, which swap_writepage()/swap_readpage() call in the task instead of queueing on
+    // `dev` (mm/page_io.h); nullptr for any other (pmem's rw_page, a copy, is page_io.cpp's).
     std::unique_ptr<ZramDevice> zram;
     // With swap.slots_cache only (empty otherwise): the clusters' ci->lock.
     std::vector<SpinLock> clusterLocks;

@@ -476,7 +476,7 @@ const std::vector<KernelRule>& kernelRules()
             "PAGEVEC_SIZE 15: each pagevec drains to lru_lock after 15 pages instead of 14" },
         { "4.15", "0bcac06f27d7", "mm, swap: skip swapcache for swapin of synchronous device", "swap.skip_swapcache",
             "false", "true",
-            "do_swap_page() on an entry of a synchronous device (zram) that only this PTE references allocates a "
+            "do_swap_page() on an entry of a synchronous device (zram, pmem) that only this PTE references allocates a "
             "page and reads it in the fault: no readahead, no swapcache_prepare() or tree_lock, and the slot is freed "
             "with the PTE's swap_free()" },
         { "4.16", "a983b5ebee57", "mm: memcontrol: fix excessive complexity in memory.stat reporting",

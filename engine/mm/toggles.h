@@ -132,7 +132,7 @@ struct Toggles {
     // or the entries the 2^page_cluster PTEs around the fault hold (`vma`, swap_vma_readahead, ec560175c0b6, 4.14;
     // `cluster` still while any swap device rotates).
     SwapReadahead swapReadahead = SwapReadahead::Cluster;
-    // swap.skip_swapcache: a fault on an entry of a synchronous device (zram) with one reference reads the page
+    // swap.skip_swapcache: a fault on an entry of a synchronous device (zram, pmem) with one reference reads the page
     // straight into a new page, without the swap cache or readahead, and frees the slot (0bcac06f27d7, 4.15).
     bool skipSwapcache = false;
     // vmscan.isolated_throttle: how a direct reclaimer waits while too_many_isolated(): `congestion_wait` (HZ/10,

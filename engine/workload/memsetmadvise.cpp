@@ -2,7 +2,8 @@
 // then exit. A parent forks them one after another and waits for them (`fork_children`), so each starts when its
 // fork returns, on the CPU the scheduler balances it to: their phases differ by what the forks cost, and drift from
 // there through their own faults and reclaim. /usr/bin/time of the whole run gives user, sys and elapsed; swapins
-// are /proc/vmstat pswpin.
+// are /proc/vmstat pswpin; memset_mbps is what usemem (vm-scalability's swap-w-seq) prints and sums over its
+// processes for the same sequential write: each process's bytes over the time its memsets took, added up.
 #include "workload/memsetmadvise.h"
 
 namespace mms {
@@ -10,13 +11,15 @@ namespace mms {
 namespace {
     constexpr int kTouchBatch = 64; // pages memset between cond_resched() checks of the user loop
 
-    Co<> process(Kernel& k, Task& t, std::uint32_t pages, int loops, Advice advice, PageContent filled)
+    // `memsetTime`: the time this process spent in its memsets, for memset_mbps.
+    Co<> process(Kernel& k, Task& t, std::uint32_t pages, int loops, Advice advice, PageContent filled, Time& memsetTime)
     {
         const double memsetPage = sys::machine_costs(k).userMemsetPageNs;
         std::uint32_t start = sys::mmap(k, t, pages);
         if (start == sys::MAP_FAILED)
             throw ProgramError("memset+madvise: mmap: Cannot allocate memory");
         for (int loop = 0; loop < loops; ++loop) {
+            const Time from = sys::clock(k, t);
             for (std::uint32_t i = 0; i < pages; ++i) {
                 co_await sys::touch(k, t, start + i, sys::Access::Write);
                 sys::stream(k, t, start + i, memsetPage);
@@ -25,6 +28,7 @@ namespace {
                 if ((i + 1) % kTouchBatch == 0)
                     co_await sys::preempt(k, t);
             }
+            memsetTime += sys::clock(k, t) - from;
             co_await sys::madvise(k, t, start, pages, advice);
         }
         co_await sys::exit(k, t);
@@ -43,12 +47,16 @@ namespace {
             const Advice advice = ctx.user.advice;
             const PageContent filled = ctx.params.at("fill_byte").get<int>() == 0 ? PageContent::Zero : PageContent::Same;
             auto seed = [base = ctx.seed](int i) { return Rng::mix(base, static_cast<std::uint64_t>(i)); };
-            auto body = [&k, pages, loops, advice, filled](Task& t) { return process(k, t, pages, loops, advice, filled); };
+            m_pageBytes = static_cast<double>(pages) * kPageSize * loops;
+            m_memsetTime.assign(static_cast<std::size_t>(n), 0);
+            auto body = [this, &k, pages, loops, advice, filled](Task& t, int i) {
+                return process(k, t, pages, loops, advice, filled, m_memsetTime[static_cast<std::size_t>(i)]);
+            };
             if (!ctx.params.at("fork_children").get<bool>()) { // all at the same instant, one per CPU in turn
                 for (int i = 0; i < n; ++i) {
                     Task& t = sys::spawn_process(k, "memset-" + std::to_string(i), i % sys::nr_cpus(k), seed(i));
                     m_tasks.push_back(&t);
-                    sys::start(k, t, body(t));
+                    sys::start(k, t, body(t, i));
                 }
                 return;
             }
@@ -62,6 +70,11 @@ namespace {
             ownTimes(m_tasks, out);
             out["swapins"] = static_cast<double>(sys::vmstat(ctx.k, "pswpin"));
             out["swapouts"] = static_cast<double>(sys::vmstat(ctx.k, "pswpout"));
+            double mbps = 0; // usemem's "bytes / usecs" of each process, summed (MB: 1e6 bytes)
+            for (Time spent : m_memsetTime)
+                if (spent > 0)
+                    mbps += m_pageBytes / 1e6 / toSec(spent);
+            out["memset_mbps"] = mbps;
         }
 
         double progress() const override
@@ -76,19 +89,21 @@ namespace {
         // The parent: fork() n times (each child runs `body`), sleeping `gap` between two forks (a launcher such as
         // `for ...; do ./test & sleep ...; done`), then wait() for them -- asleep, so its task may end.
         Co<> forkChildren(Kernel& k, Task& parent, int n, Time gap, std::function<std::uint64_t(int)> seed,
-            std::function<Co<>(Task&)> body)
+            std::function<Co<>(Task&, int)> body)
         {
             for (int i = 0; i < n; ++i) {
                 if (i > 0 && gap > 0)
                     co_await sys::nanosleep(k, parent, gap);
                 co_await sys::fork_process(k, parent, "memset-" + std::to_string(i), seed(i), [&](Task& child) {
                     m_tasks.push_back(&child);
-                    return body(child);
+                    return body(child, i);
                 });
             }
         }
 
         std::vector<Task*> m_tasks;
+        std::vector<Time> m_memsetTime; // by process
+        double m_pageBytes = 0; // bytes one process memsets over all its loops
         std::uint64_t m_plannedOps = 0;
     };
 } // namespace
