@@ -1,8 +1,8 @@
 #pragma once
 // mm/page_io.c for a synchronous swap device (zram, pmem: bdev_write_page()/bdev_read_page() call the driver's
-// rw_page in the task, 3.16+): swap-outs and swap-ins that complete before they return, as system time of the reclaimer or
-// of the faulting task, with no request, no queue and no I/O wait. Devices with a request queue go through the
-// block layer instead (vmscan.cpp's submit_writes(), memory.cpp's swapin_readahead()).
+// rw_page in the task, 3.16+): swap-outs and swap-ins that complete before they return, as system time of the
+// reclaimer or of the faulting task, with no request, no queue and no I/O wait. Devices with a request queue go
+// through the block layer instead (vmscan.cpp's submit_writes(), memory.cpp's swapin_readahead()).
 
 #include "mm/page.h"
 #include "mm/swapinfo.h"

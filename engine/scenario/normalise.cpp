@@ -30,7 +30,8 @@ namespace {
         if (v.is_string())
             k = KernelVersion::parse(v.get<std::string>());
         if (!k || *k < KernelVersion { 2, 6, 0 })
-            fail(origin, "kernel", "a kernel version \"X.Y\" or \"X.Y.Z\" from 2.6 on, such as \"2.6.20\", \"4.11\" or \"v5.6-rc4\"", &v);
+            fail(origin, "kernel",
+                "a kernel version \"X.Y\" or \"X.Y.Z\" from 2.6 on, such as \"2.6.20\", \"4.11\" or \"v5.6-rc4\"", &v);
         return *k;
     }
 

@@ -12,7 +12,8 @@ namespace {
     constexpr int kTouchBatch = 64; // pages memset between cond_resched() checks of the user loop
 
     // `memsetTime`: the time this process spent in its memsets, for memset_mbps.
-    Co<> process(Kernel& k, Task& t, std::uint32_t pages, int loops, Advice advice, PageContent filled, Time& memsetTime)
+    Co<> process(
+        Kernel& k, Task& t, std::uint32_t pages, int loops, Advice advice, PageContent filled, Time& memsetTime)
     {
         const double memsetPage = sys::machine_costs(k).userMemsetPageNs;
         std::uint32_t start = sys::mmap(k, t, pages);
