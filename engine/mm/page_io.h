@@ -27,9 +27,10 @@ Co<bool> swap_writepage(Mm& k, Task& t, Pfn p);
 // swap_readpage() of page `p` (locked, in the swap cache, just allocated) from a synchronous device: the data is
 // in the page and the page unlocked (page_endio) when it returns.
 Co<> swap_readpage(Mm& k, Task& t, Pfn p);
-// set_page_writeback() (`set`) or end_page_writeback() of swap-cache page `p` in the task: before 4.9
-// (swap.writeback_tags) its radix-tree tags under the swap cache's tree_lock (mm/writeback.h); nothing after. A queued
-// device's completion ends the writeback in its interrupt, which Mm::endIo() charges with the tags' cost.
+// set_page_writeback() (`set`) or end_page_writeback() of swap-cache page `p` in the task where the swap cache keeps
+// writeback tags (swap.writeback_tags, before 4.9; the caller tests it, so that later kernels enter no coroutine):
+// its radix-tree tags under the swap cache's tree_lock (mm/writeback.h). A queued device's completion ends the
+// writeback in its interrupt, which Mm::endIo() charges with the tags' cost.
 Co<> swap_writeback_tags(Mm& k, Task& t, Pfn p, bool set);
 // What swap_entry_free() tells the layers below of a slot no longer in use, called under the lock that guards the
 // slot (si->lock in 4.0): frontswap_invalidate_page() (zswap drops its copy), then the device's

@@ -146,7 +146,7 @@ namespace {
             } else {
                 k.pages.set(p, PG_writeback | PG_reclaim);
                 ++k.page_zone(p).nrWriteback;
-                if (k.pages.test(p, PG_swapcache))
+                if (k.tg.swapWritebackTags && k.pages.test(p, PG_swapcache))
                     co_await swap_writeback_tags(k, t, p, true);
                 k.vm.inc(Vm::PswpOut);
                 if (const std::uint32_t e = k.pages.priv(p); k.pages.test(p, PG_swapcache)) // the bytes the device gets
