@@ -58,10 +58,11 @@ DeviceSpec deviceSpecFor(DeviceKind kind)
         // the CPU, ~0.4 us at one core's ~10 GB/s, plus the block layer: ~1 us per request (GUESS of 1-3 us,
         // docs/presets.md). The transfer stage is one socket's memory: 4 channels of DDR4-1866, 59.7 GB/s peak
         // (Intel ARK), of which a STREAM-like ~75% is reachable, ~45 GB/s. Bios go to pmem_make_request(), with
-        // no nr_requests of its own: 1024, NVMe's depth. 300 ns a request in the transfer stage: GUESS for
-        // submit_bio() to bio_endio() around the copy, a few hundred ns of CPU. Swap does not queue: it writes and
-        // reads through pmem_rw_page() in the task (mm/page_io.cpp), the copy on the memory-bandwidth model and the
-        // same 300 ns for the driver around it.
+        // no nr_requests of its own: a queue of 1024, GUESS (the nvme-2020 preset's depth: a bio-based driver
+        // throttles nothing). 300 ns a request in the transfer stage: GUESS for submit_bio() to bio_endio() around
+        // the copy, a few hundred ns of CPU. Swap does not queue: it writes and reads through pmem_rw_page() in the
+        // task (mm/page_io.cpp), the copy on the memory-bandwidth model and, for the driver around it (the
+        // rw_page call chain, pmem_do_bvec()'s bad-block check, wmb_pmem()), the same 300 ns GUESS.
         return { kind, 1'000, 1'000, 45'000, 300, 1024 };
     case DeviceKind::Nvme2020:
         // Data-centre NVMe of 2018-2020, Intel SSD DC P4510 datasheet: 3200/2000 MB/s sequential read/write,
