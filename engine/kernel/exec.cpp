@@ -1,7 +1,7 @@
 // fs/exec.c (3.x): do_execve -> bprm_mm_init (a new mm, its pgd), load_elf_binary -> flush_old_exec -> exec_mmap
 // (the new mm installed, the old one dropped: mmput -> exit_mmap unlinks its file VMAs from their i_mmap trees), then
 // the binary's and the interpreter's mappings (elf_map -> vm_mmap: vma_link under mmap_sem and the file's i_mmap
-// lock; ld.so maps the libraries the same way), then the first faults of the program's text: page faults that map
+// lock; ld.so maps the libraries the same way), then the program's first touches of its text: page faults that map
 // the pages they touch, so a shared library's hot text is mapped by every process and the rest of its page cache
 // by none, though every process's VMA covers it.
 #include "kernel/process.h"
@@ -36,32 +36,38 @@ Co<> do_execve(Kernel& k, Task& t, const sys::ExecImage& image)
         co_await vma_link_file_locked(k, t, *v.file, FileVma { &mm, start, map.pages, map.pgoff });
         co_await mm.mmap_sem.up_write(k.s, t);
     }
-    // The program's first text faults. One that lands in a mapping is a page fault (handle_mm_fault ->
-    // do_read_fault: the page mapped, with fault-around, and read in first if it is not cached); one outside every
-    // mapping reads around in the file only (filemap_fault's readaround: the pages come into the page cache).
+    // The program's first text touches. A touched page of a mapping whose PTE is none faults (handle_mm_fault ->
+    // do_read_fault: the page mapped, with fault-around its cached neighbours too, and read in first if it is not
+    // cached); a run outside every mapping reads around in the file only (filemap_fault's readaround: the pages come
+    // into the page cache).
     {
         FnScope faults(t, "do_read_fault");
         for (int i = 0; i < kExecPageTables; ++i)
             if (!co_await pte_alloc_one(k, t, mm))
                 break; // an OOM victim: it exits next
     }
-    for (const sys::ExecImage::TextFault& f : image.faults) {
+    for (const sys::ExecImage::TextRun& run : image.text) {
         if (fatal_signal_pending(t))
             break;
-        AddressSpace& m = *f.file.mapping();
+        AddressSpace& m = *run.file.mapping();
         const Vma* hit = nullptr;
         for (const Vma& v : mm.vmas)
-            if (v.file == &m && f.index >= v.pgoff && f.index < v.pgoff + v.pages) {
+            if (v.file == &m && run.index >= v.pgoff && run.index < v.pgoff + v.pages) {
                 hit = &v;
                 break;
             }
-        if (hit) {
-            auto vpn = static_cast<std::uint32_t>(hit->start + (f.index - hit->pgoff));
-            co_await handle_mm_fault(k, t, mm, vpn, false);
+        if (!hit) {
+            for (int i = 0; i < image.readaround && run.index + static_cast<std::uint64_t>(i) < m.sizePages; ++i)
+                co_await generic_file_buffered_read(k, t, m, run.index + static_cast<std::uint64_t>(i));
             continue;
         }
-        for (int i = 0; i < image.readaround && f.index + static_cast<std::uint64_t>(i) < m.sizePages; ++i)
-            co_await generic_file_buffered_read(k, t, m, f.index + static_cast<std::uint64_t>(i));
+        // The run, clamped to the mapping it starts in (the loader's text VMA).
+        const std::uint64_t end = std::min(run.index + run.pages, hit->pgoff + hit->pages);
+        const auto first = static_cast<std::uint32_t>(hit->start + (run.index - hit->pgoff));
+        const auto last = static_cast<std::uint32_t>(hit->start + (end - hit->pgoff));
+        for (std::uint32_t vpn = first; vpn < last && !fatal_signal_pending(t); ++vpn)
+            if (pte::none(mm.pte[vpn]))
+                co_await handle_mm_fault(k, t, mm, vpn, false);
     }
 }
 

@@ -214,21 +214,23 @@ namespace sys {
     // returns in the parent, which then reaps it with wait(). Children may fork in turn.
 
     // An executable and what its loader maps: the binary, the interpreter and the libraries (each mapping a File's
-    // pages from `pgoff`), and where the program's first text faults land in them. A fault inside a mapping is a
-    // page fault that maps the page (and its fault-around neighbours); one outside every mapping reads `readaround`
-    // pages there into the page cache (filemap_fault's readaround).
+    // pages from `pgoff`), and the text the program touches first: runs of `pages` file pages from `index`. A touched
+    // page inside a mapping whose PTE is none takes a page fault, which maps it (and, with fault.around, the cached
+    // pages of its window); a run outside every mapping reads `readaround` pages there into the page cache
+    // (filemap_fault's readaround).
     struct ExecImage {
         struct Mapping {
             File file;
             std::uint64_t pgoff = 0;
             std::uint32_t pages = 0;
         };
-        struct TextFault {
+        struct TextRun {
             File file;
             std::uint64_t index = 0;
+            std::uint32_t pages = 1;
         };
         std::vector<Mapping> mappings;
-        std::vector<TextFault> faults;
+        std::vector<TextRun> text;
         int readaround = 0;
     };
 
@@ -243,7 +245,7 @@ namespace sys {
     Co<> fork_process(Kernel& k, Task& t, std::string name, std::uint64_t seed, const std::function<Co<>(Task&)>& body);
     // execve(): a new mm and its pgd; exec_mmap drops the old one (exit_mmap: its file VMAs unlinked, each under its
     // file's i_mmap lock); each of the image's mappings linked (mmap_sem and i_mmap lock for write); the first text
-    // faults (their page tables, the faults that map text, the readaround of the others).
+    // touches (their page tables, the faults that map text, the readaround of the others).
     Co<> execve(Kernel& k, Task& t, const ExecImage& image);
     // exit(): do_exit -> exit_mm -> mmput -> exit_mmap (the heap and every VMA zapped, file VMAs unlinked under their
     // i_mmap locks), free_pgtables. In a forked child it returns in the parent, back from wait4; in a process started

@@ -410,7 +410,8 @@ Co<> do_swap_page(Mm& k, Task& t, MmStruct& mm, std::uint32_t vpn, Pte orig)
 // --- read faults on a file VMA: fault-around, then filemap_fault (filemap.cpp) ---
 
 namespace {
-    constexpr std::uint32_t kFaultAroundPages = 16; // fault_around_bytes = 64 KiB (mm/memory.c)
+    // FAULT_AROUND_ORDER 4 (3.15), then fault_around_bytes = 64 KiB (3.16 on; mm/memory.c).
+    constexpr std::uint32_t kFaultAroundPages = 16;
 
     // do_fault_around(): the fault_around_bytes-aligned window around the fault, clamped to the VMA and to the
     // page-table page. Returns true if the faulting PTE got mapped.
@@ -436,8 +437,8 @@ void alloc_set_pte(Mm& k, Task& t, MmStruct& mm, std::uint32_t vpn, Pfn p)
 Co<> do_read_fault(Mm& k, Task& t, MmStruct& mm, Vma v, std::uint32_t vpn)
 {
     FnScope fn(t, "do_read_fault");
-    bool mapped = co_await do_fault_around(k, t, mm, v, vpn);
-    if (mapped)
+    // Before 3.15 (fault.around off) __do_fault() maps the faulting page alone: no ->map_pages.
+    if (k.tg.faultAround && co_await do_fault_around(k, t, mm, v, vpn))
         co_return;
     AddressSpace& m = *v.file;
     Pfn p = co_await filemap_fault(k, t, m, v.pgoff + (vpn - v.start)); // __do_fault

@@ -191,6 +191,7 @@ namespace {
                     { { "spinlock", IMmapLock::Spinlock }, { "mutex", IMmapLock::Mutex }, { "rwsem", IMmapLock::Rwsem } }) },
             { "thp.fault_compaction", choice(&Toggles::thpSyncCompaction, { { "sync", true }, { "async", false } }) },
             { "thp.enabled", choice(&Toggles::thpEnabled, { { "always", true }, { "never", false } }) },
+            { "fault.around", boolean(&Toggles::faultAround) },
             { "fork.stack_order", integer(&Toggles::forkStackOrder, 0, 4) },
             { "oom.reclaim_retries", boolean(&Toggles::reclaimRetries) },
             { "page_alloc.drain",
@@ -385,6 +386,10 @@ const std::vector<KernelRule>& kernelRules()
             "__remove_mapping() leaves a shadow entry with the lruvec's inactive_age; a page-cache miss that finds one "
             "whose refault distance fits in the active file list adds the new page to the active list "
             "(workingset_refault), and activations advance inactive_age (workingset_activation)" },
+        { "3.15", "8c6e50b0290c", "mm: introduce vm_ops->map_pages()", "fault.around", "false", "true",
+            "a read fault on a file VMA maps the cached, uptodate pages of the 16-page window around it under one PTE "
+            "lock (do_fault_around -> filemap_map_pages) before it waits for the faulting page; before it each page a "
+            "program touches takes a fault of its own" },
         { "3.15", "6538b8ea886e", "x86_64: expand kernel stack to 16K", "fork.stack_order", "1", "2",
             "THREAD_SIZE_ORDER 2: fork allocates an order-2 kernel stack" },
         { "3.15", "a5102476a24b", "x86/mm: Set TLB flush tunable to sane value (33)", "", "", "",
@@ -676,6 +681,7 @@ nlohmann::json Toggles::toJson() const
         { "i_mmap.lock", pick(immapLock, { "mutex", "rwsem", "spinlock" }) },
         { "thp.fault_compaction", thpSyncCompaction ? "sync" : "async" },
         { "thp.enabled", thpEnabled ? "always" : "never" },
+        { "fault.around", faultAround },
         { "fork.stack_order", forkStackOrder },
         { "oom.reclaim_retries", reclaimRetries },
         { "page_alloc.drain", pick(pcpDrain, { "none", "ipi", "workqueue" }) },

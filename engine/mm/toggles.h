@@ -174,6 +174,10 @@ struct Toggles {
     // posts' workloads fault 4 KiB pages and their watermarks are the plain ones; the SLE kernels of seed 004 say
     // always.
     bool thpEnabled = false;
+    // fault.around: a read fault on a file VMA first maps the cached, uptodate pages of the 16-page window around it
+    // under one PTE lock (do_fault_around -> filemap_map_pages, 8c6e50b0290c, 3.15); off: it maps the faulting page
+    // only (__do_fault -> filemap_fault), so a program takes a fault for each text page it touches.
+    bool faultAround = false;
     // fork.stack_order: THREAD_SIZE_ORDER, the order of the kernel stack fork allocates (x86-64: 1, 8 KiB, before
     // 3.15; 2, 16 KiB, since 6538b8ea886e).
     int forkStackOrder = 1;

@@ -41,7 +41,8 @@ Params Fserver::readParams(const nlohmann::json& p)
     for (int f = 0; f < kSharedFiles; ++f)
         r.filePages[f] = static_cast<std::uint32_t>(std::clamp<std::uint64_t>(
             p.at(kSharedSizeParam[f]).get<std::uint64_t>() / kPageSize, 1, std::uint64_t(1) << 20));
-    r.textFaults = p.at("text_faults").get<int>();
+    r.textRuns = p.at("text_runs").get<int>();
+    r.textRunPages = p.at("text_run_pages").get<std::uint32_t>();
     r.systemSync = p.at("system_sync").get<bool>();
     r.execChild = p.at("exec_child").get<bool>();
     // driver.c: disk_iteration_count = filesize + poolsize / users, in 1 KiB blocks (NBUFSIZE).
@@ -115,8 +116,8 @@ void Fserver::observeWindow(Simulator& sim)
 }
 
 // An ELF program and its libraries as the loader maps each file: a text VMA over the whole file (r-x, with the
-// read-only data) and a data VMA over its last pages (rw-, private), and the text faults at evenly spaced pages of
-// each file.
+// read-only data) and a data VMA over its last pages (rw-, private), and the text the program touches first: runs of
+// pages at evenly spaced places of each file's text.
 sys::ExecImage Fserver::image(std::initializer_list<SharedFile> files) const
 {
     sys::ExecImage img;
@@ -125,9 +126,10 @@ sys::ExecImage Fserver::image(std::initializer_list<SharedFile> files) const
         std::uint32_t data = std::max<std::uint32_t>(1, n / kDataShare);
         img.mappings.push_back({ m_shared[f], 0, n });
         img.mappings.push_back({ m_shared[f], n - data, data });
-        for (int i = 0; i < m_p.textFaults; ++i)
-            img.faults.push_back(
-                { m_shared[f], static_cast<std::uint64_t>(i) * (n - data) / std::max(1, m_p.textFaults) });
+        for (int i = 0; i < m_p.textRuns; ++i)
+            img.text.push_back({ m_shared[f],
+                static_cast<std::uint64_t>(i) * (n - data) / static_cast<std::uint64_t>(std::max(1, m_p.textRuns)),
+                m_p.textRunPages });
     }
     return img;
 }

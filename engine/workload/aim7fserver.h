@@ -55,7 +55,8 @@ struct Params {
     int users = 61;
     Time end = 0, warmup = 0; // runtime_s: 0 = the load point
     std::array<std::uint32_t, kSharedFiles> filePages {}; // page cache of each shared file (the whole file)
-    int textFaults = 4;
+    int textRuns = 4;
+    std::uint32_t textRunPages = 16;
     bool systemSync = true;
     bool execChild = false;
     std::uint64_t fileBlocks = 26; // a disk test's file in 1 KiB blocks: FILESIZE + POOLSIZE / users

@@ -129,6 +129,43 @@ private Q_SLOTS:
         QCOMPARE(st.acquisitions, std::uint64_t(2));
     }
 
+    // Era rule 3.15 (fault.around): a read fault on a cached file maps the cached pages of its 16-page window under
+    // one PTE lock; before it the faulting page alone, so each page touched takes a fault.
+    void faultAroundMapsTheWindow_data()
+    {
+        QTest::addColumn<bool>("around");
+        QTest::addRow("3.14") << false;
+        QTest::addRow("3.15") << true;
+    }
+
+    void faultAroundMapsTheWindow()
+    {
+        QFETCH(bool, around);
+        TwoMappers w(IMmapLock::Mutex);
+        Kernel& k = *w.k;
+        k.tg.faultAround = around;
+        // The first process reads the file in (its fault's read-around fills pages 4..35); the second one then
+        // touches pages 16..31, one window.
+        Task& a = w.s.spawn("reader0", 0, false, w.mm[0], 1);
+        w.s.start(a, faultThenDrain(k, a, *w.mm[0], w.start[0] + 20));
+        QVERIFY(w.sim.run());
+        const std::uint64_t faults0 = k.vm.get(Vm::PgFault);
+        Task& b = w.s.spawn("reader1", 1, false, w.mm[1], 2);
+        w.s.start(b, [](Kernel& k, Task& t, MmStruct& mm, std::uint32_t from) -> Co<> {
+            for (std::uint32_t vpn = from; vpn < from + 16; ++vpn)
+                if (pte::none(mm.pte[vpn]))
+                    co_await handle_mm_fault(k, t, mm, vpn, false);
+        }(k, b, *w.mm[1], w.start[1] + 16));
+        QVERIFY(w.sim.run());
+        QCOMPARE(w.mm[1]->fileRss, std::uint64_t(16));
+        // With fault-around: one fault maps the window but page 28, the read-around's PG_readahead mark, which
+        // filemap_map_pages() leaves to a fault of its own (it starts the next window).
+        QCOMPARE(k.vm.get(Vm::PgFault) - faults0, std::uint64_t(around ? 2 : 16));
+        // The first reader's fault found nothing cached around it: it mapped its page alone in either era.
+        QCOMPARE(w.mm[0]->fileRss, std::uint64_t(1));
+        QCOMPARE(k.checkInvariants(), std::string());
+    }
+
     void youngPteStopsUnmap()
     {
         TwoMappers w(IMmapLock::Rwsem);

@@ -175,6 +175,8 @@ private Q_SLOTS:
         QCOMPARE(at("3.19", "i_mmap.lock"), QString("rwsem"));
         QCOMPARE(at("3.18", "migrate.skip_unmapped"), QString("false"));
         QCOMPARE(at("3.19", "migrate.skip_unmapped"), QString("true"));
+        QCOMPARE(at("3.14", "fault.around"), QString("false"));
+        QCOMPARE(at("3.15", "fault.around"), QString("true"));
         QCOMPARE(at("3.15", "thp.fault_compaction"), QString("sync"));
         QCOMPARE(at("3.16", "thp.fault_compaction"), QString("async"));
         QCOMPARE(at("2.6.35", "page_alloc.drain"), QString("none"));

@@ -420,7 +420,7 @@ private Q_SLOTS:
         sys::ExecImage image;
         for (int w = 0; w < W; ++w)
             image.mappings.push_back({ sys::File(&bin), static_cast<std::uint64_t>(w) * 16, 16 });
-        image.faults.push_back({ sys::File(&bin), 100 });
+        image.text.push_back({ sys::File(&bin), 100 });
         image.readaround = 8;
         const std::uint64_t free0 = b.nrFree();
         std::vector<std::uint64_t> libAcq, binAcq;
@@ -478,7 +478,7 @@ private Q_SLOTS:
             sys::ExecImage img;
             img.mappings = { { sys::File(&bin), 0, 64 }, { sys::File(&bin), 56, 8 }, { sys::File(&lib), 0, 64 },
                 { sys::File(&lib), 56, 8 } };
-            img.faults = { { sys::File(&bin), 0 }, { sys::File(&lib), 20 } };
+            img.text = { { sys::File(&bin), 0 }, { sys::File(&lib), 20 } };
             return img;
         };
         const sys::ExecImage shImage = image(sh), syncImage = image(sync);
