@@ -174,6 +174,47 @@ namespace {
         }
         {
             MachineSpec m;
+            m.preset = "opteron-8x2-2007";
+            m.description = "eight dual-core AMD Opteron 885 (K8, 2.6 GHz) on one board, each with its own DDR-400: "
+                            "16 CPUs in 8 nodes, 32 GiB, 4 GiB swap on a 7200 rpm disk (the 16-core Opteron of a "
+                            "check beyond the posts: Nick Piggin's sysbench of seed 001's thread)";
+            // 16-core x86 servers of spring 2007 were eight dual-core sockets (Sun Fire X4600, Tyan VX50): GUESS of
+            // the box; AMD's quad-core Opterons shipped that September.
+            m.sockets = 8;
+            m.cpus = 16; // AMD: two cores a die, no SMT
+            m.socketMemGBps = streamGBps(2, 400); // AMD: two channels of DDR-400 a socket, 6.4 GB/s
+            m.memoryBytes = 32 * GiB; // a configuration (the X4600 held up to 64 GB)
+            m.swap.push_back({ 4 * GiB, deviceSpecFor(DeviceKind::Hdd2007) }); // a configuration
+            CpuSpec c;
+            c.model = "AMD Opteron 885 (K8 dual-core, Egypt, 2 x 1 MB L2)";
+            c.clockGHz = 2.6; // AMD: the Opteron 885's 2.6 GHz
+            c.lockedRmwCycles = 20; // GUESS: Agner Fog's K8 tables give locked read-modify-writes of this order
+            // The two cores of a die share no cache: a modified line moves through the die's System Request
+            // Interface and crossbar (AMD 40555, "Performance Guidelines for AMD Athlon 64 and AMD Opteron ccNUMA
+            // Multiprocessor Systems", 2006, fig. 2), about as long as a local memory access (GUESS: McCalpin's 60 ns,
+            // below). Between sockets the request goes to the line's home node, which probes every node and waits
+            // for the answers, so it takes a memory access of the eight-socket box and the owner's hops back (GUESS).
+            c.lineSameSocketNs = 60;
+            c.lineCrossSocketNs = 170;
+            c.storeGBps = 3.0; // GUESS: one K8 core streams about half its socket's dual-channel DDR-400 (6.4 GB/s)
+            // John McCalpin's pointer-chasing latencies for K8 Opterons (2010, "AMD Opteron Memory Latency Chart"):
+            // 60 ns on one and two sockets, 95 ns on four, set by the snoop responses of every chip. Eight sockets
+            // add a hop to the farthest response: GUESS 130 ns.
+            c.memLatencyNs = 130;
+            // AMD 40555, fig. 4: an idle 4-socket box reads one hop away in 108-109 % of the local time and two hops
+            // away in 130 %; on eight sockets most memory is one or two hops away (GUESS 1.2).
+            c.remoteMemLatencyRatio = 1.2;
+            c.llcBytes = 2.0 * (1 << 20); // AMD: 1 MB L2 a core, no L3
+            m.cost = costModelFor(c);
+            // 2.6.20-era flush_tlb_others() as on quad-core-2007 (its GUESSes); the IPIs travel as HyperTransport
+            // messages instead of over the front-side bus.
+            m.cost.ipiSendNs = 1500.0;
+            m.cost.ipiPerExtraTargetNs = 300.0;
+            m.cost.ipiHandleNs = 600.0;
+            p.push_back(m);
+        }
+        {
+            MachineSpec m;
             m.preset = "epyc-rome-64core-2020";
             m.description = "two AMD EPYC 7452 (Zen 2 Rome, 32 cores at 2.35 GHz each, SMT off): 64 CPUs, "
                             "256 GiB DDR4-3200, 64 GiB swap on a data-centre NVMe (serves no post)";

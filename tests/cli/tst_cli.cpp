@@ -121,8 +121,9 @@ private Q_SLOTS:
                       .globalMatch(o.out);
         while (it.hasNext())
             names << it.next().captured(1);
-        QCOMPARE(names.size(), 6);
+        QCOMPARE(names.size(), 7);
         QVERIFY(names.contains("quad-core-2007"));
+        QVERIFY(names.contains("opteron-8x2-2007"));
         QVERIFY2(o.out.contains(QRegularExpression("\\n  zram +in RAM")), qPrintable(o.out));
         // Each is a machine.preset a scenario file takes.
         QTemporaryDir dir;
