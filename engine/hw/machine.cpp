@@ -183,7 +183,7 @@ namespace {
             m.sockets = 8;
             m.cpus = 16; // AMD: two cores a die, no SMT
             m.socketMemGBps = streamGBps(2, 400); // AMD: two channels of DDR-400 a socket, 6.4 GB/s
-            m.memoryBytes = 32 * GiB; // a configuration (the X4600 held up to 64 GB)
+            m.memoryBytes = 32 * GiB; // a configuration
             m.swap.push_back({ 4 * GiB, deviceSpecFor(DeviceKind::Hdd2007) }); // a configuration
             CpuSpec c;
             c.model = "AMD Opteron 885 (K8 dual-core, Egypt, 2 x 1 MB L2)";

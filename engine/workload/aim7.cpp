@@ -36,7 +36,7 @@ WorkloadKind aim7FserverKind()
             { "sh_size", ParamKind::Size, "688KiB", false, "page cache of /bin/sh (bash)", 4096, 1e10 },
             { "sync_size", ParamKind::Size, "32KiB", false, "page cache of /bin/sync", 4096, 1e10 },
             { "text_runs", ParamKind::Int, 4, false,
-                "places in each file it maps where a program's first run touches its text (GUESS)", 0, 1024 },
+                "places in each file it maps where a program, once exec'd, touches its text (GUESS)", 0, 1024 },
             { "text_run_pages", ParamKind::Int, 16, false,
                 "pages of text touched at each place, from there on (GUESS: 64 KiB of code)", 1, 4096 },
             { "system_sync", ParamKind::Bool, true, false,
