@@ -59,6 +59,17 @@ namespace {
         return kStreamOfPeak * channels * megaTransfers * 8 / 1000;
     }
 
+    // 2.6.20 x86-64 flush_tlb_others() on a bare-metal box of 2007: take the sender's tlbstate_lock, write the xAPIC
+    // ICR, and spin until every target's invalidate_interrupt has cleared its bit in flush_cpumask. A GUESS of
+    // 1.5-3 us for one target, +0.3-1 us per further target (docs/presets.md), from microbenchmarks run in KVM
+    // guests, where an IPI costs VM exits; on bare metal the low end applies.
+    void setBareMetalShootdown2007(CostModel& c)
+    {
+        c.ipiSendNs = 1500.0; // the low end of the 1.5-3 us above
+        c.ipiPerExtraTargetNs = 300.0; // the low end of the +0.3-1 us above
+        c.ipiHandleNs = 600.0; // the target: interrupt entry, INVLPG, ack on the flush_cpumask line, exit
+    }
+
     std::vector<MachineSpec> presets()
     {
         std::vector<MachineSpec> p;
@@ -90,13 +101,7 @@ namespace {
             m.memoryBytes = 4 * GiB; // GUESS: the post states no memory size
             m.swap.push_back({ 4 * GiB, deviceSpecFor(DeviceKind::Hdd2007) }); // GUESS: the post states no swap
             m.cost = costModelFor(core2Quad());
-            // 2.6.20 x86-64 flush_tlb_others(): take the sender's tlbstate_lock, write the xAPIC ICR, and spin until
-            // every target's invalidate_interrupt has cleared its bit in flush_cpumask. A GUESS of 1.5-3 us for one
-            // target, +0.3-1 us per further target (docs/presets.md), from microbenchmarks run in KVM guests, where an
-            // IPI costs VM exits; on bare metal with all four cores in one package the low end applies.
-            m.cost.ipiSendNs = 1500.0; // the low end of the 1.5-3 us above
-            m.cost.ipiPerExtraTargetNs = 300.0; // the low end of the +0.3-1 us above
-            m.cost.ipiHandleNs = 600.0; // the target: interrupt entry, INVLPG, ack on the flush_cpumask line, exit
+            setBareMetalShootdown2007(m.cost);
             p.push_back(m);
         }
         {
@@ -180,7 +185,7 @@ namespace {
                             "check beyond the posts: Nick Piggin's sysbench of seed 001's thread)";
             // 16-core x86 servers of spring 2007 were eight dual-core sockets (Sun Fire X4600, Tyan VX50): GUESS of
             // the box; AMD's quad-core Opterons shipped that September.
-            m.sockets = 8;
+            m.sockets = 8; // GUESS (above): eight sockets of two cores make the 16 cores
             m.cpus = 16; // AMD: two cores a die, no SMT
             m.socketMemGBps = streamGBps(2, 400); // AMD: two channels of DDR-400 a socket, 6.4 GB/s
             m.memoryBytes = 32 * GiB; // a configuration
@@ -194,23 +199,19 @@ namespace {
             // Multiprocessor Systems", 2006, fig. 2), about as long as a local memory access (GUESS: McCalpin's 60 ns,
             // below). Between sockets the request goes to the line's home node, which probes every node and waits
             // for the answers, so it takes a memory access of the eight-socket box and the owner's hops back (GUESS).
-            c.lineSameSocketNs = 60;
-            c.lineCrossSocketNs = 170;
+            c.lineSameSocketNs = 60; // GUESS (above): McCalpin's 60 ns local access on K8
+            c.lineCrossSocketNs = 170; // GUESS (above): the 130 ns below plus a HyperTransport hop or two
             c.storeGBps = 3.0; // GUESS: one K8 core streams about half its socket's dual-channel DDR-400 (6.4 GB/s)
             // John McCalpin's pointer-chasing latencies for K8 Opterons (2010, "AMD Opteron Memory Latency Chart"):
             // 60 ns on one and two sockets, 95 ns on four, set by the snoop responses of every chip. Eight sockets
             // add a hop to the farthest response: GUESS 130 ns.
-            c.memLatencyNs = 130;
+            c.memLatencyNs = 130; // GUESS (above): McCalpin's 95 ns on four sockets and a hop more
             // AMD 40555, fig. 4: an idle 4-socket box reads one hop away in 108-109 % of the local time and two hops
             // away in 130 %; on eight sockets most memory is one or two hops away (GUESS 1.2).
-            c.remoteMemLatencyRatio = 1.2;
+            c.remoteMemLatencyRatio = 1.2; // GUESS (above): between AMD 40555's 1.08 (one hop) and 1.30 (two)
             c.llcBytes = 2.0 * (1 << 20); // AMD: 1 MB L2 a core, no L3
             m.cost = costModelFor(c);
-            // 2.6.20-era flush_tlb_others() as on quad-core-2007 (its GUESSes); the IPIs travel as HyperTransport
-            // messages instead of over the front-side bus.
-            m.cost.ipiSendNs = 1500.0;
-            m.cost.ipiPerExtraTargetNs = 300.0;
-            m.cost.ipiHandleNs = 600.0;
+            setBareMetalShootdown2007(m.cost); // as quad-core-2007; the IPIs travel as HyperTransport messages
             p.push_back(m);
         }
         {
