@@ -24,6 +24,12 @@ Co<> do_execve(Kernel& k, Task& t, const sys::ExecImage& image)
     MmStruct* old = proc.mm;
     proc.mm = &mm;
     t.mm = &mm;
+    if (old) { // the same process: its pid, parent and start go over to the new mm
+        mm.pid = old->pid;
+        mm.ppid = old->ppid;
+        mm.forkedAt = old->forkedAt;
+        mm.cpuAtFork = old->cpuAtFork;
+    }
     if (old)
         co_await mmput(k, t, *old);
     // The mappings: vm_mmap() under the new mm's mmap_sem for write, vma_link into the file's i_mmap tree.

@@ -61,6 +61,8 @@ namespace {
         }
         // dup_mm(): mm_init's pgd, then dup_mmap under the parent's mmap_sem for write.
         MmStruct& mm = k.mm_alloc();
+        mm.ppid = parent.mm ? parent.mm->pid : 0;
+        mm.forkedAt = k.s.sim().now() + t.debt;
         co_await pte_alloc_one(k, t, mm); // pgd_alloc; an OOM victim that gets none exits next
         child->mm = &mm;
         if (parent.mm) {
@@ -80,6 +82,7 @@ Co<> do_fork(Kernel& k, Task& t)
     child->parent = std::move(k.procs[t.id]);
     k.procs[t.id] = std::move(child);
     t.mm = k.procs[t.id]->mm; // the child runs; the parent sleeps in wait4
+    t.mm->cpuAtFork = t.userTime + t.sysTime; // its CPU time counts from here
 }
 
 Co<Task*> do_fork_task(Kernel& k, Task& t, std::string name, std::uint64_t seed)

@@ -167,9 +167,11 @@ MmStruct& Mm::mm_alloc()
     if (!m_freeMms.empty()) {
         MmStruct& mm = *m_freeMms.back();
         m_freeMms.pop_back();
+        mm.pid = ++m_lastPid;
         return mm;
     }
     auto mm = std::make_unique<MmStruct>();
+    mm->pid = ++m_lastPid;
     mm->id = static_cast<std::uint16_t>(mms.size());
     mm->cpuVmMask.assign(static_cast<std::size_t>(s.cpuCount()), 0);
     mm->mmap_sem.setImpl(tg.rwsemImpl == RwsemImplToggle::Spinlock ? RwsemImpl::Spinlock : RwsemImpl::Xadd);
@@ -192,6 +194,9 @@ void Mm::mmdrop(MmStruct& mm)
     mm.brkPages = 0;
     mm.heap.clear();
     mm.heapHuge.clear();
+    mm.ppid = 0;
+    mm.forkedAt = -1;
+    mm.cpuAtFork = 0;
     m_freeMms.push_back(&mm);
 }
 

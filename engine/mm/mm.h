@@ -376,6 +376,7 @@ private:
     FoldedCounters m_memcgStat;
     Zvc m_zvc; // the per-cpu vmstat deltas and their counters' lines, from boot()
     std::vector<MmStruct*> m_freeMms; // mm_struct's slab cache (mmdrop -> mm_alloc)
+    std::uint32_t m_lastPid = 0; // the pid mm_alloc() gave last (pids are never reused here)
     void endIo(BlockDevice& dev, IoRequest& r);
     // Wakes every congestion_wait() sleeper (the one congestion_wqh[BLK_RW_ASYNC] wait queue of all devices).
     void clear_bdi_congested();

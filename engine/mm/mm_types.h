@@ -56,6 +56,14 @@ struct MmStruct {
     // allocator sees.
     std::vector<Pfn> pgtables;
     bool exiting = false; // the last thread of its process has started to give its memory back (exit_mmap)
+    // The process the mm belongs to, as the OOM killer sees it (mm/oom_kill.cpp): its pid, which an exec keeps (the
+    // new mm takes it over), its parent's (0: a process started at set-up), and for a forked process when the fork
+    // happened and how much CPU time the forking task had used by then (a child the model runs in its parent's task
+    // counts its own CPU time from there); -1 and 0 for a process started at set-up, whose task's own count it is.
+    std::uint32_t pid = 0;
+    std::uint32_t ppid = 0;
+    Time forkedAt = -1;
+    Time cpuAtFork = 0;
     // The brk heap (mm->brk, mm/mmap.cpp), kept apart from `pte` and `vmas`: its pages in fault order, on no LRU list
     // and mapped by no PTE the model tracks, so that reclaim and compaction leave them alone as they leave a THP on a
     // machine without swap. `heapHuge`: the index in `heap` of each huge page's first subpage.

@@ -194,6 +194,13 @@ namespace {
             { "fault.around", boolean(&Toggles::faultAround) },
             { "fork.stack_order", integer(&Toggles::forkStackOrder, 0, 4) },
             { "oom.reclaim_retries", boolean(&Toggles::reclaimRetries) },
+            { "oom.badness", choice(&Toggles::oomBadness, { { "total_vm", OomBadness::TotalVm }, { "rss", OomBadness::Rss } }) },
+            { "oom.root_bonus",
+                choice(&Toggles::oomRootBonus,
+                    { { "total_pages", OomRootBonus::TotalPages }, { "usage", OomRootBonus::Usage }, { "none", OomRootBonus::None } }) },
+            { "oom.sacrifice_child",
+                choice(&Toggles::oomSacrifice,
+                    { { "first_child", OomSacrifice::FirstChild }, { "worst_child", OomSacrifice::WorstChild }, { "none", OomSacrifice::None } }) },
             { "page_alloc.drain",
                 choice(&Toggles::pcpDrain, { { "none", PcpDrain::None }, { "ipi", PcpDrain::Ipi }, { "workqueue", PcpDrain::Workqueue } }) },
             { "page_alloc.pcp_free_scale", boolean(&Toggles::pcpFreeScale) },
@@ -331,6 +338,15 @@ const std::vector<KernelRule>& kernelRules()
             "an allocation that fails after direct reclaim empties every CPU's per-cpu list (on_each_cpu_mask: an "
             "IPI to each CPU with pages) before it retries; from 2.6.24 high-order allocations drained after every "
             "reclaim, which is not distinguished" },
+        { "2.6.36", "a63d83f427fb", "oom: badness heuristic rewrite", "oom.badness", "total_vm", "rss",
+            "the OOM killer scores a process by the memory a kill gives back (RSS, swap entries, page tables; root "
+            "3 % of RAM and swap less) instead of badness(): its virtual size and half its children's, divided by "
+            "the roots of its CPU and run times, a quarter for root. The first releases' score in thousandths of RAM "
+            "and swap (ties between processes closer than that) is not modelled: the score is in pages" },
+        { "2.6.36", "5e9d834a0e0c", "oom: sacrifice child with highest badness score for parent",
+            "oom.sacrifice_child", "first_child", "worst_child",
+            "the chosen process's child with an mm of its own and the highest score dies in its place, where the "
+            "first such child did before; the release (the series of a63d83f427fb) is not verified against a tag" },
         { "2.6.37", "not verified", "mm: page allocator: adjust the per-cpu counter threshold when memory is low",
             "vmstat.pressure_threshold", "false", "true",
             "while kswapd is awake a zone whose CPUs' drift could pass the min watermark folds its vmstat deltas at "
@@ -382,6 +398,11 @@ const std::vector<KernelRule>& kernelRules()
         { "3.14", "ebc2a1a69111", "swap: make cluster allocation per-cpu", "swap.percpu_cluster", "false", "true",
             "on a non-rotational device each CPU allocates from a free 256-slot cluster of its own (on top of the "
             "cluster list of 2a8f94493432, 3.12) instead of interleaving with the others at cluster_next" },
+        { "3.14", "778c14affaf9", "mm, oom: base root bonus on current usage", "oom.root_bonus", "total_pages",
+            "usage",
+            "a root process's score is 3 % less than its memory instead of 3 % of RAM and swap less (which left every "
+            "root process smaller than that at the floor of 1, chosen in list order); the release is not verified "
+            "against a tag" },
         { "3.15", "a528910e12ec", "mm: thrash detection-based file cache sizing", "lru.workingset", "false", "true",
             "__remove_mapping() leaves a shadow entry with the lruvec's inactive_age; a page-cache miss that finds one "
             "whose refault distance fits in the active file list adds the new page to the active list "
@@ -489,10 +510,16 @@ const std::vector<KernelRule>& kernelRules()
             "a CPU's memcg statistics fold into the memcg's and the lruvec's shared counters with atomic_long_add() "
             "once its delta passes MEMCG_CHARGE_BATCH (32): under lru_lock for the LRU sizes; the release is not "
             "verified against a tag" },
+        { "4.17", "d46078b28889", "mm, oom: remove 3% bonus for CAP_SYS_ADMIN processes", "oom.root_bonus", "usage",
+            "none", "a root process is scored by its memory alone" },
         // Merged for 4.19 as ac0315896970 and reverted before 4.19-rc1 ("x86/mm/tlb: Revert the recent lazy TLB
         // patches", <20180822154046.717610121@infradead.org>); merged again as 145f573b89a6 for 4.20.
         { "4.20", "145f573b89a6", "x86/mm/tlb: Make lazy TLB mode lazier", "tlb.lazy_ipi", "true", "false",
             "a TLB flush no longer interrupts CPUs in lazy TLB mode for the mm (unless page tables are freed)" },
+        { "5.1", "bbbe48029720", "mm, oom: remove 'prefer children over parent' heuristic", "oom.sacrifice_child",
+            "worst_child", "none",
+            "the OOM killer kills the process it chose, not one of its children; the release is not verified against "
+            "a tag" },
         { "5.1", "ce82f19fd580", "zram: support lzo-rle compression", "zram.comp", "lzo", "lzo-rle",
             "zram compresses with lzo-rle by default. Modelled, no workload shows it: lzo-rle differs from lzo in "
             "coding runs of zero bytes (5ee4014af99f \"lib/lzo: implement run-length encoding\": \"with few zeros "
@@ -684,6 +711,9 @@ nlohmann::json Toggles::toJson() const
         { "fault.around", faultAround },
         { "fork.stack_order", forkStackOrder },
         { "oom.reclaim_retries", reclaimRetries },
+        { "oom.badness", pick(oomBadness, { "total_vm", "rss" }) },
+        { "oom.root_bonus", pick(oomRootBonus, { "total_pages", "usage", "none" }) },
+        { "oom.sacrifice_child", pick(oomSacrifice, { "first_child", "worst_child", "none" }) },
         { "page_alloc.drain", pick(pcpDrain, { "none", "ipi", "workqueue" }) },
         { "page_alloc.pcp_free_scale", pcpFreeScale },
         { "overcommit", pick(overcommit, { "guess-free", "guess-total", "always" }) },

@@ -36,6 +36,9 @@ enum class SwapReadahead : std::uint8_t { Cluster, Vma };
 enum class InactiveFileRatio : std::uint8_t { Equal, Sqrt };
 enum class IsolatedThrottle : std::uint8_t { CongestionWait, ReclaimThrottle };
 enum class VmstatLru : std::uint8_t { Fields, Zone, NodeZone };
+enum class OomBadness : std::uint8_t { TotalVm, Rss };
+enum class OomRootBonus : std::uint8_t { TotalPages, Usage, None };
+enum class OomSacrifice : std::uint8_t { FirstChild, WorstChild, None };
 
 // A kernel version "X.Y" or "X.Y.Z" (2.6.20, 3.12, 4.11, 5.6, ...).
 struct KernelVersion {
@@ -185,6 +188,18 @@ struct Toggles {
     // whose MAX_RECLAIM_RETRIES rounds of direct reclaim in a row freed nothing calls the OOM killer. Before it (off),
     // the OOM killer runs only when nothing is left that reclaim could free (zone_reclaimable()).
     bool reclaimRetries = false;
+    // oom.badness: what the OOM killer scores a candidate by (mm/oom_kill.c). `total_vm` (before 2.6.36): badness(),
+    // the process's virtual size plus half of each child's with an mm of its own, divided by the square root of its
+    // CPU time in units of about 8 s and the fourth root of its run time in units of 1024 s, and by 4 for root.
+    // `rss`: oom_badness() (a63d83f427fb), the memory a kill gives back -- RSS, swap entries and page tables.
+    OomBadness oomBadness = OomBadness::Rss;
+    // oom.root_bonus: the `rss` score's discount for a CAP_SYS_ADMIN process: `total_pages`, 3 % of RAM and swap
+    // (oom_score_adj -30, 2.6.36); `usage`, 3 % of its own score (778c14affaf9); `none` (d46078b28889, 4.17).
+    OomRootBonus oomRootBonus = OomRootBonus::TotalPages;
+    // oom.sacrifice_child: whom oom_kill_process() kills for the chosen process. `first_child`: its first child
+    // with an mm of its own, if any (before 2.6.36); `worst_child`: that child with the highest score
+    // (5e9d834a0e0c); `none`: the chosen process itself (bbbe48029720, 5.1).
+    OomSacrifice oomSacrifice = OomSacrifice::WorstChild;
     // page_alloc.drain: whether and how drain_all_pages() empties every CPU's per-cpu list when an allocation after
     // direct reclaim still fails. `none` (before 2.6.36): no drain, the allocation goes round reclaim again. `ipi`
     // (2.6.36-4.10): on_each_cpu_mask(), an IPI to every CPU with pages on its list, each freeing them under

@@ -17,16 +17,17 @@ namespace {
 // A machine of `bytes` with no swap: anonymous memory cannot be reclaimed. vm.overcommit_memory=1 by default, so
 // that every mapping is granted and memory runs out at fault time.
 struct NoSwapBox {
-    explicit NoSwapBox(std::uint64_t bytes, Overcommit overcommit = Overcommit::Always)
+    // `kernel`: the release whose rules the toggles follow ("" for Toggles' defaults).
+    explicit NoSwapBox(std::uint64_t bytes, Overcommit overcommit = Overcommit::Always, const std::string& kernel = {})
         : m(spec(bytes))
         , s(sim, m)
-        , k(s, toggles(overcommit))
+        , k(s, toggles(overcommit, kernel))
     {
         k.boot(1);
     }
-    static Toggles toggles(Overcommit o)
+    static Toggles toggles(Overcommit o, const std::string& kernel)
     {
-        Toggles t;
+        Toggles t = kernel.empty() ? Toggles {} : Toggles::forKernel(*KernelVersion::parse(kernel));
         t.overcommit = o;
         return t;
     }
@@ -137,6 +138,98 @@ private Q_SLOTS:
         // than the one whose pagevec holds the pages it faulted last), the others' through theirs.
         QCOMPARE(b.nrFree() + b.freedInPagevecs(), free0);
         QCOMPARE(b.k.checkInvariants(), std::string());
+    }
+
+    void eachEraKillsItsVictim_data()
+    {
+        QTest::addColumn<QString>("kernel");
+        QTest::addColumn<QStringList>("killed");
+        // badness(): the server's virtual size and half of each child's (which inherited its mapping) make it the
+        // worst; its first child dies for it, then, memory still short, the next.
+        QTest::addRow("2.6.20: the first child") << "2.6.20" << QStringList { "A", "B" };
+        // oom_badness(): the server holds the most memory; its child with the most dies for it.
+        QTest::addRow("3.12: the worst child") << "3.12" << QStringList { "B" };
+        QTest::addRow("4.19: the worst child") << "4.19" << QStringList { "B" };
+        // No child is preferred any more: the server itself.
+        QTest::addRow("5.6: the process chosen") << "5.6" << QStringList { "server" };
+    }
+    void eachEraKillsItsVictim()
+    {
+        // 32 MiB, no swap. "server" writes 3500 pages, then forks A (300 more pages) and B (1200); "hog" then wants
+        // 4000, which memory cannot hold: the OOM killer chooses and kills as the release's oom_kill.c did, and the
+        // hog finishes on what the kills give back.
+        QFETCH(QString, kernel);
+        QFETCH(QStringList, killed);
+        NoSwapBox b(32ull << 20, Overcommit::Always, kernel.toStdString());
+        std::uint32_t server = 0, a = 0, bb = 0, hog = 0;
+        Task& ts = sys::spawn_process(b.k, "server", 1, 1);
+        Task& th = sys::spawn_process(b.k, "hog", 2, 2);
+        sys::start(b.k, ts, [](Kernel& k, Task& t, std::uint32_t& n, std::uint32_t& na, std::uint32_t& nb) -> Co<> {
+            std::uint32_t start = sys::mmap(k, t, 3500);
+            for (std::uint32_t i = 0; i < 3500; ++i, ++n)
+                co_await sys::touch(k, t, start + i, sys::Access::Write);
+            co_await sys::fork_process(k, t, "A", 3, [&k, &na](Task& c) { return holder(k, c, 300, ms(200), na); });
+            co_await sys::fork_process(k, t, "B", 4, [&k, &nb](Task& c) { return holder(k, c, 1200, ms(200), nb); });
+            co_await sys::nanosleep(k, t, ms(300));
+            co_await sys::exit(k, t);
+        }(b.k, ts, server, a, bb));
+        sys::start(b.k, th, [](Kernel& k, Task& t, std::uint32_t& n) -> Co<> {
+            co_await sys::nanosleep(k, t, ms(50)); // the others hold their pages by then
+            co_await holder(k, t, 4000, ms(1), n);
+        }(b.k, th, hog));
+        QVERIFY(b.sim.run());
+
+        QStringList victims;
+        for (const OomKill& kill : b.k.oom.kills)
+            victims << QString::fromStdString(kill.task);
+        QCOMPARE(victims, killed);
+        QCOMPARE(b.k.oom.nrKill, std::uint64_t(killed.size()));
+        QCOMPARE(hog, 4000u);
+        QCOMPARE(th.sigkill, false);
+        QCOMPARE(ts.sigkill, killed.contains("server"));
+        QCOMPARE(server, 3500u);
+        QCOMPARE(a, 300u);
+        QCOMPARE(bb, 1200u);
+        QCOMPARE(b.k.checkInvariants(), std::string());
+    }
+
+    void theScoreFollowsTheEra()
+    {
+        // One process that mapped and wrote 3000 pages, on 32 MiB with 1 GiB of swap: RAM and swap are 270,335
+        // pages, 3 % of them 8,100.
+        const auto scoreOn = [](const std::string& kernel, Time cpu, Time age) {
+            Toggles tg = Toggles::forKernel(*KernelVersion::parse(kernel));
+            MachineSpec m = test::Box::spec(32ull << 20);
+            m.swap = { SwapSpec { 1ull << 30, m.swap.at(0).device } };
+            test::Box b(m, tg);
+            b.k.boot(1);
+            Task& t = sys::spawn_process(b.k, "p", 1, 1);
+            std::uint64_t score = 0, memory = 0;
+            sys::start(b.k, t, [](Kernel& k, Task& t, Time cpu, Time age, std::uint64_t& score, std::uint64_t& memory) -> Co<> {
+                std::uint32_t start = sys::mmap(k, t, 3000);
+                for (std::uint32_t i = 0; i < 3000; ++i)
+                    co_await sys::touch(k, t, start + i, sys::Access::Write);
+                sys::compute(t, static_cast<double>(cpu) / 1e3);
+                co_await sys::nanosleep(k, t, age);
+                score = oom_badness(k, t);
+                memory = t.mm->rss + t.mm->pgtables.size() + t.mm->ptl.size();
+            }(b.k, t, cpu, age, score, memory));
+            b.sim.run();
+            return std::pair { score, memory };
+        };
+        const Time s = ms(1000);
+        // 2.6.20's badness(): the virtual size, a quarter for root; halved by 32.8 s of CPU time (the square root
+        // of 4 units of 8.192 s) and by 4.6 hours of run time (the fourth root of 16 units of 1024 s).
+        QCOMPARE(scoreOn("2.6.20", 0, 0).first, std::uint64_t(3000 / 4));
+        QCOMPARE(scoreOn("2.6.20", 33 * s, 0).first, std::uint64_t(3000 / 4 / 2));
+        QCOMPARE(scoreOn("2.6.20", 0, 16 * 1024 * s).first, std::uint64_t(3000 / 4 / 2));
+        // oom_badness(): the memory, 3 % of RAM and swap less for root -- here nothing left: the floor of 1.
+        auto [score312, memory] = scoreOn("3.12", 0, 0);
+        QVERIFY(memory >= 3000 && memory < 3100);
+        QCOMPARE(score312, std::uint64_t(1));
+        QCOMPARE(scoreOn("3.14", 0, 0).first, memory - memory * 3 / 100);
+        QCOMPARE(scoreOn("4.17", 0, 0).first, memory);
+        QCOMPARE(scoreOn("4.17", 33 * s, 16 * 1024 * s).first, memory); // time no longer counts
     }
 
     void aKilledProcessFaultingInStopsAtItsNextReturn()
