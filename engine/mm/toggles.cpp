@@ -176,7 +176,8 @@ namespace {
             { "swap.readahead", choice(&Toggles::swapReadahead, { { "cluster", SwapReadahead::Cluster }, { "vma", SwapReadahead::Vma } }) },
             { "vmscan.isolated_throttle",
                 choice(&Toggles::isolatedThrottle,
-                    { { "congestion_wait", IsolatedThrottle::CongestionWait }, { "reclaim_throttle", IsolatedThrottle::ReclaimThrottle } }) },
+                    { { "none", IsolatedThrottle::None }, { "congestion_wait", IsolatedThrottle::CongestionWait },
+                        { "reclaim_throttle", IsolatedThrottle::ReclaimThrottle } }) },
             { "vmstat.lru_counters",
                 choice(&Toggles::vmstatLru, { { "fields", VmstatLru::Fields }, { "zone", VmstatLru::Zone }, { "node_zone", VmstatLru::NodeZone } }) },
             { "vmstat.isolated", boolean(&Toggles::vmstatIsolated) },
@@ -318,6 +319,11 @@ const std::vector<KernelRule>& kernelRules()
             "the task's CPU has a task more: wake_affine; CFS's is not modelled), where it waits behind the running "
             "task until an idle CPU's balancing tick pulls it (every 1-4 ms) or that CPU goes idle; only SMT siblings "
             "were searched (SD_WAKE_IDLE) (the release is not verified against a tag)" },
+        { "2.6.32", "35cd78156c49", "vmscan: throttle direct reclaim when too many pages are isolated already",
+            "vmscan.isolated_throttle", "none", "congestion_wait",
+            "a direct reclaimer waits (congestion_wait(HZ/10), in a loop) while more pages of the list it would "
+            "isolate from are isolated than are left on its inactive list; before it any number of reclaimers isolate "
+            "at once" },
         { "2.6.32", "not verified", "mm: vmstat: add isolate pages", "vmstat.isolated", "false", "true",
             "reclaim counts the pages it isolates in NR_ISOLATED_ANON / NR_ISOLATED_FILE, one vmstat change a batch "
             "each way, folded like the LRU counters" },
@@ -696,7 +702,7 @@ nlohmann::json Toggles::toJson() const
         { "swap.writeback_tags", swapWritebackTags },
         { "swap.skip_swapcache", skipSwapcache },
         { "swap.readahead", pick(swapReadahead, { "cluster", "vma" }) },
-        { "vmscan.isolated_throttle", pick(isolatedThrottle, { "congestion_wait", "reclaim_throttle" }) },
+        { "vmscan.isolated_throttle", pick(isolatedThrottle, { "none", "congestion_wait", "reclaim_throttle" }) },
         { "vmstat.lru_counters", pick(vmstatLru, { "fields", "zone", "node_zone" }) },
         { "vmstat.isolated", vmstatIsolated },
         { "vmstat.pressure_threshold", vmstatPressureThreshold },

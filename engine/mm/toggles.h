@@ -34,7 +34,7 @@ enum class LruLockPlacement : std::uint8_t { Node, Lruvec };
 enum class SwapLock : std::uint8_t { Global, Device };
 enum class SwapReadahead : std::uint8_t { Cluster, Vma };
 enum class InactiveFileRatio : std::uint8_t { Equal, Sqrt };
-enum class IsolatedThrottle : std::uint8_t { CongestionWait, ReclaimThrottle };
+enum class IsolatedThrottle : std::uint8_t { None, CongestionWait, ReclaimThrottle };
 enum class VmstatLru : std::uint8_t { Fields, Zone, NodeZone };
 enum class OomBadness : std::uint8_t { TotalVm, Rss };
 enum class OomRootBonus : std::uint8_t { TotalPages, Usage, None };
@@ -138,9 +138,10 @@ struct Toggles {
     // swap.skip_swapcache: a fault on an entry of a synchronous device (zram, pmem) with one reference reads the page
     // straight into a new page, without the swap cache or readahead, and frees the slot (0bcac06f27d7, 4.15).
     bool skipSwapcache = false;
-    // vmscan.isolated_throttle: how a direct reclaimer waits while too_many_isolated(): `congestion_wait` (HZ/10,
-    // woken only by a device leaving congestion) or `reclaim_throttle` (d818fca1cac3, 5.16: HZ/50 on the node's
-    // VMSCAN_THROTTLE_ISOLATED queue, woken when isolation drops back, and at most once per call).
+    // vmscan.isolated_throttle: how a direct reclaimer waits while too_many_isolated(): `none` (before 2.6.32: it
+    // does not wait), `congestion_wait` (35cd78156c49: HZ/10, woken only by a device leaving congestion) or
+    // `reclaim_throttle` (d818fca1cac3, 5.16: HZ/50 on the node's VMSCAN_THROTTLE_ISOLATED queue, woken when
+    // isolation drops back, and at most once per call).
     IsolatedThrottle isolatedThrottle = IsolatedThrottle::CongestionWait;
     // vmstat.lru_counters: where an LRU list's page count lives. `fields`: zone->nr_active / nr_inactive, plain
     // fields beside the lists under lru_lock (2.6.20). `zone`: the zone's vmstat item (a ZVC, c878538598d1, 2.6.21):

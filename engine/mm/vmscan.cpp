@@ -259,8 +259,9 @@ namespace {
         co_await putbackIsolated(k, t, d, d.lruvec, list, isolated, false);
     }
 
-    // shrink_inactive_list() (4.0) for the anonymous list. A direct reclaimer first waits while too_many_isolated():
-    // congestion_wait(BLK_RW_ASYNC, HZ/10) in a loop with no bound, left early only by a fatal signal. Then one
+    // shrink_inactive_list() (4.0) for the anonymous list. A direct reclaimer first waits while too_many_isolated()
+    // (from 2.6.32: vmscan.isolated_throttle): congestion_wait(BLK_RW_ASYNC, HZ/10) in a loop with no bound, left early
+    // only by a fatal signal. Then one
     // batch: isolate under lru_lock, shrink_page_list, put back under lru_lock. The wait_iff_congested(HZ/10) that
     // follows for a direct reclaimer sleeps only when the zone is ZONE_CONGESTED, which anonymous pages never make it
     // (page_check_dirty_writeback() reports them neither dirty nor under writeback): a cond_resched().
@@ -294,7 +295,7 @@ namespace {
     {
         FnScope fn(t, "shrink_inactive_list");
         bool stalled = false;
-        while (!kswapd && tooManyIsolatedOrWake(k, d, false)) {
+        while (!kswapd && k.tg.isolatedThrottle != IsolatedThrottle::None && tooManyIsolatedOrWake(k, d, false)) {
             // 5.16: one throttled sleep a call, then "return 0" and let the caller retry or fail.
             if (stalled)
                 co_return 0;
