@@ -247,6 +247,16 @@ Co<> delete_from_swap_cache(Mm& k, Task& t, Pfn p)
     co_await swapcache_free(k, t, entry);
 }
 
+bool vm_swap_full(const Mm& k)
+{
+    std::uint64_t total = 0, free = 0;
+    for (const auto& si : k.swap) {
+        total += si->nrSlots() - 1u; // slot 0 holds the swap header
+        free += si->nrSlots() - 1u - si->inuse;
+    }
+    return free * 2 < total;
+}
+
 // The caller holds the page lock (PG_locked), so nobody else can take the page out of the swap cache meanwhile.
 Co<bool> try_to_free_swap(Mm& k, Task& t, Pfn p)
 {

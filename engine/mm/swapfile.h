@@ -27,5 +27,8 @@ Co<> swapcache_free(Mm& k, Task& t, std::uint32_t entry);
 Co<bool> add_to_swap(Mm& k, Task& t, Pfn p);
 Co<> delete_from_swap_cache(Mm& k, Task& t, Pfn p);
 Co<bool> try_to_free_swap(Mm& k, Task& t, Pfn p);
+// vm_swap_full(): less than half of the swap space is free (nr_swap_pages * 2 < total_swap_pages; a slot in a
+// per-CPU slots cache counts as used).
+bool vm_swap_full(const Mm& k);
 
 } // namespace mms

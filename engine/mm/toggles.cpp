@@ -155,6 +155,7 @@ namespace {
             { "lru.lruvecs", integer(&Toggles::lruvecs, 1, 64) }, // kMaxLruvecs
             { "lru.lock", choice(&Toggles::lruLock, { { "node", LruLockPlacement::Node }, { "lruvec", LruLockPlacement::Lruvec } }) },
             { "lru.activate_batch", boolean(&Toggles::activateBatch) },
+            { "vmscan.activate_free_swap", boolean(&Toggles::activateFreeSwap) },
             { "lru.anon_new_inactive", boolean(&Toggles::anonNewInactive) },
             { "lru.evict_use_once", boolean(&Toggles::evictUseOnce) },
             { "sched.newidle_ratelimit", boolean(&Toggles::newidleRateLimit) },
@@ -300,6 +301,12 @@ const std::vector<KernelRule>& kernelRules()
         { "2.6.28", "4f98a2fee8ac", "vmscan: split LRU lists into anon & file sets", "", "", "",
             "not modelled: the model's LRU lists are split at every version; before it reclaim scans one mixed "
             "inactive list, which needs a reclaim path of its own (the 2.6.20 scenarios do not reclaim)" },
+        { "2.6.28", "68a22394c286", "vmscan: free swap space on swap-in/activation", "vmscan.activate_free_swap",
+            "false", "true",
+            "a swap-cache page that reclaim puts back on the active list (referenced, or mapped again) gives its swap "
+            "slot up while less than half of the swap space is free (vm_swap_full()): written out again, if ever, to a "
+            "new slot. The swap-in half (do_swap_page() freeing the slot of a page read back in) is not modelled "
+            "apart: the model's write fault on a swapped-in page takes it out of the swap cache (reuse_swap_page())" },
         { "2.6.28", "894bc310419a", "Unevictable LRU Infrastructure", "", "", "",
             "not modelled: no modelled workload mlocks a page or uses SHM_LOCK or ramfs, so no page would be "
             "unevictable; PG_unevictable and LRU_UNEVICTABLE exist at every version" },
@@ -702,6 +709,7 @@ nlohmann::json Toggles::toJson() const
         { "swap.writeback_tags", swapWritebackTags },
         { "swap.skip_swapcache", skipSwapcache },
         { "swap.readahead", pick(swapReadahead, { "cluster", "vma" }) },
+        { "vmscan.activate_free_swap", activateFreeSwap },
         { "vmscan.isolated_throttle", pick(isolatedThrottle, { "none", "congestion_wait", "reclaim_throttle" }) },
         { "vmstat.lru_counters", pick(vmstatLru, { "fields", "zone", "node_zone" }) },
         { "vmstat.isolated", vmstatIsolated },

@@ -91,6 +91,10 @@ struct Toggles {
     // lru.activate_batch: activate_page() queues the page in a per-CPU pagevec drained under one lru_lock round trip
     // (744ed1442757, 2.6.39); off: it takes lru_lock for every page it activates.
     bool activateBatch = true;
+    // vmscan.activate_free_swap: shrink_page_list()'s activate_locked gives a swap-cache page's slot back
+    // (try_to_free_swap) while vm_swap_full(), less than half of the swap space free ("Not a candidate for swapping,
+    // so reclaim swap space": 68a22394c286, 2.6.28); off: the page keeps its slot.
+    bool activateFreeSwap = true;
     // lru.anon_new_inactive: a new anonymous page (fault or swap-in) starts on the inactive anon list (b518154e59aa,
     // 5.9); off: on the active list, so that keeping the ratio demotes older pages (shrink_active_list).
     bool anonNewInactive = false;

@@ -97,6 +97,15 @@ namespace {
 
     enum class Verdict : std::uint8_t { Keep, Free, Write };
 
+    // activate_locked's "Not a candidate for swapping, so reclaim swap space" (vmscan.activate_free_swap): a
+    // swap-cache page going back to the active list gives its slot up while swap is more than half used.
+    MaybeCo freeSwapOnActivate(Mm& k, Task& t, Pfn p)
+    {
+        if (!k.tg.activateFreeSwap || !k.pages.test(p, PG_swapcache) || !vm_swap_full(k))
+            return {};
+        return [](Mm& k, Task& t, Pfn p) -> Co<> { co_await try_to_free_swap(k, t, p); }(k, t, p);
+    }
+
     // The body of shrink_page_list() for one page, which the caller has locked (trylock_page).
     Co<Verdict> shrink_one(Mm& k, Task& t, Pfn p)
     {
@@ -110,6 +119,7 @@ namespace {
             referenced = young ? 1 : 0;
         }
         if (referenced) { // PAGEREF_ACTIVATE for a swap-backed page
+            co_await freeSwapOnActivate(k, t, p);
             k.pages.set(p, PG_active);
             k.vm.inc(Vm::PgActivate);
             co_return Verdict::Keep;
@@ -123,6 +133,7 @@ namespace {
         }
         Unmap r = co_await try_to_unmap_anon(k, t, p);
         if (r == Unmap::Referenced) {
+            co_await freeSwapOnActivate(k, t, p);
             k.pages.set(p, PG_active);
             k.vm.inc(Vm::PgActivate);
             co_return Verdict::Keep;

@@ -390,6 +390,65 @@ private Q_SLOTS:
         QCOMPARE(seen.kept, std::size_t(1));
     }
 
+    // shrink_page_list() finds a swap-cache page's PTE young and puts it back on the active list (activate_locked).
+    // From 2.6.28 (68a22394c286) the page gives its slot up there while less than half of the swap space is free
+    // (vm_swap_full()): it is dirty again, its only copy in memory; before, or with swap to spare, it keeps the slot.
+    void activationFreesTheSlotWhenSwapIsFull_data()
+    {
+        QTest::addColumn<QString>("kernel");
+        QTest::addColumn<int>("used"); // slots other PTEs hold, of 16383
+        QTest::addColumn<bool>("freed");
+        QTest::addRow("2.6.28, swap more than half used") << "2.6.28" << 8192 << true;
+        QTest::addRow("2.6.28, half of it free") << "2.6.28" << 8190 << false;
+        QTest::addRow("2.6.27, swap more than half used") << "2.6.27" << 8192 << false;
+    }
+    void activationFreesTheSlotWhenSwapIsFull()
+    {
+        QFETCH(QString, kernel);
+        QFETCH(int, used);
+        QFETCH(bool, freed);
+        Box b(QueueBox::spec(128), Toggles::forKernel(*KernelVersion::parse(kernel.toStdString())));
+        Kernel& k = b.k;
+        SwapInfo& si = *k.swap[0];
+        QCOMPARE(si.nrSlots(), 16384u); // 64 MiB, slot 0 the header: 16383 to use
+        for (int off = 1; off <= used; ++off)
+            si.slot[static_cast<std::uint32_t>(off)].swapMap = 1;
+        si.inuse = static_cast<std::uint32_t>(used);
+        // A page mapped young at vpn 0 of a process, in the swap cache at the next slot, isolated by reclaim.
+        MmStruct& mm = k.mm_alloc();
+        mm.pte.resize(1);
+        mm.ptl.push_back(std::make_unique<SpinLock>("ptl"));
+        const Pfn p = alloc_page_setup(k);
+        const std::uint32_t off = static_cast<std::uint32_t>(used) + 1;
+        k.pages.setFlags(p, PG_anon | PG_swapbacked | PG_swapcache | PG_isolated);
+        k.pages.setPriv(p, pte::swpEntry(0, off));
+        k.pages.setOwner(p, static_cast<std::uint16_t>(mm.id + 1));
+        k.pages.setIndex(p, 0);
+        k.pages.setMapcount(p, 1);
+        mm.pte[0] = pte::mkPresent(p, false, true);
+        ++mm.rss;
+        si.slot[off].setCache(p);
+        ++si.inuse;
+        k.node(0).zone.nrIsolatedAnon = 1;
+
+        Task& reclaimer = b.s.spawn("reclaimer", 0, false, nullptr, 1);
+        std::size_t kept = 0;
+        b.s.start(reclaimer, [](Kernel& k, Task& t, Pfn p, std::size_t& kept) -> Co<> {
+            std::vector<Pfn> list { p };
+            co_await shrink_page_list(k, t, list);
+            kept = list.size();
+            co_await putbackIsolated(k, t, k.node(0), k.node(0).lruvec, list, 1, false);
+        }(k, reclaimer, p, kept));
+        QVERIFY(b.sim.run());
+
+        QCOMPARE(kept, std::size_t(1));
+        QVERIFY(k.pages.test(p, PG_active));
+        QCOMPARE(k.pages.test(p, PG_swapcache), !freed);
+        QCOMPARE(k.pages.test(p, PG_dirty), freed);
+        QCOMPARE(si.slot[off].cache(), freed ? kNoPage : p);
+        QCOMPARE(si.inuse, static_cast<std::uint32_t>(used + (freed ? 0 : 1)));
+    }
+
     // drain_all_pages() after a direct reclaim whose allocation still failed: every CPU's per-cpu list is empty
     // afterwards and its pages are in the buddy lists. Before 4.11 two reclaimers draining at once both interrupt
     // every other CPU that had pages when they looked; from 4.11 the second finds pcpu_drain_mutex taken and returns
