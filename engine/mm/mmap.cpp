@@ -7,6 +7,7 @@
 #include "mm/mm.h"
 #include "mm/memory.h"
 #include "mm/page_alloc.h"
+#include "mm/swapfile.h"
 
 namespace mms {
 
@@ -23,11 +24,7 @@ namespace {
 
 bool vm_enough_memory(const Mm& k, std::uint64_t pages)
 {
-    std::uint64_t swapTotal = 0, swapFree = 0;
-    for (const auto& si : k.swap) {
-        swapTotal += si->nrSlots() - 1u; // slot 0 holds the swap header
-        swapFree += si->nrSlots() - 1u - si->inuse;
-    }
+    const auto [swapTotal, swapFree] = si_swapinfo(k);
     if (k.tg.overcommit == Overcommit::Always)
         return true;
     if (k.tg.overcommit == Overcommit::GuessTotal) // 5.2+: totalram_pages() + total_swap_pages

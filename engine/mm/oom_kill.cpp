@@ -2,7 +2,7 @@
 #include "mm/oom_kill.h"
 
 #include "mm/mm.h"
-#include "mm/swapinfo.h"
+#include "mm/swapfile.h"
 #include "sched/signal.h"
 
 #include <algorithm>
@@ -95,9 +95,7 @@ namespace {
         std::uint64_t pages = 0;
         for (const auto& d : k.nodes)
             pages += d->bytes / kPageSize;
-        for (const auto& si : k.swap)
-            pages += si->nrSlots() - 1; // slot 0 is the header
-        return pages;
+        return pages + si_swapinfo(k).total;
     }
 
     // oom_badness() from 2.6.36 (oom.badness=rss): the memory a kill gives back, less the root bonus of the era

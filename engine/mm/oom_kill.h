@@ -3,11 +3,11 @@
 // scores every process as the kernel's era does (oom.badness: 2.6.20's badness() of virtual size, children, CPU and
 // run time; 2.6.36's oom_badness() of the memory a kill gives back, with the era's root bonus, oom.root_bonus),
 // picks the highest, kills one of its children instead where the era does (oom.sacrifice_child), and sends SIGKILL
-// to every thread of the victim, which allocates below the min watermark (TIF_MEMDIE) until its memory is back. A killed thread ends at its next return to user space
-// (kernel/syscalls.cpp): the last of its process to get there frees the process's memory (exit_mm) and then clears
-// TIF_MEMDIE of every thread (exit_oom_victims); one that gets there before clears only its own (exit_oom_victim), so
-// that no second victim is chosen while the memory is still held. A forked child, which runs in its parent's
-// task, exits back into its parent instead.
+// to every thread of the victim, which allocates below the min watermark (TIF_MEMDIE) until its memory is back. A
+// killed thread ends at its next return to user space (kernel/syscalls.cpp): the last of its process to get there
+// frees the process's memory (exit_mm) and then clears TIF_MEMDIE of every thread (exit_oom_victims); one that gets
+// there before clears only its own (exit_oom_victim), so that no second victim is chosen while the memory is still
+// held. A forked child, which runs in its parent's task, exits back into its parent instead.
 
 #include "sim/simulator.h"
 

@@ -247,14 +247,14 @@ Co<> delete_from_swap_cache(Mm& k, Task& t, Pfn p)
     co_await swapcache_free(k, t, entry);
 }
 
-bool vm_swap_full(const Mm& k)
+SwapSpace si_swapinfo(const Mm& k)
 {
-    std::uint64_t total = 0, free = 0;
+    SwapSpace s;
     for (const auto& si : k.swap) {
-        total += si->nrSlots() - 1u; // slot 0 holds the swap header
-        free += si->nrSlots() - 1u - si->inuse;
+        s.total += si->nrSlots() - 1u; // slot 0 holds the swap header
+        s.free += si->nrSlots() - 1u - si->inuse;
     }
-    return free * 2 < total;
+    return s;
 }
 
 // The caller holds the page lock (PG_locked), so nobody else can take the page out of the swap cache meanwhile.

@@ -27,8 +27,18 @@ Co<> swapcache_free(Mm& k, Task& t, std::uint32_t entry);
 Co<bool> add_to_swap(Mm& k, Task& t, Pfn p);
 Co<> delete_from_swap_cache(Mm& k, Task& t, Pfn p);
 Co<bool> try_to_free_swap(Mm& k, Task& t, Pfn p);
-// vm_swap_full(): less than half of the swap space is free (nr_swap_pages * 2 < total_swap_pages; a slot in a
+// si_swapinfo(): the swap space of every device in pages, and how much of it is free (nr_swap_pages: a slot in a
 // per-CPU slots cache counts as used).
-bool vm_swap_full(const Mm& k);
+struct SwapSpace {
+    std::uint64_t total = 0;
+    std::uint64_t free = 0;
+};
+SwapSpace si_swapinfo(const Mm& k);
+// vm_swap_full(): less than half of the swap space is free (nr_swap_pages * 2 < total_swap_pages).
+inline bool vm_swap_full(const Mm& k)
+{
+    const SwapSpace s = si_swapinfo(k);
+    return s.free * 2 < s.total;
+}
 
 } // namespace mms
