@@ -205,7 +205,8 @@ private Q_SLOTS:
             b.k.boot(1);
             Task& t = sys::spawn_process(b.k, "p", 1, 1);
             std::uint64_t score = 0, memory = 0;
-            sys::start(b.k, t, [](Kernel& k, Task& t, Time cpu, Time age, std::uint64_t& score, std::uint64_t& memory) -> Co<> {
+            auto program = [](Kernel& k, Task& t, Time cpu, Time age, std::uint64_t& score,
+                               std::uint64_t& memory) -> Co<> {
                 std::uint32_t start = sys::mmap(k, t, 3000);
                 for (std::uint32_t i = 0; i < 3000; ++i)
                     co_await sys::touch(k, t, start + i, sys::Access::Write);
@@ -213,7 +214,8 @@ private Q_SLOTS:
                 co_await sys::nanosleep(k, t, age);
                 score = oom_badness(k, t);
                 memory = t.mm->rss + t.mm->pgtables.size() + t.mm->ptl.size();
-            }(b.k, t, cpu, age, score, memory));
+            };
+            sys::start(b.k, t, program(b.k, t, cpu, age, score, memory));
             b.sim.run();
             return std::pair { score, memory };
         };
