@@ -65,9 +65,9 @@ namespace {
     // guests, where an IPI costs VM exits; on bare metal the low end applies.
     void setBareMetalShootdown2007(CostModel& c)
     {
-        c.ipiSendNs = 1500.0; // the low end of the 1.5-3 us above
-        c.ipiPerExtraTargetNs = 300.0; // the low end of the +0.3-1 us above
-        c.ipiHandleNs = 600.0; // the target: interrupt entry, INVLPG, ack on the flush_cpumask line, exit
+        c.ipiSendNs = 1500.0; // GUESS: the low end of the 1.5-3 us above (IPI microbenchmarks, kernel-mm.md (b))
+        c.ipiPerExtraTargetNs = 300.0; // GUESS: the low end of the +0.3-1 us above
+        c.ipiHandleNs = 600.0; // GUESS, ~1.5k cycles: the target's interrupt entry, INVLPG, ack on flush_cpumask, exit
     }
 
     std::vector<MachineSpec> presets()
@@ -188,7 +188,7 @@ namespace {
             m.sockets = 8; // GUESS (above): eight sockets of two cores make the 16 cores
             m.cpus = 16; // AMD: two cores a die, no SMT
             m.socketMemGBps = streamGBps(2, 400); // AMD: two channels of DDR-400 a socket, 6.4 GB/s
-            m.memoryBytes = 32 * GiB; // a configuration
+            m.memoryBytes = 32 * GiB; // GUESS, a configuration: Nick's mail gives no size (the X4600 held up to 64 GB)
             m.swap.push_back({ 4 * GiB, deviceSpecFor(DeviceKind::Hdd2007) }); // a configuration
             CpuSpec c;
             c.model = "AMD Opteron 885 (K8 dual-core, Egypt, 2 x 1 MB L2)";
