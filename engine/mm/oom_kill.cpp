@@ -152,15 +152,14 @@ bool out_of_memory(Mm& k, const Task& t)
     if (!chosen)
         return false;
     const MmStruct* victim = chosen->mm;
-    const std::vector<const Task*> children = childrenOf(cands, *victim);
     switch (k.tg.oomSacrifice) {
     case OomSacrifice::FirstChild: // "Try to kill a child first"
-        if (!children.empty())
+        if (const std::vector<const Task*> children = childrenOf(cands, *victim); !children.empty())
             victim = children.front()->mm;
         break;
     case OomSacrifice::WorstChild: { // victim_points starts at 0: any child with a score beats the parent
         std::uint64_t victimPoints = 0;
-        for (const Task* c : children)
+        for (const Task* c : childrenOf(cands, *chosen->mm))
             if (const std::uint64_t points = oom_badness(k, *c->mm, total); points > victimPoints) {
                 victim = c->mm;
                 victimPoints = points;

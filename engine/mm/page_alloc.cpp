@@ -7,6 +7,7 @@
 #include "mm/compaction.h"
 #include "mm/oom_kill.h"
 #include "mm/mm.h"
+#include "mm/swapfile.h"
 #include "mm/vmscan.h"
 
 #include <algorithm>
@@ -116,10 +117,7 @@ namespace {
     std::uint64_t zone_reclaimable_pages(const Mm& k)
     {
         std::uint64_t n = k.nrFileLru();
-        bool swapFree = false;
-        for (const auto& si : k.swap)
-            swapFree = swapFree || si->inuse + 1 < si->nrSlots(); // slot 0 is the header
-        if (swapFree)
+        if (si_swapinfo(k).free > 0)
             for (const auto& d : k.nodes)
                 n += d->lruvec.nr[LRU_INACTIVE_ANON] + d->lruvec.nr[LRU_ACTIVE_ANON];
         return n;
