@@ -157,6 +157,9 @@ namespace {
 
     // What an allocation that will retry does after a round of direct reclaim that did not get it its page (`got`:
     // the pages the round freed), before it tries again.
+    // - before 2.6.37 (vmscan.nap): congestion_wait(WRITE, HZ/50) (2.6.20's __alloc_pages(): "if (do_retry) {
+    //   congestion_wait(WRITE, HZ/50); goto rebalance; }"), the whole 20 ms unless a swap write completes meanwhile
+    //   on a queue below its congestion-off threshold.
     // - 4.0 (mm/page_alloc.c, __alloc_pages_slowpath): should_alloc_retry() is true for every order up to
     //   PAGE_ALLOC_COSTLY_ORDER, and "Wait for some write requests to complete then retry" is
     //   wait_iff_congested(ac->preferred_zone, BLK_RW_ASYNC, HZ/50), whether or not the round freed pages (and after
@@ -168,7 +171,10 @@ namespace {
     Co<> reclaim_retry_wait(Mm& k, Task& t, std::uint64_t got)
     {
         if (!k.tg.reclaimRetries) {
-            co_await k.wait_iff_congested(t, k.numa_node(t).zone, ms(20)); // HZ/50, the preferred zone
+            if (k.tg.reclaimNap == ReclaimNap::CongestionWait)
+                co_await k.congestion_wait(t, ms(20)); // HZ/50
+            else
+                co_await k.wait_iff_congested(t, k.numa_node(t).zone, ms(20)); // HZ/50, the preferred zone
             co_return;
         }
         if (got == 0 && 2 * nr_writeback(k) > zone_reclaimable_pages(k)) {

@@ -179,6 +179,11 @@ namespace {
                 choice(&Toggles::isolatedThrottle,
                     { { "none", IsolatedThrottle::None }, { "congestion_wait", IsolatedThrottle::CongestionWait },
                         { "reclaim_throttle", IsolatedThrottle::ReclaimThrottle } }) },
+            { "vmscan.nap",
+                choice(&Toggles::reclaimNap,
+                    { { "congestion_wait", ReclaimNap::CongestionWait },
+                        { "wait_iff_congested", ReclaimNap::WaitIffCongested },
+                        { "shrink_list", ReclaimNap::ShrinkList } }) },
             { "vmstat.lru_counters",
                 choice(&Toggles::vmstatLru, { { "fields", VmstatLru::Fields }, { "zone", VmstatLru::Zone }, { "node_zone", VmstatLru::NodeZone } }) },
             { "vmstat.isolated", boolean(&Toggles::vmstatIsolated) },
@@ -363,6 +368,14 @@ const std::vector<KernelRule>& kernelRules()
             "oom.sacrifice_child", "first_child", "worst_child",
             "the chosen process's child with an mm of its own and the highest score dies in its place, where the "
             "first such child did before; the release (the series of a63d83f427fb) is not verified against a tag" },
+        { "2.6.37", "0e093d99763e",
+            "writeback: do not sleep on the congestion queue if there are no congested BDIs or if significant "
+            "congestion is not being encountered in the current zone",
+            "vmscan.nap", "congestion_wait", "wait_iff_congested",
+            "an allocation that retries after a round of direct reclaim, and direct reclaim after each pass below "
+            "priority 10 that scanned pages and left it short of a batch, sleep only while a swap device is congested "
+            "and the zone is marked congested (wait_iff_congested(HZ/50), (HZ/10)); before it congestion_wait(): the "
+            "whole timeout unless a swap write completes meanwhile on a queue below its congestion-off threshold" },
         { "2.6.37", "not verified", "mm: page allocator: adjust the per-cpu counter threshold when memory is low",
             "vmstat.pressure_threshold", "false", "true",
             "while kswapd is awake a zone whose CPUs' drift could pass the min watermark folds its vmstat deltas at "
@@ -397,6 +410,13 @@ const std::vector<KernelRule>& kernelRules()
             "a mutex's spinners queue on an MCS lock and only the first polls the owner: the release reaches it in one "
             "line transfer; before it every spinner polls, and the one that takes the mutex reloads the line behind "
             "the others" },
+        { "3.11", "not verified", "mm: vmscan: move direct reclaim wait_iff_congested into shrink_list", "vmscan.nap",
+            "wait_iff_congested", "shrink_list",
+            "direct reclaim no longer naps after a priority pass: shrink_inactive_list() calls "
+            "wait_iff_congested(HZ/10) after each batch a direct reclaimer takes (a sleep only on a congested zone, "
+            "which anonymous reclaim never marks: a cond_resched()); before it the pass's nap, and 3.2-3.10's wait "
+            "there only when the batch held pages under writeback (not modelled apart: it too sleeps only on a "
+            "congested zone) (the release is not verified against a tag)" },
         { "3.11", "13f7f78981e4", "mm: pagevec: defer deciding which LRU to add a page to until pagevec drain time", "",
             "", "",
             "not modelled: before it each LRU list has its own lru_add pagevec; the model has one, which drains the "
@@ -714,6 +734,7 @@ nlohmann::json Toggles::toJson() const
         { "swap.readahead", pick(swapReadahead, { "cluster", "vma" }) },
         { "vmscan.activate_free_swap", activateFreeSwap },
         { "vmscan.isolated_throttle", pick(isolatedThrottle, { "none", "congestion_wait", "reclaim_throttle" }) },
+        { "vmscan.nap", pick(reclaimNap, { "congestion_wait", "wait_iff_congested", "shrink_list" }) },
         { "vmstat.lru_counters", pick(vmstatLru, { "fields", "zone", "node_zone" }) },
         { "vmstat.isolated", vmstatIsolated },
         { "vmstat.pressure_threshold", vmstatPressureThreshold },

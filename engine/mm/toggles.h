@@ -35,6 +35,7 @@ enum class SwapLock : std::uint8_t { Global, Device };
 enum class SwapReadahead : std::uint8_t { Cluster, Vma };
 enum class InactiveFileRatio : std::uint8_t { Equal, Sqrt };
 enum class IsolatedThrottle : std::uint8_t { None, CongestionWait, ReclaimThrottle };
+enum class ReclaimNap : std::uint8_t { CongestionWait, WaitIffCongested, ShrinkList };
 enum class VmstatLru : std::uint8_t { Fields, Zone, NodeZone };
 enum class OomBadness : std::uint8_t { TotalVm, Rss };
 enum class OomRootBonus : std::uint8_t { TotalPages, Usage, None };
@@ -147,6 +148,15 @@ struct Toggles {
     // `reclaim_throttle` (d818fca1cac3, 5.16: HZ/50 on the node's VMSCAN_THROTTLE_ISOLATED queue, woken when
     // isolation drops back, and at most once per call).
     IsolatedThrottle isolatedThrottle = IsolatedThrottle::CongestionWait;
+    // vmscan.nap: where direct reclaim and the allocation after it nap, and how. `congestion_wait` (before 2.6.37):
+    // a direct reclaim pass below DEF_PRIORITY - 2 that scanned pages and left the round short of SWAP_CLUSTER_MAX
+    // ends in congestion_wait(HZ/10) ("Take a nap, wait for some writeback to complete"), and an allocation that
+    // retries after a round of reclaim sleeps congestion_wait(HZ/50): each the whole timeout unless a swap write
+    // completes meanwhile on a queue below its congestion-off threshold. `wait_iff_congested` (0e093d99763e, 2.6.37):
+    // both become wait_iff_congested(), a sleep only while a device is congested and the zone is marked congested,
+    // else cond_resched(). `shrink_list` (3.11): the priority pass's nap moves into shrink_inactive_list(), after each
+    // batch a direct reclaimer takes ("mm: vmscan: Move direct reclaim wait_iff_congested into shrink_list").
+    ReclaimNap reclaimNap = ReclaimNap::ShrinkList;
     // vmstat.lru_counters: where an LRU list's page count lives. `fields`: zone->nr_active / nr_inactive, plain
     // fields beside the lists under lru_lock (2.6.20). `zone`: the zone's vmstat item (a ZVC, c878538598d1, 2.6.21):
     // each CPU adds its changes up in a per-cpu delta and folds it into the zone's and the global counter, two

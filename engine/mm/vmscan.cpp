@@ -274,8 +274,9 @@ namespace {
     // (from 2.6.32: vmscan.isolated_throttle): congestion_wait(BLK_RW_ASYNC, HZ/10) in a loop with no bound, left early
     // only by a fatal signal. Then one
     // batch: isolate under lru_lock, shrink_page_list, put back under lru_lock. The wait_iff_congested(HZ/10) that
-    // follows for a direct reclaimer sleeps only when the zone is ZONE_CONGESTED, which anonymous pages never make it
-    // (page_check_dirty_writeback() reports them neither dirty nor under writeback): a cond_resched().
+    // follows for a direct reclaimer (from 3.11: vmscan.nap) sleeps only when the zone is ZONE_CONGESTED, which
+    // anonymous pages never make it (page_check_dirty_writeback() reports them neither dirty nor under writeback): a
+    // cond_resched().
     // reclaim_throttle(pgdat, VMSCAN_THROTTLE_ISOLATED) (5.16): sleep on the node's queue for HZ/50 at most; a
     // reclaimer that finds isolation back under the limit wakes the sleepers (wake_throttle_isolated).
     Co<> reclaim_throttle(Mm& k, Task& t, PgData& d)
@@ -329,7 +330,7 @@ namespace {
         k.vm.inc(kswapd ? Vm::PgScanKswapd : Vm::PgScanDirect, list.size());
         std::uint64_t freed = co_await shrink_page_list(k, t, list);
         co_await putbackIsolated(k, t, d, d.lruvec, list, isolated, false);
-        if (!kswapd)
+        if (!kswapd && k.tg.reclaimNap == ReclaimNap::ShrinkList)
             co_await k.wait_iff_congested(t, d.zone, ms(100));
         co_return freed;
     }
@@ -624,11 +625,16 @@ Co<std::uint64_t> try_to_free_pages(Mm& k, Task& t)
     // whole -- after which the allocator counts it as no progress (should_reclaim_retry(), 4.7+, calls the OOM
     // killer after MAX_RECLAIM_RETRIES of them). A round whose shallow passes freed fewer than a batch's worth
     // returns what they freed: the allocation tries again.
+    // Before 3.11 (vmscan.nap), a pass below DEF_PRIORITY - 2 that scanned pages and left the round short of a batch
+    // ends in a nap ("Take a nap, wait for some writeback to complete"): congestion_wait(WRITE, HZ/10) in 2.6.20's
+    // try_to_free_pages(), the whole 100 ms unless a swap write completes on a queue below its congestion-off
+    // threshold meanwhile; wait_iff_congested() on the first zone of the zonelist from 2.6.37.
     const int local = k.cpu_to_node(t.cpu);
     for (int prio = DEF_PRIORITY; prio >= 0 && reclaimed < SWAP_CLUSTER_MAX; --prio) {
         const bool shallow = prio > DEF_PRIORITY - kShallowPasses;
         if (!shallow && reclaimed > 0)
             break;
+        const std::uint64_t scannedBefore = k.vm.get(Vm::PgScanDirect);
         for (int i = 0; i < k.nrNodes(); ++i) {
             PgData& d = k.node((local + i) % k.nrNodes());
             std::uint64_t batches = 1;
@@ -641,6 +647,13 @@ Co<std::uint64_t> try_to_free_pages(Mm& k, Task& t)
         }
         if (first_zone_above(k, local, Wmark::Min))
             break;
+        if (k.tg.reclaimNap != ReclaimNap::ShrinkList && prio < DEF_PRIORITY - 2 && reclaimed < SWAP_CLUSTER_MAX
+            && k.vm.get(Vm::PgScanDirect) != scannedBefore) {
+            if (k.tg.reclaimNap == ReclaimNap::CongestionWait)
+                co_await k.congestion_wait(t, ms(100));
+            else
+                co_await k.wait_iff_congested(t, k.node(local).zone, ms(100));
+        }
     }
     co_return reclaimed;
 }

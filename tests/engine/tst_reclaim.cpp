@@ -449,6 +449,55 @@ private Q_SLOTS:
         QCOMPARE(si.inuse, static_cast<std::uint32_t>(used + (freed ? 0 : 1)));
     }
 
+    // A round of direct reclaim over 2048 anonymous pages no swap can take (each is scanned and activated), with every
+    // free page allocated: it scans on down to priority 0. Before 2.6.37 each pass below DEF_PRIORITY - 2 that
+    // scanned pages ends in congestion_wait(HZ/10), the whole 100 ms with no swap write to end it: passes 9 to 1 (the
+    // inactive list runs out in pass 1, pass 0 scans nothing), 900 ms. wait_iff_congested() (2.6.37-3.10) finds no
+    // congested device and shrink_inactive_list()'s wait (3.11+) no congested zone: neither sleeps.
+    void directReclaimNaps_data()
+    {
+        QTest::addColumn<QString>("nap");
+        QTest::addColumn<double>("sleptMs");
+        QTest::addRow("congestion_wait (before 2.6.37)") << "congestion_wait" << 900.0;
+        QTest::addRow("wait_iff_congested (2.6.37-3.10)") << "wait_iff_congested" << 0.0;
+        QTest::addRow("shrink_list (3.11+)") << "shrink_list" << 0.0;
+    }
+    void directReclaimNaps()
+    {
+        QFETCH(QString, nap);
+        QFETCH(double, sleptMs);
+        MachineSpec m = Box::spec(64ull << 20);
+        m.swap.clear();
+        Box b(m, togglesWith("vmscan.nap", nap.toStdString()));
+        Kernel& k = b.k;
+        // A process's anonymous pages, unmapped (page_referenced() finds no young PTE) and with no swap to go to.
+        MmStruct& mm = k.mm_alloc();
+        constexpr int kPages = 2048;
+        int n = 0;
+        for (Pfn p = alloc_page_setup(k); p != kNoPage; p = alloc_page_setup(k))
+            if (n++ < kPages) {
+                k.pages.set(p, PG_anon | PG_swapbacked);
+                k.pages.setOwner(p, static_cast<std::uint16_t>(mm.id + 1));
+                k.add_page_to_lru_list(p, LRU_INACTIVE_ANON);
+            }
+        QCOMPARE(k.node(0).zone.nrFree(), std::uint64_t(0));
+        Time back = -1;
+        std::uint64_t got = 1;
+        Task& r = b.s.spawn("reclaimer", 0, false, nullptr, 1);
+        b.s.start(r, [](Kernel& k, Task& t, Time& back, std::uint64_t& got) -> Co<> {
+            got = co_await try_to_free_pages(k, t);
+            back = k.s.sim().now() + t.debt;
+        }(k, r, back, got));
+        QVERIFY(b.sim.run());
+        QCOMPARE(got, std::uint64_t(0));
+        QCOMPARE(k.vm.get(Vm::PgScanDirect), std::uint64_t(kPages));
+        const double computeMs = toNs(r.sysTime) / 1e6;
+        QVERIFY2(computeMs < 5.0, qPrintable(QString::number(computeMs) + " ms of system time"));
+        const double sleptNs = toNs(back - r.sysTime);
+        QVERIFY2(sleptNs >= sleptMs * 1e6 && sleptNs < sleptMs * 1e6 + 1e3,
+            qPrintable(QString::number(sleptNs) + " ns"));
+    }
+
     // drain_all_pages() after a direct reclaim whose allocation still failed: every CPU's per-cpu list is empty
     // afterwards and its pages are in the buddy lists. Before 4.11 two reclaimers draining at once both interrupt
     // every other CPU that had pages when they looked; from 4.11 the second finds pcpu_drain_mutex taken and returns
