@@ -60,6 +60,10 @@ struct Zone {
     // dirty nor under writeback and the file pages reclaimed here are clean, so no reclaim here sets it and
     // wait_iff_congested() never sleeps.
     bool congested = false;
+    // ZONE_WRITEBACK (283aba9f9e0e, 3.11-4.7; vmscan.kswapd_nap=immediate): a batch of reclaim found every page it
+    // took under writeback; kswapd then counts the pages under writeback it meets again as nr_immediate, and clears
+    // the flag after each of its passes over the zone (kswapd_shrink_zone()).
+    bool reclaimWriteback = false;
     std::uint64_t nrFree() const { return m_nrFree; } // NR_FREE_PAGES (the per-cpu lists not included)
     std::uint64_t nrFreeArea(int order) const { return m_nrArea[static_cast<std::size_t>(order)]; }
     // compaction's scanner positions (zone->compact_cached_migrate_pfn / free_pfn) and deferral (3.x)

@@ -36,6 +36,7 @@ enum class SwapReadahead : std::uint8_t { Cluster, Vma };
 enum class InactiveFileRatio : std::uint8_t { Equal, Sqrt };
 enum class IsolatedThrottle : std::uint8_t { None, CongestionWait, ReclaimThrottle };
 enum class ReclaimNap : std::uint8_t { CongestionWait, WaitIffCongested, ShrinkList };
+enum class KswapdNap : std::uint8_t { Priority, PriorityUnlessMin, Batch, None, Immediate };
 enum class VmstatLru : std::uint8_t { Fields, Zone, NodeZone };
 enum class OomBadness : std::uint8_t { TotalVm, Rss };
 enum class OomRootBonus : std::uint8_t { TotalPages, Usage, None };
@@ -157,6 +158,15 @@ struct Toggles {
     // else cond_resched(). `shrink_list` (3.11): the priority pass's nap moves into shrink_inactive_list(), after each
     // batch a direct reclaimer takes ("mm: vmscan: Move direct reclaim wait_iff_congested into shrink_list").
     ReclaimNap reclaimNap = ReclaimNap::ShrinkList;
+    // vmscan.kswapd_nap: when kswapd sleeps while its node is still short of free pages. `priority` (before 2.6.33):
+    // balance_pgdat() naps congestion_wait(HZ/10) after each pass below DEF_PRIORITY - 2 that scanned pages ("OK,
+    // kswapd is getting into trouble. Take a nap"); `priority_unless_min` (bb3ab596832b, 2.6.33): not while a zone is
+    // under its min watermark. From 3.9 (258401a6) the kernel's kswapd naps no more (`none`), and from 3.11
+    // (b1a6f21e3b23, 283aba9f9e0e) only after a batch in which it met pages still under writeback that reclaim had
+    // marked for immediate reclaim, in a zone where a whole batch was found under writeback (`immediate`). The
+    // default from 3.9, `batch`, is the model's own: HZ/10 after a batch that freed nothing, which the tables of the
+    // built-in scenarios of 3.12 and 4.0 were made with; `none` and `immediate` run the kernel's rules.
+    KswapdNap kswapdNap = KswapdNap::Batch;
     // vmstat.lru_counters: where an LRU list's page count lives. `fields`: zone->nr_active / nr_inactive, plain
     // fields beside the lists under lru_lock (2.6.20). `zone`: the zone's vmstat item (a ZVC, c878538598d1, 2.6.21):
     // each CPU adds its changes up in a per-cpu delta and folds it into the zone's and the global counter, two

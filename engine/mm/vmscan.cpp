@@ -107,10 +107,20 @@ namespace {
     }
 
     // The body of shrink_page_list() for one page, which the caller has locked (trylock_page).
-    Co<Verdict> shrink_one(Mm& k, Task& t, Pfn p)
+    Co<Verdict> shrink_one(Mm& k, Task& t, Pfn p, ReclaimStat* stat)
     {
         if (k.pages.test(p, PG_writeback)) {
+            // 3.11+ (vmscan.kswapd_nap=immediate), "Case 1": kswapd meets a page still under writeback that reclaim
+            // marked for immediate reclaim before, in a zone flagged ZONE_WRITEBACK: the LRU is scanned faster than
+            // pages are written. "Case 2": mark it for immediate reclaim and count it under writeback.
+            if (stat && stat->kswapd && k.tg.kswapdNap == KswapdNap::Immediate && k.pages.test(p, PG_reclaim)
+                && k.page_zone(p).reclaimWriteback) {
+                ++stat->nrImmediate;
+                co_return Verdict::Keep;
+            }
             k.pages.set(p, PG_reclaim);
+            if (stat)
+                ++stat->nrWriteback;
             co_return Verdict::Keep;
         }
         int referenced = page_referenced_anon_now(k, t, p);
@@ -177,7 +187,7 @@ namespace {
 
 } // namespace
 
-Co<std::uint64_t> shrink_page_list(Mm& k, Task& t, std::vector<Pfn>& list)
+Co<std::uint64_t> shrink_page_list(Mm& k, Task& t, std::vector<Pfn>& list, ReclaimStat* stat)
 {
     FnScope fn(t, "shrink_page_list");
     // The pages kept are compacted to the front of `list` as it is walked (slot `kept` is never ahead of the
@@ -197,7 +207,7 @@ Co<std::uint64_t> shrink_page_list(Mm& k, Task& t, std::vector<Pfn>& list)
             continue;
         }
         k.pages.set(p, PG_locked);
-        Verdict v = co_await shrink_one(k, t, p);
+        Verdict v = co_await shrink_one(k, t, p, stat);
         k.pages.clear(p, PG_locked);
         if (v == Verdict::Free)
             toFree.push_back(p);
@@ -328,8 +338,18 @@ namespace {
         spin_unlock(k.s, t, d.lruvec.lru_lock);
         const std::uint64_t isolated = list.size();
         k.vm.inc(kswapd ? Vm::PgScanKswapd : Vm::PgScanDirect, list.size());
-        std::uint64_t freed = co_await shrink_page_list(k, t, list);
+        ReclaimStat stat { kswapd };
+        std::uint64_t freed = co_await shrink_page_list(k, t, list, &stat);
         co_await putbackIsolated(k, t, d, d.lruvec, list, isolated, false);
+        // 3.11+: a batch found wholly under writeback flags the zone ZONE_WRITEBACK, and kswapd that met pages it had
+        // marked for immediate reclaim still under writeback stalls (current_may_throttle(): no task here writes
+        // for a block device, PF_LESS_THROTTLE).
+        if (k.tg.kswapdNap == KswapdNap::Immediate) {
+            if (stat.nrWriteback != 0 && stat.nrWriteback == isolated)
+                d.zone.reclaimWriteback = true;
+            if (stat.nrImmediate != 0)
+                co_await k.congestion_wait(t, ms(100));
+        }
         if (!kswapd && k.tg.reclaimNap == ReclaimNap::ShrinkList)
             co_await k.wait_iff_congested(t, d.zone, ms(100));
         co_return freed;
@@ -658,11 +678,42 @@ Co<std::uint64_t> try_to_free_pages(Mm& k, Task& t)
     co_return reclaimed;
 }
 
+namespace {
+    // What kswapd could still reclaim on the node (zone_reclaimable_pages()): its page cache, and its anonymous pages
+    // while swap has free slots. A node with none counts as balanced (pgdat_balanced() skips a zone that is not
+    // zone_reclaimable()), and kswapd sleeps.
+    bool nodeReclaimable(const Mm& k, const PgData& d)
+    {
+        if (nrFileLru(d) > 0)
+            return true;
+        return si_swapinfo(k).free > 0 && d.lruvec.nr[LRU_INACTIVE_ANON] + d.lruvec.nr[LRU_ACTIVE_ANON] > 0;
+    }
+} // namespace
+
 Co<> kswapd_main(Mm& k, PgData& d, Task& t)
 {
+    // balance_pgdat(), one batch a pass as try_to_free_pages() takes its shallow passes. Where kswapd naps after a
+    // priority pass (vmscan.kswapd_nap before 3.9), `prio` is the pass's priority and `reclaimed` what the passes
+    // since balance_pgdat() last started over freed: it starts over at DEF_PRIORITY once they have freed
+    // SWAP_CLUSTER_MAX ("if (nr_reclaimed >= SWAP_CLUSTER_MAX) break", 2.6.20) or after priority 0. The model's
+    // `batch` nap (HZ/10 after a batch that freed nothing) keeps kswapd from running when it cannot progress; with
+    // the kernel's rules kswapd instead sleeps on a node with nothing left to reclaim, and until the next wake-up
+    // when a pass finds nothing on the lists to take (what is left is isolated by direct reclaimers: the kernel's
+    // balance_pgdat() would go round again at once, passes the model would run without time passing).
+    // kswapd_shrink_zone() (3.11-4.7) clears ZONE_WRITEBACK after each shrink_zone(), which scans until it has
+    // reclaimed high_wmark_pages() or scanned the priority's share: here after kswapd has taken that many pages.
+    const bool kernelRules = k.tg.kswapdNap != KswapdNap::Batch;
+    int prio = DEF_PRIORITY;
+    std::uint64_t reclaimed = 0;
+    std::uint64_t scannedSinceClear = 0;
     for (;;) {
-        if (d.zone.nrFree() >= d.zone.watermarkHigh || k.s.liveUserTasks() == 0) {
+        if (d.zone.nrFree() >= d.zone.watermarkHigh || k.s.liveUserTasks() == 0
+            || (kernelRules && !nodeReclaimable(k, d))) {
             d.kswapdWoken = false;
+            d.zone.reclaimWriteback = false;
+            scannedSinceClear = 0;
+            prio = DEF_PRIORITY;
+            reclaimed = 0;
             co_await k.s.flush(t);
             co_await k.s.sleep(t);
             continue;
@@ -671,9 +722,40 @@ Co<> kswapd_main(Mm& k, PgData& d, Task& t)
         FnScope fn(t, "balance_pgdat");
         if (inactive_anon_is_low(k, d))
             co_await shrink_active_list(k, t, d, SWAP_CLUSTER_MAX);
-        std::uint64_t got = co_await shrink_zone(k, t, d, true);
-        if (got == 0)
-            co_await k.congestion_wait(t, ms(100));
+        const std::uint64_t scannedBefore = k.vm.get(Vm::PgScanKswapd);
+        const std::uint64_t got = co_await shrink_zone(k, t, d, true);
+        scannedSinceClear += k.vm.get(Vm::PgScanKswapd) - scannedBefore;
+        if (scannedSinceClear >= std::max<std::uint64_t>(SWAP_CLUSTER_MAX, d.zone.watermarkHigh)) {
+            d.zone.reclaimWriteback = false;
+            scannedSinceClear = 0;
+        }
+        if (!kernelRules) {
+            if (got == 0)
+                co_await k.congestion_wait(t, ms(100));
+        } else if (k.vm.get(Vm::PgScanKswapd) == scannedBefore) {
+            d.kswapdWoken = false;
+            d.zone.reclaimWriteback = false;
+            scannedSinceClear = 0;
+            prio = DEF_PRIORITY;
+            reclaimed = 0;
+            co_await k.s.flush(t);
+            co_await k.s.sleep(t);
+            continue;
+        } else if (k.tg.kswapdNap == KswapdNap::Priority || k.tg.kswapdNap == KswapdNap::PriorityUnlessMin) {
+            // "OK, kswapd is getting into trouble. Take a nap, then take another pass across the zones": the whole
+            // 100 ms unless a swap write completes meanwhile on a queue below its congestion-off threshold; from
+            // 2.6.33 not while the zone is under its min watermark ("Hurry up!").
+            reclaimed += got;
+            const bool hurry = k.tg.kswapdNap == KswapdNap::PriorityUnlessMin && d.zone.nrFree() < d.zone.watermarkMin;
+            if (prio < DEF_PRIORITY - 2 && d.zone.nrFree() < d.zone.watermarkHigh && !hurry)
+                co_await k.congestion_wait(t, ms(100));
+            if (reclaimed >= SWAP_CLUSTER_MAX || prio == 0) {
+                prio = DEF_PRIORITY;
+                reclaimed = 0;
+            } else {
+                --prio;
+            }
+        }
         co_await k.s.cond_resched(t);
     }
 }

@@ -29,7 +29,14 @@ bool too_many_isolated(const PgData& d, bool file);
 // shrink_page_list() (4.0) on anonymous pages reclaim has isolated (PG_isolated, off the LRU): returns the number
 // of pages freed; `list` keeps the pages to put back. A page that lost every reference while isolated
 // (Mm::orphan()) is freed here; one someone holds a reference to (pinned) or has locked is kept.
-Co<std::uint64_t> shrink_page_list(Mm& k, Task& t, std::vector<Pfn>& list);
+// With `stat`, also what shrink_inactive_list() throttles on (3.11+): the pages found under writeback, and those
+// kswapd met again under writeback after marking them for immediate reclaim in a zone flagged ZONE_WRITEBACK.
+struct ReclaimStat {
+    bool kswapd = false; // the caller is kswapd (current_is_kswapd())
+    std::uint64_t nrWriteback = 0;
+    std::uint64_t nrImmediate = 0;
+};
+Co<std::uint64_t> shrink_page_list(Mm& k, Task& t, std::vector<Pfn>& list, ReclaimStat* stat = nullptr);
 // move_pages_to_lru() (a222f3415868, 5.1, which made one function of 4.0's putback_inactive_pages() and
 // move_active_pages_to_lru(): the same work a page in every era) on pages reclaim isolated from the lruvec whose
 // lru_lock the caller holds: per page SetPageLRU and list_add at the head of the list its flags say (the head, its

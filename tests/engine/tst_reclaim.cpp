@@ -498,6 +498,56 @@ private Q_SLOTS:
             qPrintable(QString::number(sleptNs) + " ns"));
     }
 
+    // kswapd on a node short of free pages whose LRU holds only pages it cannot take (each locked: trylock_page()
+    // fails and the page is kept), while a user task runs for a second. Before 2.6.33 (`priority`) balance_pgdat()
+    // naps HZ/10 after each pass below priority 10, never reclaiming a batch to start over: 3 passes, then 10
+    // passes and 10 naps a second, 13 batches. From 2.6.33 not while the zone is under its min watermark, where it
+    // passes on without a pause; from 3.9 (`none`) never. The model's `batch` (its default from 3.9) naps after
+    // every batch that freed nothing: 10 batches.
+    void kswapdNapsByEra_data()
+    {
+        QTest::addColumn<QString>("nap");
+        QTest::addColumn<bool>("underMin");
+        QTest::addColumn<int>("minBatches");
+        QTest::addColumn<int>("maxBatches");
+        QTest::addRow("priority (before 2.6.33)") << "priority" << true << 13 << 14;
+        QTest::addRow("priority_unless_min, under min") << "priority_unless_min" << true << 1000 << (1 << 30);
+        QTest::addRow("priority_unless_min, above min") << "priority_unless_min" << false << 13 << 14;
+        QTest::addRow("none (3.9)") << "none" << true << 1000 << (1 << 30);
+        QTest::addRow("batch (the model's, from 3.9)") << "batch" << true << 10 << 11;
+    }
+    void kswapdNapsByEra()
+    {
+        QFETCH(QString, nap);
+        QFETCH(bool, underMin);
+        QFETCH(int, minBatches);
+        QFETCH(int, maxBatches);
+        Box b(64ull << 20, togglesWith("vmscan.kswapd_nap", nap.toStdString()));
+        Kernel& k = b.k;
+        Zone& z = k.node(0).zone;
+        QVERIFY(!k.swap.empty());
+        MmStruct& mm = k.mm_alloc();
+        const std::uint64_t keep = underMin ? 0 : (z.watermarkMin + z.watermarkHigh) / 2;
+        int n = 0;
+        for (Pfn p = kNoPage; z.nrFree() > keep && (p = alloc_page_setup(k)) != kNoPage;)
+            if (n++ < 256) {
+                k.pages.set(p, PG_anon | PG_swapbacked | PG_locked);
+                k.pages.setOwner(p, static_cast<std::uint16_t>(mm.id + 1));
+                k.add_page_to_lru_list(p, LRU_INACTIVE_ANON);
+            }
+        QCOMPARE(z.nrFree() < z.watermarkMin, underMin);
+        k.startKswapd();
+        k.wakeup_kswapd(k.node(0));
+        Task& user = b.s.spawn("user", 1, false, nullptr, 1);
+        b.s.start(user, [](Sched& s, Task& t) -> Co<> { co_await s.sleepFor(t, ms(1000)); }(b.s, user));
+        QVERIFY(b.sim.run());
+        const std::uint64_t batches = k.vm.get(Vm::PgScanKswapd) / SWAP_CLUSTER_MAX;
+        qInfo("%s: %llu batches in a second", qPrintable(nap), static_cast<unsigned long long>(batches));
+        QVERIFY2(batches >= static_cast<std::uint64_t>(minBatches) && batches <= static_cast<std::uint64_t>(maxBatches),
+            qPrintable(QString::number(batches) + " batches"));
+        QCOMPARE(k.vm.get(Vm::PgSteal), std::uint64_t(0));
+    }
+
     // drain_all_pages() after a direct reclaim whose allocation still failed: every CPU's per-cpu list is empty
     // afterwards and its pages are in the buddy lists. Before 4.11 two reclaimers draining at once both interrupt
     // every other CPU that had pages when they looked; from 4.11 the second finds pcpu_drain_mutex taken and returns
