@@ -706,9 +706,11 @@ Co<> kswapd_main(Mm& k, PgData& d, Task& t)
     int prio = DEF_PRIORITY;
     std::uint64_t reclaimed = 0;
     std::uint64_t scannedSinceClear = 0;
+    bool foundNothing = false; // the last pass took no page: sleep until the next wake-up
     for (;;) {
-        if (d.zone.nrFree() >= d.zone.watermarkHigh || k.s.liveUserTasks() == 0
+        if (foundNothing || d.zone.nrFree() >= d.zone.watermarkHigh || k.s.liveUserTasks() == 0
             || (kernelRules && !nodeReclaimable(k, d))) {
+            foundNothing = false;
             d.kswapdWoken = false;
             d.zone.reclaimWriteback = false;
             scannedSinceClear = 0;
@@ -733,13 +735,7 @@ Co<> kswapd_main(Mm& k, PgData& d, Task& t)
             if (got == 0)
                 co_await k.congestion_wait(t, ms(100));
         } else if (k.vm.get(Vm::PgScanKswapd) == scannedBefore) {
-            d.kswapdWoken = false;
-            d.zone.reclaimWriteback = false;
-            scannedSinceClear = 0;
-            prio = DEF_PRIORITY;
-            reclaimed = 0;
-            co_await k.s.flush(t);
-            co_await k.s.sleep(t);
+            foundNothing = true;
             continue;
         } else if (k.tg.kswapdNap == KswapdNap::Priority || k.tg.kswapdNap == KswapdNap::PriorityUnlessMin) {
             // "OK, kswapd is getting into trouble. Take a nap, then take another pass across the zones": the whole
