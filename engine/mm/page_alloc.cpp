@@ -7,7 +7,6 @@
 #include "mm/compaction.h"
 #include "mm/oom_kill.h"
 #include "mm/mm.h"
-#include "mm/swapfile.h"
 #include "mm/vmscan.h"
 
 #include <algorithm>
@@ -116,10 +115,9 @@ namespace {
     // Summed over the nodes (every zone of the zonelist).
     std::uint64_t zone_reclaimable_pages(const Mm& k)
     {
-        std::uint64_t n = k.nrFileLru();
-        if (si_swapinfo(k).free > 0)
-            for (const auto& d : k.nodes)
-                n += d->lruvec.nr[LRU_INACTIVE_ANON] + d->lruvec.nr[LRU_ACTIVE_ANON];
+        std::uint64_t n = 0;
+        for (const auto& d : k.nodes)
+            n += mms::zone_reclaimable_pages(k, *d);
         return n;
     }
     std::uint64_t nr_writeback(const Mm& k)

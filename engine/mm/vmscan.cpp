@@ -603,6 +603,14 @@ std::uint64_t nrFileLru(const PgData& d)
     return n;
 }
 
+std::uint64_t zone_reclaimable_pages(const Mm& k, const PgData& d)
+{
+    std::uint64_t n = nrFileLru(d);
+    if (si_swapinfo(k).free > 0)
+        n += d.lruvec.nr[LRU_INACTIVE_ANON] + d.lruvec.nr[LRU_ACTIVE_ANON];
+    return n;
+}
+
 Co<std::uint64_t> shrink_zone(Mm& k, Task& t, PgData& d, bool kswapd)
 {
     FnScope fn(t, "shrink_zone");
@@ -678,18 +686,6 @@ Co<std::uint64_t> try_to_free_pages(Mm& k, Task& t)
     co_return reclaimed;
 }
 
-namespace {
-    // What kswapd could still reclaim on the node (zone_reclaimable_pages()): its page cache, and its anonymous pages
-    // while swap has free slots. A node with none counts as balanced (pgdat_balanced() skips a zone that is not
-    // zone_reclaimable()), and kswapd sleeps.
-    bool nodeReclaimable(const Mm& k, const PgData& d)
-    {
-        if (nrFileLru(d) > 0)
-            return true;
-        return si_swapinfo(k).free > 0 && d.lruvec.nr[LRU_INACTIVE_ANON] + d.lruvec.nr[LRU_ACTIVE_ANON] > 0;
-    }
-} // namespace
-
 Co<> kswapd_main(Mm& k, PgData& d, Task& t)
 {
     // balance_pgdat(), one batch a pass as try_to_free_pages() takes its shallow passes. Where kswapd naps after a
@@ -697,7 +693,8 @@ Co<> kswapd_main(Mm& k, PgData& d, Task& t)
     // since balance_pgdat() last started over freed: it starts over at DEF_PRIORITY once they have freed
     // SWAP_CLUSTER_MAX ("if (nr_reclaimed >= SWAP_CLUSTER_MAX) break", 2.6.20) or after priority 0. The model's
     // `batch` nap (HZ/10 after a batch that freed nothing) keeps kswapd from running when it cannot progress; with
-    // the kernel's rules kswapd instead sleeps on a node with nothing left to reclaim, and until the next wake-up
+    // the kernel's rules kswapd instead sleeps on a node with nothing left to reclaim (pgdat_balanced() skips a zone
+    // that is not zone_reclaimable()), and until the next wake-up
     // when a pass finds nothing on the lists to take (what is left is isolated by direct reclaimers: the kernel's
     // balance_pgdat() would go round again at once, passes the model would run without time passing).
     // kswapd_shrink_zone() (3.11-4.7) clears ZONE_WRITEBACK after each shrink_zone(), which scans until it has
@@ -709,7 +706,7 @@ Co<> kswapd_main(Mm& k, PgData& d, Task& t)
     bool foundNothing = false; // the last pass took no page: sleep until the next wake-up
     for (;;) {
         if (foundNothing || d.zone.nrFree() >= d.zone.watermarkHigh || k.s.liveUserTasks() == 0
-            || (kernelRules && !nodeReclaimable(k, d))) {
+            || (kernelRules && zone_reclaimable_pages(k, d) == 0)) {
             foundNothing = false;
             d.kswapdWoken = false;
             d.zone.reclaimWriteback = false;
@@ -726,10 +723,12 @@ Co<> kswapd_main(Mm& k, PgData& d, Task& t)
             co_await shrink_active_list(k, t, d, SWAP_CLUSTER_MAX);
         const std::uint64_t scannedBefore = k.vm.get(Vm::PgScanKswapd);
         const std::uint64_t got = co_await shrink_zone(k, t, d, true);
-        scannedSinceClear += k.vm.get(Vm::PgScanKswapd) - scannedBefore;
-        if (scannedSinceClear >= std::max<std::uint64_t>(SWAP_CLUSTER_MAX, d.zone.watermarkHigh)) {
-            d.zone.reclaimWriteback = false;
-            scannedSinceClear = 0;
+        if (k.tg.kswapdNap == KswapdNap::Immediate) {
+            scannedSinceClear += k.vm.get(Vm::PgScanKswapd) - scannedBefore;
+            if (scannedSinceClear >= std::max<std::uint64_t>(SWAP_CLUSTER_MAX, d.zone.watermarkHigh)) {
+                d.zone.reclaimWriteback = false;
+                scannedSinceClear = 0;
+            }
         }
         if (!kernelRules) {
             if (got == 0)

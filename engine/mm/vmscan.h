@@ -23,6 +23,9 @@ Co<std::uint64_t> try_to_free_pages(Mm& k, Task& t);
 Co<std::uint64_t> shrink_zone(Mm& k, Task& t, PgData& d, bool kswapd);
 // The node's page-cache pages on its LRU lists (every memcg's lruvec).
 std::uint64_t nrFileLru(const PgData& d);
+// zone_reclaimable_pages() of the node: what reclaim could still free there -- its page cache, and its anonymous
+// pages while swap has free slots (get_nr_swap_pages() > 0).
+std::uint64_t zone_reclaimable_pages(const Mm& k, const PgData& d);
 // too_many_isolated() (3.x-4.7, per zone) for a direct reclaimer with GFP_IOFS: more pages isolated from the
 // anonymous (file) lists than an eighth of the inactive anonymous (file) list. kswapd is never throttled by it.
 bool too_many_isolated(const PgData& d, bool file);
