@@ -21,12 +21,16 @@ namespace {
             std::string swap;
             for (const SwapSpec& s : m.swap)
                 swap += (swap.empty() ? "" : ", ") + formatSize(s.sizeBytes) + " " + s.device.name();
-            char line[200];
+            // Where a socket has several last-level caches, how many cores share each.
+            const std::string caches = m.llcsPerSocket() > 1
+                ? ", " + std::to_string(m.coresPerLlc) + (m.coresPerLlc == 1 ? " core" : " cores") + " a cache"
+                : "";
+            char line[240];
             std::snprintf(line, sizeof line,
-                "  %-26s %d CPUs in %d socket%s (%d thread%s a core), %s, %s memory, %.1f GB/s a socket", name.c_str(),
-                m.cpus, m.sockets, m.sockets == 1 ? "" : "s", m.threadsPerCore, m.threadsPerCore == 1 ? "" : "s",
-                m.numa ? "a node a socket" : "one interleaved node", formatSize(m.memoryBytes).c_str(),
-                m.socketMemGBps);
+                "  %-26s %d CPUs in %d socket%s (%d thread%s a core%s), %s, %s memory, %.1f GB/s a socket",
+                name.c_str(), m.cpus, m.sockets, m.sockets == 1 ? "" : "s", m.threadsPerCore,
+                m.threadsPerCore == 1 ? "" : "s", caches.c_str(), m.numa ? "a node a socket" : "one interleaved node",
+                formatSize(m.memoryBytes).c_str(), m.socketMemGBps);
             out << line << (swap.empty() ? ", no swap" : ", swap " + swap) << "\n      " << m.description << "\n";
         }
         out << "swap devices (machine.swap[].device):\n";

@@ -1,9 +1,9 @@
 #pragma once
 // Cache-line ownership and residency: which CPU wrote each tracked line last (the line's Modified owner under MESI,
 // one writer at a time), and when, on the clock of that CPU's last-level cache. Writing a line another CPU owns
-// moves it here first (Sched::lineTransferNs: same or other socket); a line that has left every cache since, pushed
-// out by the bytes streamed through its socket's cache after it, comes from memory (Sched::lineMissNs). The code
-// that writes charges what the trip costs.
+// moves it here first (Sched::lineTransferNs: within a cache, a socket, or between sockets); a line that has left
+// every cache since, pushed out by the bytes streamed through its cache after it, comes from memory
+// (Sched::lineMissNs). The code that writes charges what the trip costs.
 
 #include <cstddef>
 #include <cstdint>

@@ -16,6 +16,9 @@ struct CpuSpec {
     double clockGHz = 2.5; // base clock (datasheet)
     double lockedRmwCycles = 20; // lock add/xadd/cmpxchg on an L1-resident line (Agner Fog, uops.info)
     double lineSameSocketNs = 40; // a modified line moving between two cores of one socket
+    // ... between two cores of one last-level cache (MachineSpec::coresPerLlc); 0: as lineSameSocketNs (the cache is
+    // the socket's)
+    double lineSameLlcNs = 0;
     double lineCrossSocketNs = 120; // ... between sockets
     double storeGBps = 10; // one core streaming stores to DRAM (clear_page, memset of cold pages), 1e9 B/s
     // How much longer a line from another socket's memory takes than one from the core's own (one QPI/UPI hop):
@@ -26,7 +29,8 @@ struct CpuSpec {
     double remoteMemLatencyRatio = 196.0 / 135.0;
     // A cache line from the socket's own memory, idle (a written line no cache holds any more); 0: not modelled.
     double memLatencyNs = 0;
-    // One socket's last-level cache, bytes (the datasheet's "cache"); 0: caches are not modelled, no line leaves.
+    // One last-level cache, bytes (the datasheet's "cache", per die or CCX where a socket has several: MachineSpec::
+    // coresPerLlc); 0: caches are not modelled, no line leaves.
     double llcBytes = 0;
     // Two SMT threads of one core, both computing, get this many times one thread's work done: Intel's "up to 30 %"
     // for Hyper-Threading on server benchmarks (Marr et al., "Hyper-Threading Technology Architecture and
@@ -39,7 +43,8 @@ struct CostModel {
 
     // --- atomics, cache lines, barriers ---
     double lockedRmwNs = 8.0; // lock add/xadd/cmpxchg/bts, L1 hit: CpuSpec::lockedRmwCycles at the clock
-    double lineSameSocketNs = 40.0; // cache-line transfer between cores of one socket
+    double lineSameLlcNs = 40.0; // cache-line transfer between cores of one last-level cache
+    double lineSameSocketNs = 40.0; // ... between cores of one socket, in different caches where it has several
     double lineCrossSocketNs = 120.0; // ... between sockets
     // smp_mb(): `lock addl $0,-4(%rsp)` since 4.15 (barrier.h), one locked op. The only full barrier the model
     // times is 5.6's in __pagevec_lru_add_fn, so the pre-4.15 mfence form is not needed.

@@ -18,17 +18,23 @@ namespace {
         c.model = "Intel Core 2 Quad Q6600 (Kentsfield, 65 nm, two dual-core dies, FSB 1066)";
         c.clockGHz = 2.4; // Intel ARK
         c.lockedRmwCycles = 24; // Agner Fog, Merom/Conroe: locked RMW ~20-25 clocks
-        // Two of the three peers share an L2 only across the FSB: a snoop hit costs close to a memory access; the
-        // third shares the die's L2 (~15 cycles). No published figure for this part; GUESS between the two.
-        c.lineSameSocketNs = 50;
-        c.lineCrossSocketNs = 120; // one socket: unused
+        // Two dual-core dies, each with its own 4 MB L2 (Intel ARK: 8 MB; MachineSpec::coresPerLlc 2). A line
+        // between the two cores of a die moves through their L2, which answers in 14 cycles (X-bit labs' CPU-Z
+        // figure for the Kentsfield QX6850, "Core 2 Extreme QX9650" review, 2007), once the owner's L1 has
+        // written it back: GUESS 20 ns. The dies "will be exchanging data along the system bus and RAM" (the same
+        // review): the request crosses the front-side bus and the other die answers its snoop with the modified
+        // line, which the north bridge writes to memory on the way: a memory read's bus trip without its DRAM
+        // access, GUESS 80 ns (memLatencyNs below: 90).
+        c.lineSameLlcNs = 20;
+        c.lineSameSocketNs = 80;
+        c.lineCrossSocketNs = 120; // two packages on their own buses, through the north bridge (GUESS)
         // FSB 1066 x 8 B = 8.5 GB/s peak; one Core 2 core streams ~4 GB/s of stores: 4 KiB in ~1 us, i.e. 2460
         // cycles at 2.4 GHz, inside Rik van Riel's 2000-4000 cycles for clearing a page (linux-mm, 2005).
         c.storeGBps = 4.0;
         // The memory controller is in the north bridge, one FSB trip beyond Nehalem-EP's integrated one (81 ns,
         // AnandTech 3648): GUESS 90 ns. The last-level caches are the dies' two shared 4 MB L2s (Intel ARK: 8 MB).
         c.memLatencyNs = 90;
-        c.llcBytes = 8.0 * (1 << 20);
+        c.llcBytes = 4.0 * (1 << 20); // a die's L2
         return c;
     }
 
@@ -91,10 +97,11 @@ namespace {
         {
             MachineSpec m;
             m.preset = "quad-core-2007";
-            m.description = "Core 2 Quad Q6600 of 2007 (Kentsfield, 4 cores at 2.4 GHz, one socket), 4 GiB DDR2, "
-                            "4 GiB swap on a 7200 rpm disk (the quad-core of seed 001's post)";
+            m.description = "Core 2 Quad Q6600 of 2007 (Kentsfield, 4 cores at 2.4 GHz, one socket of two dies), "
+                            "4 GiB DDR2, 4 GiB swap on a 7200 rpm disk (the quad-core of seed 001's post)";
             m.sockets = 1; // one Q6600 package (Intel ARK)
             m.cpus = 4; // Intel ARK: 4 cores, no SMT; the post's "quad core system"
+            m.coresPerLlc = 2; // Intel ARK: two dual-core dies, an L2 each (core2Quad())
             // Every memory access crosses the front-side bus: FSB 1066 MT/s x 8 B = 8.5 GB/s (Intel ARK), for
             // the four cores together.
             m.socketMemGBps = streamGBps(1, 1066);
@@ -187,6 +194,7 @@ namespace {
             // the box; AMD's quad-core Opterons shipped that September.
             m.sockets = 8; // GUESS (above): eight sockets of two cores make the 16 cores
             m.cpus = 16; // AMD: two cores a die, no SMT
+            m.coresPerLlc = 1; // AMD: a private 1 MB L2 a core, no L3
             m.socketMemGBps = streamGBps(2, 400); // AMD: two channels of DDR-400 a socket, 6.4 GB/s
             m.memoryBytes = 32 * GiB; // GUESS, a configuration: Nick's mail gives no size (the X4600 held up to 64 GB)
             m.swap.push_back({ 4 * GiB, deviceSpecFor(DeviceKind::Hdd2007) }); // a configuration
@@ -209,7 +217,7 @@ namespace {
             // AMD 40555, fig. 4: an idle 4-socket box reads one hop away in 108-109 % of the local time and two hops
             // away in 130 %; on eight sockets most memory is one or two hops away (GUESS 1.2).
             c.remoteMemLatencyRatio = 1.2; // GUESS (above): between AMD 40555's 1.08 (one hop) and 1.30 (two)
-            c.llcBytes = 2.0 * (1 << 20); // AMD: 1 MB L2 a core, no L3
+            c.llcBytes = 1.0 * (1 << 20); // AMD: 1 MB L2 a core, no L3
             m.cost = costModelFor(c);
             setBareMetalShootdown2007(m.cost); // as quad-core-2007; the IPIs travel as HyperTransport messages
             p.push_back(m);
@@ -221,6 +229,7 @@ namespace {
                             "256 GiB DDR4-3200, 64 GiB swap on a data-centre NVMe (serves no post)";
             m.sockets = 2; // a two-socket EPYC 7452 server (serves no post: a configuration)
             m.cpus = 64; // AMD: 32 cores a socket, SMT off
+            m.coresPerLlc = 4; // AMD: a CCX of four cores shares an L3
             m.socketMemGBps = streamGBps(8, 3200); // AMD: 8 channels of DDR4-3200 a socket, 204.8 GB/s
             m.memoryBytes = 256 * GiB; // a configuration
             m.swap.push_back({ 64 * GiB, deviceSpecFor(DeviceKind::Nvme2020) }); // a configuration
@@ -230,11 +239,12 @@ namespace {
             c.lockedRmwCycles = 8; // uops.info / Agner Fog, Zen 2: LOCK ADD/CMPXCHG m64 ~8 cycles
             // Core-to-core latency on Rome (AnandTech's EPYC 7742 review, 2019): ~30 ns inside a 4-core CCX,
             // ~100 ns between CCXs of a socket (28 of a core's 31 peers), ~200 ns between sockets.
+            c.lineSameLlcNs = 30;
             c.lineSameSocketNs = 100;
             c.lineCrossSocketNs = 200;
             c.storeGBps = 16.0; // one Zen 2 core: ~16 GB/s single-thread STREAM-like stores (DDR4-3200)
             c.memLatencyNs = 110; // GUESS: Rome's DRAM through the I/O die, ~110 ns
-            c.llcBytes = 128.0 * (1 << 20); // AMD: 128 MB L3 a socket (16 MB a four-core CCX)
+            c.llcBytes = 16.0 * (1 << 20); // AMD: 128 MB L3 a socket, 16 MB a four-core CCX
             m.cost = costModelFor(c);
             p.push_back(m);
         }
@@ -252,6 +262,7 @@ CostModel costModelFor(const CpuSpec& cpu)
     CostModel c;
     c.clockGHz = ghz;
     c.lockedRmwNs = cycles(cpu.lockedRmwCycles);
+    c.lineSameLlcNs = cpu.lineSameLlcNs > 0 ? cpu.lineSameLlcNs : cpu.lineSameSocketNs;
     c.lineSameSocketNs = cpu.lineSameSocketNs;
     c.lineCrossSocketNs = cpu.lineCrossSocketNs;
     c.smpMbNs = c.lockedRmwNs; // `lock addl $0,-4(%rsp)` (barrier.h, 4.15+)
@@ -318,8 +329,11 @@ std::vector<std::string> machinePresetNames()
 std::string CostModel::describe() const
 {
     std::ostringstream o;
-    o << "clock " << clockGHz << " GHz, locked RMW " << lockedRmwNs << " ns, line " << lineSameSocketNs << "/"
-      << lineCrossSocketNs << " ns, IPI " << ipiSendNs << " ns, zero page " << zeroPageNs << " ns";
+    o << "clock " << clockGHz << " GHz, locked RMW " << lockedRmwNs << " ns, line ";
+    if (lineSameLlcNs != lineSameSocketNs)
+        o << lineSameLlcNs << "/";
+    o << lineSameSocketNs << "/" << lineCrossSocketNs << " ns, IPI " << ipiSendNs << " ns, zero page " << zeroPageNs
+      << " ns";
     return o.str();
 }
 

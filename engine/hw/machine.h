@@ -26,6 +26,11 @@ struct MachineSpec {
     int sockets = 1;
     int cpus = 1;
     int threadsPerCore = 1; // SMT siblings per core: they share the core's units and its memory bandwidth
+    // Cores that share one last-level cache, 0 for the whole socket: a die's L2 where a package holds two dies (the
+    // Core 2 Quad), a CCX's L3 (AMD Zen). A line moves between two cores of one cache through it
+    // (CostModel::lineSameLlcNs), between caches of a socket over the package's bus or fabric; the scheduler's
+    // lowest domain above SMT is the cores of a cache (sd_llc).
+    int coresPerLlc = 0;
     // One socket's memory bandwidth, GB/s (1e9 B/s): its channels' peak (channels x transfers/s x 8 B, from the
     // datasheet) at the fraction STREAM reaches; 0 is unlimited.
     double socketMemGBps = 0;
@@ -67,6 +72,18 @@ struct MachineSpec {
     {
         const int first = (socketOf(cpu) * cpus + sockets - 1) / sockets; // the socket's first CPU
         return socketOf(cpu) * coresPerSocket() + (cpu - first) % coresPerSocket();
+    }
+    // The last-level caches: each socket's cores in consecutive groups of coresPerLlc (a socket's last group may hold
+    // fewer), numbered across the machine; the socket's one cache where coresPerLlc is 0 or covers the socket.
+    int llcsPerSocket() const
+    {
+        return coresPerLlc > 0 ? std::max(1, (coresPerSocket() + coresPerLlc - 1) / coresPerLlc) : 1;
+    }
+    int llcCount() const { return std::max(1, sockets) * llcsPerSocket(); }
+    int llcOf(int cpu) const
+    {
+        const int core = coreOf(cpu) - socketOf(cpu) * coresPerSocket(); // the core's index in its socket
+        return socketOf(cpu) * llcsPerSocket() + (coresPerLlc > 0 ? core / coresPerLlc : 0);
     }
     std::uint64_t memoryPages() const { return memoryBytes / kPageSize; }
 };

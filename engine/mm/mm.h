@@ -212,7 +212,7 @@ public:
         if (!lines.tracking())
             return;
         CacheLines::Line& l = lines.line(line);
-        const CacheLines::Stamp now = s.cacheClock(s.cpu(t.cpu).socket);
+        const CacheLines::Stamp now = s.cacheClock(s.cpu(t.cpu).llc);
         if (l.owner == t.cpu && !CacheLines::evicted(now, l.stamp)) [[likely]] {
             l.stamp = now;
             return;
@@ -221,7 +221,7 @@ public:
     }
     void touchLineSlow(Task& t, Pfn line, CacheLines::Line& l, CacheLines::Stamp now)
     {
-        if (l.owner < 0 || CacheLines::evicted(s.cacheClock(s.cpu(l.owner).socket), l.stamp)) {
+        if (l.owner < 0 || CacheLines::evicted(s.cacheClock(s.cpu(l.owner).llc), l.stamp)) {
             // A struct page lives in its node's memory. A list head is written too often to leave a cache but at
             // its first write, charged as local.
             const int node = line < pages.size() ? page_to_nid(line) : cpu_to_node(t.cpu);

@@ -42,6 +42,7 @@ Sched::Sched(Simulator& sim, const MachineSpec& machine)
         m_cpus[static_cast<std::size_t>(i)].id = i;
         m_cpus[static_cast<std::size_t>(i)].socket = machine.socketOf(i);
         m_cpus[static_cast<std::size_t>(i)].core = machine.coreOf(i);
+        m_cpus[static_cast<std::size_t>(i)].llc = machine.llcOf(i);
     }
     // Each CPU's SMT sibling (MachineSpec::coreOf: CPUs i and i + cores a socket share a core); with more than two
     // threads a core, the next one round the core.
@@ -57,7 +58,7 @@ Sched::Sched(Simulator& sim, const MachineSpec& machine)
             m_memSlowdown.push_back(machine.memSlowdown(socket, node));
             m_memRate.push_back(m_mem.rate(m_memSlowdown.back()));
         }
-    m_cacheFilled.assign(static_cast<std::size_t>(std::max(1, machine.sockets)), 0.0);
+    m_cacheFilled.assign(static_cast<std::size_t>(machine.llcCount()), 0.0);
     m_cacheClock.assign(m_cacheFilled.size(), 0);
     m_haltedWake = ns(machine.cost.haltedVcpuWakeNs);
     if (machine.guest != Guest::None && machine.guestPreempt > 0) {
@@ -458,15 +459,15 @@ int Sched::selectIdleSibling(const Task& t) const
     auto idle = [this, &t](int i) { return t.allowedOn(i) && !cpu(i).current && cpu(i).runq.empty(); };
     if (idle(target))
         return target;
-    // The target's socket (the LLC domain) first, then the others, each scanned from the target on: one scan that
-    // returns the first idle CPU of the socket and otherwise the first idle one of another.
+    // The target's last-level cache (the LLC domain, sd_llc) first, then the others, each scanned from the target
+    // on: one scan that returns the first idle CPU of the cache and otherwise the first idle one of another.
     const int n = cpuCount();
-    const int socket = cpu(target).socket;
+    const int llc = cpu(target).llc;
     int other = target;
     auto scan = [&](int from, int to) {
         for (int i = from; i < to; ++i)
             if (idle(i)) {
-                if (cpu(i).socket == socket)
+                if (cpu(i).llc == llc)
                     return i;
                 if (other == target)
                     other = i;
@@ -492,12 +493,12 @@ bool Sched::idleBalance(Cpu& c, bool newidle)
     if (newidle && m_idleBalance.rateLimit && c.avgIdle < kMigrationCost)
         return false;
     const Time now = m_sim.now();
-    // The longest run queue of c's socket (the LLC domain) and of the other sockets, in one scan of the CPUs.
+    // The longest run queue of c's last-level cache (the LLC domain) and of the other CPUs, in one scan of the CPUs.
     Cpu* busiestIn[2] = { nullptr, nullptr };
     for (Cpu& o : m_cpus) {
         if (&o == &c || o.runq.empty())
             continue;
-        Cpu*& b = busiestIn[o.socket == c.socket ? 0 : 1];
+        Cpu*& b = busiestIn[o.llc == c.llc ? 0 : 1];
         if (!b || o.runq.size() > b->runq.size())
             b = &o;
     }

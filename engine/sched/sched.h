@@ -42,6 +42,7 @@ struct Cpu {
     int id = 0;
     int socket = 0;
     int core = 0; // the physical core, numbered across the machine (MachineSpec::coreOf): SMT siblings share it
+    int llc = 0; // the last-level cache, numbered across the machine (MachineSpec::llcOf)
     int sibling = -1; // the CPU of the core's other thread, -1 on a core of one thread
     Task* current = nullptr;
     MmStruct* activeMm = nullptr; // the user mm loaded here; kept while idle or in a kernel thread (lazy TLB)
@@ -152,6 +153,7 @@ public:
     Simulator& sim() { return m_sim; }
     const Simulator& sim() const { return m_sim; }
     const MachineSpec& machine() const { return m_machine; }
+    int llcCount() const { return static_cast<int>(m_cacheFilled.size()); } // MachineSpec::llcCount()
     const CostModel& cost() const { return m_machine.cost; }
     int cpuCount() const { return static_cast<int>(m_cpus.size()); }
     Cpu& cpu(int i) { return m_cpus[static_cast<std::size_t>(i)]; }
@@ -276,7 +278,7 @@ public:
     Time memTransfer(const Task& t, int node, double bytes, Time ahead = 0)
     {
         const Cpu& c = cpu(t.cpu);
-        noteCacheFill(c.socket, bytes);
+        noteCacheFill(c.llc, bytes);
         const Time d = m_mem.transfer(node, c.core, m_sim.now() + t.debt + ahead, bytes, m_memRate[distance(c.socket, node)]);
         t.streamCredit += d;
         return d;
@@ -310,9 +312,9 @@ public:
         if (m_host)
             ++m_host->spinners;
     }
-    // The clock of `socket`'s last-level cache (hw/cacheline.h): every byte its cores stream passes through it.
+    // The clock of last-level cache `llc` (hw/cacheline.h): every byte its cores stream passes through it.
     // Without a cache size in the cost model the clock stands still and no line is ever pushed out.
-    CacheLines::Stamp cacheClock(int socket) const { return m_cacheClock[static_cast<std::size_t>(socket)]; }
+    CacheLines::Stamp cacheClock(int llc) const { return m_cacheClock[static_cast<std::size_t>(llc)]; }
     // A written line that has left every cache: a read-for-ownership from the memory of `node` (CostModel::memLatencyNs,
     // longer from another socket's memory).
     double lineMissNs(int cpu, int node) const
@@ -417,13 +419,17 @@ public:
         t.irqUntil = 0;
     }
 
-    // A cache line's trip from one CPU to another (every lock acquisition asks: kept inline, sockets looked up
-    // in the CPU table rather than divided out).
+    // A cache line's trip from one CPU to another (every lock acquisition asks: kept inline, caches and sockets
+    // looked up in the CPU table rather than divided out).
     double lineTransferNs(int fromCpu, int toCpu) const
     {
         if (fromCpu < 0 || fromCpu == toCpu)
             return 0.0;
-        return cpu(fromCpu).socket == cpu(toCpu).socket ? cost().lineSameSocketNs : cost().lineCrossSocketNs;
+        const Cpu& from = cpu(fromCpu);
+        const Cpu& to = cpu(toCpu);
+        if (from.llc == to.llc)
+            return cost().lineSameLlcNs;
+        return from.socket == to.socket ? cost().lineSameSocketNs : cost().lineCrossSocketNs;
     }
 
     void taskExit(Task& t);
@@ -504,21 +510,21 @@ private:
     {
         return static_cast<std::size_t>(socket) * static_cast<std::size_t>(m_machine.nodes()) + static_cast<std::size_t>(node);
     }
-    // Per socket: bytes streamed through its last-level cache, and that as the cache's clock.
+    // Per last-level cache: the bytes streamed through it, and that as the cache's clock.
     std::vector<double> m_cacheFilled;
     std::vector<CacheLines::Stamp> m_cacheClock;
     double m_cacheUnitInv = 0; // CacheLines::kUnitsPerCache / the cache's bytes, 0 without a cache size
-    void noteCacheFill(int socket, double bytes)
+    void noteCacheFill(int llc, double bytes)
     {
-        double& f = m_cacheFilled[static_cast<std::size_t>(socket)];
+        double& f = m_cacheFilled[static_cast<std::size_t>(llc)];
         f += bytes;
-        m_cacheClock[static_cast<std::size_t>(socket)] = static_cast<CacheLines::Stamp>(
+        m_cacheClock[static_cast<std::size_t>(llc)] = static_cast<CacheLines::Stamp>(
             static_cast<std::uint64_t>(f * m_cacheUnitInv));
     }
     int selectIdleSibling(const Task& t) const;
-    // idle_balance() for `c`, whose run queue is empty: the busiest run queue of its socket (the LLC domain), then of
-    // the machine, gives up the first task queued there that may run on `c` and is not cache-hot (a hot one once
-    // c.balanceFailed exceeds kCacheNiceTries). Returns whether a task came.
+    // idle_balance() for `c`, whose run queue is empty: the busiest run queue of its last-level cache (the LLC
+    // domain), then of the machine, gives up the first task queued there that may run on `c` and is not cache-hot
+    // (a hot one once c.balanceFailed exceeds kCacheNiceTries). Returns whether a task came.
     // `newidle`: from schedule() as c goes idle (the rate limit applies), else from c's idle tick.
     bool idleBalance(Cpu& c, bool newidle = true);
     // IdleBalance::tick: a task was queued behind a running one; every idle CPU without a balance due gets one at

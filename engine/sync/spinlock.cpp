@@ -167,38 +167,44 @@ std::size_t SpinLock::nextOwner(const Sched& s) const
 {
     if (s.locking().spinlock != SpinlockImpl::Byte)
         return 0; // FIFO: the next ticket, or the head of the MCS queue
-    // The byte lock's race after a release: the line is in the releaser's cache, and a waiter on its socket reloads
-    // and takes it before one on another socket can (the longest-waiting of them, for a definite order).
-    const int socket = s.cpu(m_lastCpu).socket;
-    for (std::size_t i = 0; i < m_waiters.size(); ++i)
-        if (m_waiters[i].socket == socket)
+    // The byte lock's race after a release: the line is in the releaser's cache, and a waiter nearest it reloads
+    // and takes it before the others can: one sharing its last-level cache, then one on its socket, then any (the
+    // longest-waiting of them, for a definite order).
+    const Cpu& last = s.cpu(m_lastCpu);
+    std::size_t onSocket = m_waiters.size();
+    for (std::size_t i = 0; i < m_waiters.size(); ++i) {
+        if (m_waiters[i].llc == last.llc)
             return i;
-    return 0;
+        if (onSocket == m_waiters.size() && m_waiters[i].socket == last.socket)
+            onSocket = i;
+    }
+    return onSocket < m_waiters.size() ? onSocket : 0;
 }
 
 void SpinLock::enqueue(const Sched& s, const Waiter& w)
 {
-    assert(w.cpu == w.t->cpu && w.socket == s.cpu(w.t->cpu).socket);
+    assert(w.cpu == w.t->cpu && w.llc == s.cpu(w.t->cpu).llc && w.socket == s.cpu(w.t->cpu).socket);
     m_waiters.push_back(w);
     if (s.locking().spinlock == SpinlockImpl::Queued)
         return; // its waiters spin on their own MCS nodes: nothing to count
-    const int cpus = s.cpuCount();
     if (!m_waitersAt) {
         int sockets = 0;
-        for (int c = 0; c < cpus; ++c)
+        for (int c = 0; c < s.cpuCount(); ++c)
             sockets = std::max(sockets, s.cpu(c).socket + 1);
-        m_waitersAt = std::make_unique<std::uint16_t[]>(static_cast<std::size_t>(cpus + sockets));
+        m_waitersAt = std::make_unique<std::uint16_t[]>(llcSlot(s, s.llcCount()) + static_cast<std::size_t>(sockets));
     }
-    ++m_waitersAt[static_cast<std::size_t>(w.cpu)];
-    ++m_waitersAt[static_cast<std::size_t>(cpus + w.socket)];
+    ++waitersOnCpu(w.cpu);
+    ++waitersInLlc(s, w.llc);
+    ++waitersInSocket(s, w.socket);
 }
 
 void SpinLock::dequeue(const Sched& s, std::size_t i)
 {
     if (m_waitersAt) {
         const Waiter& w = m_waiters[i];
-        --m_waitersAt[static_cast<std::size_t>(w.cpu)];
-        --m_waitersAt[static_cast<std::size_t>(s.cpuCount() + w.socket)];
+        --waitersOnCpu(w.cpu);
+        --waitersInLlc(s, w.llc);
+        --waitersInSocket(s, w.socket);
     }
     m_waiters.erase(i);
 }
@@ -206,16 +212,19 @@ void SpinLock::dequeue(const Sched& s, std::size_t i)
 double SpinLock::othersReloadNs(const Sched& s, std::size_t next) const
 {
     // lineTransferNs(m_lastCpu, cpu) of each waiter but the next: 0 on the holder's own CPU (or with no holder yet),
-    // else by socket, from the counts.
+    // else by cache and socket, from the counts.
     if (m_lastCpu < 0)
         return 0.0;
     assert(m_waitersAt);
     const Waiter& w = m_waiters[next];
-    const int lastSocket = s.cpu(m_lastCpu).socket;
+    const Cpu& last = s.cpu(m_lastCpu);
     const int others = static_cast<int>(m_waiters.size()) - 1;
-    const int onCpu = m_waitersAt[static_cast<std::size_t>(m_lastCpu)] - (w.cpu == m_lastCpu);
-    const int onSocket = m_waitersAt[static_cast<std::size_t>(s.cpuCount() + lastSocket)] - (w.socket == lastSocket);
-    return (onSocket - onCpu) * s.cost().lineSameSocketNs + (others - onSocket) * s.cost().lineCrossSocketNs;
+    const int onCpu = waitersOnCpu(m_lastCpu) - (w.cpu == m_lastCpu);
+    const int inLlc = waitersInLlc(s, last.llc) - (w.llc == last.llc);
+    const int onSocket = waitersInSocket(s, last.socket) - (w.socket == last.socket);
+    const CostModel& c = s.cost();
+    return (inLlc - onCpu) * c.lineSameLlcNs + (onSocket - inLlc) * c.lineSameSocketNs
+        + (others - onSocket) * c.lineCrossSocketNs;
 }
 
 double SpinLock::throughWaitersNs(const Sched& s, int cpu) const
@@ -246,9 +255,12 @@ double SpinLock::handoffNs(const Sched& s, int toCpu, double othersReloadNs) con
         // Every waiter of a byte or ticket lock reads the lock word: the invalidation reaches the farthest of them.
         assert(m_waitersAt);
         const auto waiters = static_cast<int>(m_waiters.size());
-        if (m_waitersAt[static_cast<std::size_t>(s.cpuCount() + s.cpu(m_lastCpu).socket)] < waiters)
+        const Cpu& last = s.cpu(m_lastCpu);
+        if (waitersInSocket(s, last.socket) < waiters)
             return s.cost().lineCrossSocketNs;
-        return m_waitersAt[static_cast<std::size_t>(m_lastCpu)] < waiters ? s.cost().lineSameSocketNs : 0.0;
+        if (waitersInLlc(s, last.llc) < waiters)
+            return s.cost().lineSameSocketNs;
+        return waitersOnCpu(m_lastCpu) < waiters ? s.cost().lineSameLlcNs : 0.0;
     }();
     const double toNext = s.lineTransferNs(m_lastCpu, toCpu);
     switch (s.locking().spinlock) {

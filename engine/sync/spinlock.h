@@ -96,7 +96,8 @@ public:
 
 private:
     friend struct Acquire;
-    // A spinning waiter keeps its CPU (only a wake-up moves a task), so its entry carries the CPU and its socket:
+    // A spinning waiter keeps its CPU (only a wake-up moves a task), so its entry carries the CPU, its last-level
+    // cache and its socket:
     // a ticket lock's hand-off adds up the line transfers to every waiter, and reading them from the task and the
     // CPU table made each hand-off of a lock with hundreds of waiters a chain of host cache misses.
     struct Waiter {
@@ -104,11 +105,13 @@ private:
         std::coroutine_handle<> h;
         Time since;
         int cpu;
+        int llc;
         int socket;
     };
     static Waiter waiterOf(const Sched& s, Task& t, std::coroutine_handle<> h, Time since)
     {
-        return Waiter { &t, h, since, t.cpu, s.cpu(t.cpu).socket };
+        const Cpu& c = s.cpu(t.cpu);
+        return Waiter { &t, h, since, t.cpu, c.llc, c.socket };
     }
     // `stolen`: of `waited`, the time the host had the new owner's vCPU descheduled (waiterPreempted()).
     void grant(Sched& s, Task& t, Time at, Time waited, bool contended, Time stolen = 0);
@@ -140,10 +143,18 @@ private:
     // The lock's line passed from `cpu` through every waiter in turn and back to `cpu`: what `cpu`'s access to it
     // waits for when each waiter takes it exclusive once first.
     double throughWaitersNs(const Sched& s, int cpu) const;
-    // The queue of spinners. A ticket lock also counts its waiters per CPU and per socket, so that a hand-off adds
-    // up the others' reloads without walking a queue of hundreds.
+    // The queue of spinners. A ticket lock also counts its waiters per CPU, per last-level cache and per socket, so
+    // that a hand-off adds up the others' reloads without walking a queue of hundreds.
     void enqueue(const Sched& s, const Waiter& w);
     void dequeue(const Sched& s, std::size_t i);
+    // m_waitersAt's count of the waiters on a CPU, in a last-level cache, in a socket.
+    std::uint16_t& waitersOnCpu(int cpu) const { return m_waitersAt[static_cast<std::size_t>(cpu)]; }
+    static std::size_t llcSlot(const Sched& s, int llc) { return static_cast<std::size_t>(s.cpuCount() + llc); }
+    std::uint16_t& waitersInLlc(const Sched& s, int llc) const { return m_waitersAt[llcSlot(s, llc)]; }
+    std::uint16_t& waitersInSocket(const Sched& s, int socket) const
+    {
+        return m_waitersAt[llcSlot(s, s.llcCount()) + static_cast<std::size_t>(socket)];
+    }
 
     // The state an attempt and a release read fills the first cache line (the class is line-aligned); the
     // counters every acquisition updates begin the second (see LockStat).
@@ -152,7 +163,7 @@ private:
     Time m_acquiredAt = 0;
     Time m_freeAt = 0; // released by its last holder at this time (may be in the future of the clock)
     Fifo<Waiter> m_waiters;
-    std::unique_ptr<std::uint16_t[]> m_waitersAt; // byte, ticket locks: waiters on each CPU, then socket
+    std::unique_ptr<std::uint16_t[]> m_waitersAt; // byte, ticket locks: waiters on each CPU, then cache, then socket
     bool m_handOffPending = false; // a release ahead of the clock will hand the lock to the waiters (handOffAt)
     bool m_guardsItsLine = false;
     LockStat m_stat;

@@ -1,7 +1,8 @@
 // The kernel's lock implementations against closed forms (sched/locking.h): a ticket lock's hand-off grows with its
-// waiters and a queued lock's does not; a byte lock goes to the nearest waiter, a FIFO lock to the first; a mutex
-// spins on its running owner only from 2.6.30; a debug spinlock's waiters hold up its release; and each kernel version
-// gets its era's locks.
+// waiters and a queued lock's does not; a byte lock goes to the nearest waiter (its cache's, then its socket's), a
+// FIFO lock to the first; a line moves within a cache for less than between caches; a mutex spins on its running
+// owner only from 2.6.30; a debug spinlock's waiters hold up its release; and each kernel version gets its era's
+// locks.
 #include "mm/toggles.h"
 #include "sched/sched.h"
 #include "sync/mutex.h"
@@ -47,10 +48,9 @@ struct Handoffs {
     Time released = 0;
     std::vector<Time> granted;
 };
-Handoffs contend(const Locking& locking, int sockets, const std::vector<int>& cpus)
+Handoffs contend(const Locking& locking, const MachineSpec& m, const std::vector<int>& cpus)
 {
     Simulator sim;
-    const MachineSpec m = machine(sockets);
     Sched s(sim, m);
     s.setLocking(locking);
     SpinLock l("l");
@@ -67,9 +67,22 @@ Handoffs contend(const Locking& locking, int sockets, const std::vector<int>& cp
     return h;
 }
 
+Handoffs contend(const Locking& locking, int sockets, const std::vector<int>& cpus)
+{
+    return contend(locking, machine(sockets), cpus);
+}
 Handoffs contend(SpinlockImpl impl, int sockets, const std::vector<int>& cpus)
 {
     return contend(Locking { impl, true }, sockets, cpus);
+}
+
+// 4 CPUs on one socket of two dies, an L2 each (CPUs 0-1 and 2-3), with the quad-core-2007 preset's costs.
+MachineSpec twoDies()
+{
+    MachineSpec m = *machinePreset("quad-core-2007");
+    m.cpus = 4;
+    m.sockets = 1;
+    return m;
 }
 
 double handoffNs(const Handoffs& h, std::size_t first) { return toNs(h.granted[first] - h.released); }
@@ -144,6 +157,29 @@ private Q_SLOTS:
         const Handoffs b = contend(SpinlockImpl::Byte, 2, cpus);
         QVERIFY(b.granted[1] < b.granted[0]);
         QCOMPARE(qRound(handoffNs(b, 1)), qRound(c.lineCrossSocketNs + 2 * c.lineSameSocketNs));
+    }
+
+    // On a socket of two dies the line moves within a die through its L2 and between the dies over the bus: a
+    // waiter on the other die (CPU 2) first, one on the holder's die (CPU 1) 10 ns later.
+    void handoffWithinACacheCostsTheCachesTransfer()
+    {
+        const MachineSpec m = twoDies();
+        const CostModel& c = m.cost;
+        QCOMPARE(m.llcOf(1), m.llcOf(0));
+        QVERIFY(m.llcOf(2) != m.llcOf(0));
+        QVERIFY(c.lineSameLlcNs < c.lineSameSocketNs);
+        const std::vector<int> cpus { 2, 1 };
+        // Queued: the head, on the other die, reads the word and reloads it.
+        const Handoffs q = contend(Locking { SpinlockImpl::Queued, true }, m, cpus);
+        QCOMPARE(qRound(handoffNs(q, 0)), qRound(2 * c.lineSameSocketNs));
+        // Ticket: the head's reload comes after half of the other's, which is within the holder's die.
+        const Handoffs t = contend(Locking { SpinlockImpl::Ticket, true }, m, cpus);
+        QCOMPARE(qRound(handoffNs(t, 0)), qRound(2 * c.lineSameSocketNs + c.lineSameLlcNs / 2));
+        // Byte: the waiter sharing the releaser's L2 wins the race, though it came later; the release's store still
+        // waits for its invalidation to reach the other die.
+        const Handoffs b = contend(Locking { SpinlockImpl::Byte, true }, m, cpus);
+        QVERIFY(b.granted[1] < b.granted[0]);
+        QCOMPARE(qRound(handoffNs(b, 1)), qRound(c.lineSameSocketNs + 2 * c.lineSameLlcNs));
     }
 
     // DEBUG_SPINLOCK's waiters loop on trylock's xchg, so while the holder holds the lock they take its line in

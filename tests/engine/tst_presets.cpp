@@ -105,6 +105,30 @@ private Q_SLOTS:
 
     // Costs follow the hardware: kernel code paths are cycle counts, so a faster clock runs them faster, and no
     // preset carries a cost the others lack.
+    // The last-level caches of a preset (MachineSpec::llcOf): the Core 2 Quad's two dies, an L2 each; a Rome
+    // socket's four-core CCXs; the K8's private L2s; a Haswell-EP socket's one L3 for both threads of every core.
+    void lastLevelCaches_data()
+    {
+        QTest::addColumn<QString>("preset");
+        QTest::addColumn<QList<int>>("llcs"); // of CPUs 0, 1, 2, ... up to the list's length
+        QTest::newRow("quad-core-2007") << "quad-core-2007" << QList<int> { 0, 0, 1, 1 };
+        QTest::newRow("epyc-rome-64core-2020") << "epyc-rome-64core-2020" << QList<int> { 0, 0, 0, 0, 1, 1, 1, 1, 2 };
+        QTest::newRow("opteron-8x2-2007") << "opteron-8x2-2007" << QList<int> { 0, 1, 2, 3 };
+        QTest::newRow("generic-12cpu-2015") << "generic-12cpu-2015" << QList<int>(12, 0);
+    }
+    void lastLevelCaches()
+    {
+        QFETCH(QString, preset);
+        QFETCH(QList<int>, llcs);
+        const MachineSpec m = *machinePreset(preset.toStdString());
+        for (int cpu = 0; cpu < llcs.size(); ++cpu)
+            QCOMPARE(m.llcOf(cpu), llcs[cpu]);
+        QCOMPARE(m.llcOf(m.cpus - 1), m.llcCount() - 1);
+        // A line within a cache costs no more than one within the socket.
+        QVERIFY(m.cost.lineSameLlcNs <= m.cost.lineSameSocketNs);
+        QVERIFY(m.cost.lineSameSocketNs <= m.cost.lineCrossSocketNs || m.sockets == 1);
+    }
+
     void kernelCostsFollowTheClock()
     {
         for (auto& name : machinePresetNames()) {

@@ -168,6 +168,34 @@ private Q_SLOTS:
         QCOMPARE(m.at("elapsed_s"), toSec(sim.now()));
     }
 
+    // select_idle_sibling() looks in the woken task's last-level cache first (sd_llc): on a socket of two dies (CPUs
+    // 0-1 and 2-3, an L2 each), a task woken for CPU 3 while another runs there goes to idle CPU 2, not to CPU 0,
+    // which comes first in the scan from CPU 3 on; on one cache, to CPU 0.
+    void wakeGoesToAnIdleCpuOfItsCacheFirst_data()
+    {
+        QTest::addColumn<int>("coresPerLlc");
+        QTest::addColumn<int>("cpu");
+        QTest::newRow("two dies") << 2 << 2;
+        QTest::newRow("one cache") << 0 << 0;
+    }
+    void wakeGoesToAnIdleCpuOfItsCacheFirst()
+    {
+        QFETCH(int, coresPerLlc);
+        QFETCH(int, cpu);
+        MachineSpec m = machine(4);
+        m.coresPerLlc = coresPerLlc;
+        Simulator sim;
+        Sched s(sim, m);
+        s.setWakeIdleSibling(true);
+        Task& a = s.spawn("a", 3, false, nullptr, 1);
+        Task& b = s.spawn("b", 3, false, nullptr, 2);
+        s.start(a, workSleepWork(s, a, 20'000.0, 10'000.0));
+        s.start(b, work(s, b, 0.0, 500'000.0)); // runs on CPU 3 from a's sleep until well past a's wake-up
+        QVERIFY(sim.run());
+        QCOMPARE(a.cpu, cpu);
+        QCOMPARE(b.cpu, 3);
+    }
+
     // idle_balance(): a CPU about to go idle pulls a task queued behind another CPU's running one, unless the task
     // ran within the migration cost (cache-hot) or, with the 2.6.32 rate limit, the CPU's idle spells average less
     // than that; a CPU whose pulls were refused more than cache_nice_tries times takes a hot one. Task b runs 5 us on
