@@ -15,7 +15,8 @@ namespace mms::cli {
 namespace {
     void listPresets(std::ostream& out)
     {
-        out << "machine presets (machine.preset; --set machine.cpus, sockets, numa, memory and swap change them):\n";
+        out << "machine presets (machine.preset; --set machine.cpus, sockets, cores_per_llc, numa, memory and swap "
+               "change them):\n";
         for (const std::string& name : machinePresetNames()) {
             const MachineSpec m = *machinePreset(name);
             std::string swap;

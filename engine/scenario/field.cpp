@@ -16,8 +16,8 @@ std::string describeValue(const OJson& v)
 
 bool isMachineKey(const std::string& key)
 {
-    static const std::set<std::string> keys = { "preset", "sockets", "numa", "cpus", "memory", "swap", "guest",
-        "guest_preempt" };
+    static const std::set<std::string> keys = { "preset", "sockets", "numa", "cpus", "cores_per_llc", "memory", "swap",
+        "guest", "guest_preempt" };
     return keys.count(key) > 0;
 }
 

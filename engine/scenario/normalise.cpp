@@ -166,7 +166,8 @@ namespace {
         OJson& m = d["machine"];
         for (auto& [k, v] : m.items())
             if (!isMachineKey(k))
-                fail(o, "machine." + k, "one of preset, sockets, numa, cpus, memory, swap, guest, guest_preempt (unknown field)");
+                fail(o, "machine." + k,
+                    "one of preset, sockets, numa, cpus, cores_per_llc, memory, swap, guest, guest_preempt (unknown field)");
         std::string presetNames;
         for (auto& n : machinePresetNames())
             presetNames += (presetNames.empty() ? "" : "|") + n;
@@ -179,6 +180,10 @@ namespace {
             m["cpus"] = preset.cpus;
         long long cpus = intOf(m["cpus"], o, "machine.cpus", 1, 4096);
         intOf(m["sockets"], o, "machine.sockets", 1, std::min<long long>(64, cpus));
+        // The cores that share a last-level cache (MachineSpec::coresPerLlc), only where the scenario sets them: 0 for
+        // one cache a socket; the preset's grouping otherwise.
+        if (m.contains("cores_per_llc"))
+            intOf(m["cores_per_llc"], o, "machine.cores_per_llc", 0, cpus);
         if (!m.contains("numa"))
             m["numa"] = preset.numa;
         if (m["numa"].is_string() && (m["numa"] == "true" || m["numa"] == "false")) // --set machine.numa=false

@@ -194,6 +194,8 @@ RunSetup Scenario::resolve(const std::string& variant, const OJson& point, doubl
     r.machine = *machinePreset(m["preset"]);
     r.machine.cpus = m["cpus"];
     r.machine.sockets = m["sockets"];
+    if (m.contains("cores_per_llc"))
+        r.machine.coresPerLlc = m["cores_per_llc"];
     r.machine.numa = m["numa"];
     if (m.contains("guest")) { // absent on bare metal (normalise.cpp)
         r.machine.guest = *guestFromName(m["guest"]);

@@ -112,7 +112,8 @@ def fuzz_sets(rng, keep):
             return ["kernel=" + rng.choice(releases)]
         if k == 4:
             cpus, sockets = rng.choice([1, 2, 3, 4, 6, 8, 16, 48, 64, 120]), rng.choice([1, 2, 4])
-            return ["machine.cpus=%d" % cpus, "machine.sockets=%d" % (sockets if cpus % sockets == 0 else 1)]
+            caches = ["machine.cores_per_llc=%d" % min(cpus, rng.choice([0, 1, 2, 3, 4]))] if rng.random() < 0.5 else []
+            return ["machine.cpus=%d" % cpus, "machine.sockets=%d" % (sockets if cpus % sockets == 0 else 1)] + caches
         if k == 5:
             return ["machine.memory=%dMiB" % rng.choice([24, 64, 128, 256, 512, 1024, 3072])]
         if k == 6:

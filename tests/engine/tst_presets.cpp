@@ -129,6 +129,24 @@ private Q_SLOTS:
         QVERIFY(m.cost.lineSameSocketNs <= m.cost.lineCrossSocketNs || m.sockets == 1);
     }
 
+    // machine.cores_per_llc regroups the preset's cores around their caches (0: one a socket); only a scenario that
+    // sets it has the field, and the value must be a core count of the machine.
+    void coresPerLlcFromTheScenario()
+    {
+        Scenario sc = loadScenario("madv-free-threads"); // quad-core-2007: two dies
+        QVERIFY(!sc.json()["machine"].contains("cores_per_llc"));
+        QCOMPARE(sc.resolve(sc.variantNames().front(), OJson::object(), 0.02).machine.llcCount(), 2);
+        sc.set("machine.cores_per_llc", "0");
+        const MachineSpec one = sc.resolve(sc.variantNames().front(), OJson::object(), 0.02).machine;
+        QCOMPARE(one.llcCount(), 1);
+        QCOMPARE(one.llcOf(3), one.llcOf(0));
+        sc.set("machine.cores_per_llc", "1");
+        QCOMPARE(sc.resolve(sc.variantNames().front(), OJson::object(), 0.02).machine.llcCount(), 4);
+        QVERIFY_THROWS_EXCEPTION(ScenarioError, sc.set("machine.cores_per_llc", "-1"));
+        QVERIFY_THROWS_EXCEPTION(ScenarioError, sc.set("machine.cores_per_llc", "5"));
+        QVERIFY_THROWS_EXCEPTION(ScenarioError, sc.set("machine.cores_per_llc", "\"two\""));
+    }
+
     void kernelCostsFollowTheClock()
     {
         for (auto& name : machinePresetNames()) {
