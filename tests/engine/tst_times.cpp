@@ -32,6 +32,22 @@ Co<> workSleepWork(Sched& s, Task& t, double userNs, double sleepNs)
     co_await s.flush(t);
 }
 
+// Tasks a and b on `cpu`: a runs 20 us, sleeps 10 us and wakes while b holds the CPU (b runs from a's sleep until
+// well past a's wake-up), so that select_idle_sibling() sends a elsewhere.
+struct Waking {
+    Task& a;
+    Task& b;
+};
+Waking wakeWhileBusy(Sched& s, int cpu)
+{
+    s.setWakeIdleSibling(true);
+    Task& a = s.spawn("a", cpu, false, nullptr, 1);
+    Task& b = s.spawn("b", cpu, false, nullptr, 2);
+    s.start(a, workSleepWork(s, a, 20'000.0, 10'000.0));
+    s.start(b, work(s, b, 0.0, 500'000.0));
+    return { a, b };
+}
+
 // Tasks b and a on CPU 0: b runs 5 us, sleeps `sleepUs` and wakes behind a, which runs `aUs` of system time there.
 struct Queued {
     Task& b;
@@ -144,11 +160,7 @@ private Q_SLOTS:
     {
         Simulator sim;
         Sched s(sim, machine(2));
-        s.setWakeIdleSibling(true);
-        Task& a = s.spawn("a", 0, false, nullptr, 1);
-        Task& b = s.spawn("b", 0, false, nullptr, 2);
-        s.start(a, workSleepWork(s, a, 20'000.0, 10'000.0));
-        s.start(b, work(s, b, 0.0, 500'000.0)); // runs on CPU 0 from a's sleep until well past a's wake-up
+        auto [a, b] = wakeWhileBusy(s, 0);
         QVERIFY(sim.run());
 
         QCOMPARE(a.cpu, 1);
@@ -186,11 +198,7 @@ private Q_SLOTS:
         m.coresPerLlc = coresPerLlc;
         Simulator sim;
         Sched s(sim, m);
-        s.setWakeIdleSibling(true);
-        Task& a = s.spawn("a", 3, false, nullptr, 1);
-        Task& b = s.spawn("b", 3, false, nullptr, 2);
-        s.start(a, workSleepWork(s, a, 20'000.0, 10'000.0));
-        s.start(b, work(s, b, 0.0, 500'000.0)); // runs on CPU 3 from a's sleep until well past a's wake-up
+        auto [a, b] = wakeWhileBusy(s, 3);
         QVERIFY(sim.run());
         QCOMPARE(a.cpu, cpu);
         QCOMPARE(b.cpu, 3);
