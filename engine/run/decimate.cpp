@@ -61,6 +61,7 @@ Recording Recorder::coarserEmpty(const Recording& r)
     out.m_interval = r.m_interval * 2;
     out.m_pages = r.m_pages;
     out.m_cpus = r.m_cpus;
+    out.m_cpuPlaces = r.m_cpuPlaces;
     out.m_nodeStarts = r.m_nodeStarts;
     out.m_counterNames = r.m_counterNames;
     out.m_lockNames = r.m_lockNames;

@@ -26,6 +26,8 @@ Recorder::Recorder(Kernel& k, Sched& s, const RecordingOptions& opts, const Work
     m_rec->m_interval = opts.interval > 0 ? opts.interval : Recording::kFirstInterval;
     m_rec->m_pages = k.pages.size();
     m_rec->m_cpus = s.cpuCount();
+    for (int c = 0; c < s.cpuCount(); ++c)
+        m_rec->m_cpuPlaces.push_back({ s.cpu(c).socket, s.cpu(c).llc });
     // Node n starts where node n - 1's zone ends (node 0 at PFN 0: its reserved frames lie below its zone).
     for (int nid = 1; nid < k.nrNodes(); ++nid)
         m_rec->m_nodeStarts.push_back(static_cast<std::uint32_t>(k.node(nid - 1).zone.end()));

@@ -88,6 +88,17 @@ public:
     Time frameTime(std::size_t f) const { return m_frameTimes[f]; }
     std::uint32_t pageCount() const { return m_pages; }
     int cpuCount() const { return m_cpus; }
+    // Where each CPU sits: its socket and its last-level cache (numbered across the machine; hw/machine.h); socket
+    // and cache 0 for a CPU the recording does not place.
+    struct CpuPlace {
+        int socket = 0;
+        int llc = 0;
+    };
+    CpuPlace cpuPlace(int cpu) const
+    {
+        const auto i = static_cast<std::size_t>(cpu);
+        return cpu >= 0 && i < m_cpuPlaces.size() ? m_cpuPlaces[i] : CpuPlace {};
+    }
     // The first page frame of each NUMA node, ascending: node n holds [nodeStarts()[n], nodeStarts()[n + 1]) (the
     // last one up to pageCount()). {0} on a machine of one node.
     const std::vector<std::uint32_t>& nodeStarts() const { return m_nodeStarts; }
@@ -147,6 +158,7 @@ private:
     Time m_interval = 0;
     std::uint32_t m_pages = 0;
     int m_cpus = 0;
+    std::vector<CpuPlace> m_cpuPlaces;
     std::vector<std::uint32_t> m_nodeStarts { 0 };
     std::vector<Time> m_frameTimes;
     std::vector<std::vector<std::uint8_t>> m_keyframes; // one per kKeyframeEvery frames

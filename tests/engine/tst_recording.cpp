@@ -303,6 +303,11 @@ private Q_SLOTS:
         }
         QVERIFY(run.nodesAgree);
         QCOMPARE(r.nodeOf(r.pageCount() - 1), sockets - 1);
+        // Each CPU's socket and cache, as the machine places them (one cache a socket on this preset).
+        for (int c = 0; c < r.cpuCount(); ++c) {
+            QCOMPARE(r.cpuPlace(c).socket, c * sockets / r.cpuCount());
+            QCOMPARE(r.cpuPlace(c).llc, r.cpuPlace(c).socket);
+        }
     }
 
     void lockNodePrefixes_data()
@@ -332,6 +337,15 @@ private Q_SLOTS:
         checkPages(*r);
         checkLocks(*r);
         QCOMPARE(r->nodeStarts(), full->nodeStarts());
+        // The machine's places survive the decimation: madv-free-swapin on two sockets of three cores (CPUs i and
+        // i + 3 of a socket are SMT siblings), two caches a socket (cores 0-1 and core 2).
+        const test::ScenarioSets caches { { "machine.sockets", "2" }, { "machine.cores_per_llc", "2" } };
+        auto placed = test::recordedRun("madv-free-swapin", "madvfree", 0.01, full->memoryBytes() / 3, caches).recording;
+        QVERIFY(placed->decimations() > 0);
+        for (int c = 0; c < placed->cpuCount(); ++c) {
+            QCOMPARE(placed->cpuPlace(c).socket, c / 6);
+            QCOMPARE(placed->cpuPlace(c).llc, 2 * (c / 6) + c % 6 % 3 / 2);
+        }
         // Decimation merges frames: the total wait per lock and CPU is kept.
         for (std::size_t l = 0; l < r->lockNames().size(); ++l)
             for (int c = 0; c < r->cpuCount(); ++c) {
