@@ -43,8 +43,10 @@ struct CostModel {
 
     // --- atomics, cache lines, barriers ---
     double lockedRmwNs = 8.0; // lock add/xadd/cmpxchg/bts, L1 hit: CpuSpec::lockedRmwCycles at the clock
-    double lineSameLlcNs = 40.0; // cache-line transfer between cores of one last-level cache
-    double lineSameSocketNs = 40.0; // ... between cores of one socket, in different caches where it has several
+    // Cache-line transfers; these defaults are placeholders that costModelFor() replaces with the preset's CpuSpec
+    // figures (each sourced in machine.cpp and docs/presets.md).
+    double lineSameLlcNs = 40.0; // between cores of one last-level cache: CpuSpec::lineSameLlcNs
+    double lineSameSocketNs = 40.0; // between cores of one socket, in different caches: CpuSpec::lineSameSocketNs
     double lineCrossSocketNs = 120.0; // ... between sockets
     // smp_mb(): `lock addl $0,-4(%rsp)` since 4.15 (barrier.h), one locked op. The only full barrier the model
     // times is 5.6's in __pagevec_lru_add_fn, so the pre-4.15 mfence form is not needed.

@@ -25,8 +25,8 @@ namespace {
         // review): the request crosses the front-side bus and the other die answers its snoop with the modified
         // line, which the north bridge writes to memory on the way: a memory read's bus trip without its DRAM
         // access, GUESS 80 ns (memLatencyNs below: 90).
-        c.lineSameLlcNs = 20;
-        c.lineSameSocketNs = 80;
+        c.lineSameLlcNs = 20; // GUESS (above): X-bit labs' 14-cycle L2 hit and the owner's L1 write-back
+        c.lineSameSocketNs = 80; // GUESS (above): an FSB read answered by the other die, no DRAM access
         c.lineCrossSocketNs = 120; // two packages on their own buses, through the north bridge (GUESS)
         // FSB 1066 x 8 B = 8.5 GB/s peak; one Core 2 core streams ~4 GB/s of stores: 4 KiB in ~1 us, i.e. 2460
         // cycles at 2.4 GHz, inside Rik van Riel's 2000-4000 cycles for clearing a page (linux-mm, 2005).
@@ -239,9 +239,9 @@ namespace {
             c.lockedRmwCycles = 8; // uops.info / Agner Fog, Zen 2: LOCK ADD/CMPXCHG m64 ~8 cycles
             // Core-to-core latency on Rome (AnandTech's EPYC 7742 review, 2019): ~30 ns inside a 4-core CCX,
             // ~100 ns between CCXs of a socket (28 of a core's 31 peers), ~200 ns between sockets.
-            c.lineSameLlcNs = 30;
-            c.lineSameSocketNs = 100;
-            c.lineCrossSocketNs = 200;
+            c.lineSameLlcNs = 30; // AnandTech EPYC 7742 review (above): within a CCX
+            c.lineSameSocketNs = 100; // the same: between CCXs of a socket
+            c.lineCrossSocketNs = 200; // the same: between sockets
             c.storeGBps = 16.0; // one Zen 2 core: ~16 GB/s single-thread STREAM-like stores (DDR4-3200)
             c.memLatencyNs = 110; // GUESS: Rome's DRAM through the I/O die, ~110 ns
             c.llcBytes = 16.0 * (1 << 20); // AMD: 128 MB L3 a socket, 16 MB a four-core CCX
