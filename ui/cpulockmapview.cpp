@@ -144,6 +144,7 @@ void CpuLockMapView::paintEvent(QPaintEvent*)
         for (int col = 1; col < cols; ++col)
             p.drawLine(QPointF(a.left() + col * colW, a.top()), QPointF(a.left() + col * colW, a.bottom()));
     p.drawRect(a.adjusted(0, 0, -1, -1));
+    drawCpuGroupLines(p, this, *m_rec, a.top(), rowH, a.left() - 2);
     // CPU labels (thinned when rows are short)
     p.setPen(palette().color(QPalette::Text));
     const int every = std::max(1, int(std::ceil(fm.height() / std::max(0.1, rowH))));
@@ -184,9 +185,9 @@ bool CpuLockMapView::event(QEvent* e)
         const int cpu = int(row);
         const std::size_t lock = m_columns[col];
         QToolTip::showText(help->globalPos(),
-                           tr("CPU %1 waiting for %2 (spinning, or asleep on a sleeping lock)\nfrom the start to %3: %4 (%5% of the "
+                           tr("%1 waiting for %2 (spinning, or asleep on a sleeping lock)\nfrom the start to %3: %4 (%5% of the "
                               "CPU's time; over 100 % when several of its tasks slept on the lock at once)\nin this frame: %6")
-                               .arg(cpu)
+                               .arg(cpuWithPlace(*m_rec, cpu))
                                .arg(QString::fromStdString(m_rec->lockNames()[lock]), formatTime(m_rec->frameTime(m_frame)),
                                     formatTime(waitUpTo(cpu, col)))
                                .arg(waitShare(cpu, col) * 100, 0, 'f', 3)

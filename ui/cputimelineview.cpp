@@ -193,15 +193,7 @@ void CpuTimelineView::paintEvent(QPaintEvent*)
         for (int c = 1; c < cpus; ++c)
             p.drawLine(QPointF(a.left(), a.top() + c * rowH), QPointF(a.right(), a.top() + c * rowH));
     }
-    // The machine's grouping: a line between CPUs of two last-level caches, a heavier one between two sockets,
-    // across the labels' margin so that the rows stay whole.
-    for (int c = 1; c < cpus; ++c) {
-        const Recording::CpuPlace here = m_rec->cpuPlace(c), above = m_rec->cpuPlace(c - 1);
-        if (here.llc == above.llc)
-            continue;
-        p.setPen(QPen(palette().color(QPalette::Text), here.socket == above.socket ? 1 : 2));
-        p.drawLine(QPointF(2, a.top() + c * rowH), QPointF(a.left() - 2, a.top() + c * rowH));
-    }
+    drawCpuGroupLines(p, this, *m_rec, a.top(), rowH, a.left() - 2);
     Time end = recordingEnd(*m_rec);
     p.setPen(palette().color(QPalette::Text));
     p.drawText(QRect(a.left(), a.bottom() + 2, 120, 16), Qt::AlignLeft | Qt::AlignTop, QStringLiteral("0"));
@@ -232,12 +224,9 @@ bool CpuTimelineView::event(QEvent* e)
         int cpu = std::min(m_rec->cpuCount() - 1, (help->pos().y() - a.top()) * m_rec->cpuCount() / std::max(1, a.height()));
         const auto& cb = m_rec->cpuBins(cpu);
         std::size_t frame = frameAt(*m_rec, t);
-        const Recording::CpuPlace place = m_rec->cpuPlace(cpu);
-        QString text = tr("CPU %1 (socket %2, last-level cache %3) at %4\n%5")
-                           .arg(cpu)
-                           .arg(place.socket)
-                           .arg(place.llc)
-                           .arg(formatTime(m_rec->frameTime(frame)), QString::fromStdString(m_rec->explain(cpu, frame)));
+        QString text = tr("%1 at %2\n%3")
+                           .arg(cpuWithPlace(*m_rec, cpu), formatTime(m_rec->frameTime(frame)),
+                                QString::fromStdString(m_rec->explain(cpu, frame)));
         if (bin < cb.size()) {
             const CpuBin& b = cb[bin];
             text += tr("\nbusy %1%, lock spin %2%, lock hold %3%, I/O wait %4%\nlongest: %5")

@@ -77,6 +77,23 @@ QString elideLockName(const QFontMetrics& fm, const std::string& name, int width
     return node + fm.elidedText(full.mid(node.size()), Qt::ElideMiddle, width - nodeW);
 }
 
+void drawCpuGroupLines(QPainter& p, const QWidget* w, const Recording& r, double top, double rowH, double right)
+{
+    for (int c = 1; c < r.cpuCount(); ++c) {
+        const Recording::CpuPlace here = r.cpuPlace(c), above = r.cpuPlace(c - 1);
+        if (here.llc == above.llc)
+            continue;
+        p.setPen(QPen(w->palette().color(QPalette::Text), here.socket == above.socket ? 1 : 2));
+        p.drawLine(QPointF(2, top + c * rowH), QPointF(right, top + c * rowH));
+    }
+}
+
+QString cpuWithPlace(const Recording& r, int cpu)
+{
+    const Recording::CpuPlace place = r.cpuPlace(cpu);
+    return QObject::tr("CPU %1 (socket %2, last-level cache %3)").arg(cpu).arg(place.socket).arg(place.llc);
+}
+
 QString wrapFlags(const QString& flags, int columns)
 {
     QString out, line;

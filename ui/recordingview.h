@@ -67,6 +67,13 @@ std::pair<std::size_t, std::size_t> gridCellAt(
 // middle, so the instances of one class on different nodes stay apart however narrow the label.
 QString elideLockName(const QFontMetrics& fm, const std::string& name, int width);
 
+// The machine's grouping beside rows of CPUs (one row a CPU, from `top`, `rowH` high): a line between CPUs of two
+// last-level caches, a heavier one between two sockets, from x = 2 to `right` (the labels' margin, so that the rows
+// stay whole).
+void drawCpuGroupLines(QPainter& p, const QWidget* w, const Recording& r, double top, double rowH, double right);
+// "CPU 3 (socket 0, last-level cache 1)", for tooltips.
+QString cpuWithPlace(const Recording& r, int cpu);
+
 // PG_ flags as lines of at most about `columns` characters, for tooltips.
 QString wrapFlags(const QString& flags, int columns = 40);
 

@@ -1,5 +1,5 @@
 // The CPUs x locks map is hot where the recording's per-CPU lock wait is, cold where there is none, follows the
-// cursor; the page map's tooltip names the page's real flags and owner.
+// cursor, marks where the CPUs change sockets; the page map's tooltip names the page's real flags and owner.
 #include "cpulockmapview.h"
 #include "lockheatmapview.h"
 #include "pagemapview.h"
@@ -93,6 +93,33 @@ private Q_SLOTS:
         }
         QVERIFY(sawMutex);
         QVERIFY(sawSpinlock);
+    }
+
+    // The four sockets of migration-unmapped's 120 CPUs (each socket one cache) are marked beside the rows: a line in
+    // the labels' margin exactly where two neighbouring rows' CPUs sit on different sockets, none elsewhere.
+    void marksWhereTheSocketsChange()
+    {
+        const auto rec = migrationRecording();
+        QVERIFY(rec && rec->cpuCount() > 1);
+        CpuLockMapView v;
+        v.resize(640, 1000);
+        v.setRecording(rec, QStringLiteral("baseline"));
+        v.setTime(recordingEnd(*rec));
+        QVERIFY(!v.lockColumns().empty());
+        const QImage shot = v.grab().toImage();
+        const QRgb text = v.palette().color(QPalette::Text).rgb();
+        int changes = 0;
+        for (int c = 1; c < rec->cpuCount(); ++c) {
+            const int y = (v.cellCentre(c - 1, 0).y() + v.cellCentre(c, 0).y()) / 2;
+            bool line = false;
+            for (int dy = -1; dy <= 1; ++dy)
+                line = line || colourDistance(shot.pixel(3, y + dy), text) < 60;
+            const bool change = rec->cpuPlace(c).socket != rec->cpuPlace(c - 1).socket;
+            QVERIFY(rec->cpuPlace(c).llc != rec->cpuPlace(c - 1).llc || !change);
+            QVERIFY2(line == change, qPrintable(QStringLiteral("between CPU %1 and CPU %2").arg(c - 1).arg(c)));
+            changes += change;
+        }
+        QVERIFY(changes >= 3);
     }
 
     void followsTheCursor()
