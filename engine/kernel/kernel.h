@@ -24,6 +24,9 @@ public:
     std::vector<std::unique_ptr<Process>> procs;
     SocketTable sockets;
     Directories dirs;
+    // Futex words made so far (sys::Futex): each one's number stands for its hash key, which orders two buckets'
+    // locks (double_lock_hb()) the same way in every run.
+    std::uint64_t futexesMade = 0;
     // The filesystem (fs/fs.h), mounted on first use: a run that never writes, syncs or names a file has none.
     Vfs& vfs();
     bool hasVfs() const { return m_vfs != nullptr; }

@@ -402,9 +402,10 @@ Co<> loopback_messages(Kernel& k, Task& t, int msgs)
     co_await ret_to_user(k, t);
 }
 
-Futex::Futex(Kernel&)
+Futex::Futex(Kernel& k)
     : m_q(std::make_unique<FutexQueue>())
 {
+    m_q->key = ++k.futexesMade;
 }
 
 Futex::~Futex() = default;
@@ -421,6 +422,15 @@ Co<> futex_wake(Kernel& k, Task& t, Futex& f, int nr)
     co_await kernel_entry(k, t);
     co_await mms::futex_wake(k, t, *t.mm, f.queue(), nr);
     co_await ret_to_user(k, t);
+}
+
+Co<int> futex_cmp_requeue(
+    Kernel& k, Task& t, Futex& f, Futex& to, const int& word, int expected, int nrWake, int nrRequeue)
+{
+    co_await kernel_entry(k, t);
+    const int n = co_await mms::futex_cmp_requeue(k, t, *t.mm, f.queue(), to.queue(), word, expected, nrWake, nrRequeue);
+    co_await ret_to_user(k, t);
+    co_return n;
 }
 
 Socket::Socket(Kernel& k, const Task& writer)

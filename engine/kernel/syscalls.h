@@ -271,6 +271,10 @@ namespace sys {
     // FUTEX_WAIT: sleeps unless `word` no longer holds `expected`. FUTEX_WAKE: wakes up to `nr` waiters.
     Co<> futex_wait(Kernel& k, Task& t, Futex& f, const int& word, int expected);
     Co<> futex_wake(Kernel& k, Task& t, Futex& f, int nr);
+    // FUTEX_CMP_REQUEUE: unless `word` no longer holds `expected`, wakes up to `nrWake` of f's waiters and moves up to
+    // `nrRequeue` more to `to`, where a FUTEX_WAKE of `to` finds them. Returns how many it woke and moved.
+    Co<int> futex_cmp_requeue(
+        Kernel& k, Task& t, Futex& f, Futex& to, const int& word, int expected, int nrWake, int nrRequeue);
 
     // One direction of a connected loopback TCP socket between two threads (of one process or two), message by
     // message: what one end writes, the other reads. Owned by the program that made the connection; the writing end

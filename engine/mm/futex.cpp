@@ -8,6 +8,36 @@
 
 namespace mms {
 
+namespace {
+    // The queue t waits on now: q, or where FUTEX_CMP_REQUEUE moved it (and on from there).
+    FutexQueue& queueOf(FutexQueue& q, Task& t)
+    {
+        FutexQueue* at = &q;
+        for (auto it = at->requeued.find(&t); it != at->requeued.end(); it = at->requeued.find(&t))
+            at = it->second;
+        return *at;
+    }
+    // t's wait has ended: forget where it was moved.
+    void forgetRequeue(FutexQueue& q, Task& t)
+    {
+        FutexQueue* at = &q;
+        for (auto it = at->requeued.find(&t); it != at->requeued.end(); it = at->requeued.find(&t)) {
+            FutexQueue* next = it->second;
+            at->requeued.erase(it);
+            at = next;
+        }
+    }
+    // wake_futex(): a waiter off the queue; asleep, it is woken, still on its way to sleep, it will not go.
+    void wakeWaiter(Mm& k, Task& t, FutexQueue& q, std::pair<Task*, std::uint32_t> w)
+    {
+        Sched::burn(t, k.s.wakeupNs());
+        if (w.first->state == TaskState::Sleeping)
+            k.s.wakeIf(*w.first, w.second, &t);
+        else
+            q.wokenEarly.insert(w.first);
+    }
+} // namespace
+
 Co<> futex_wait(Mm& k, Task& t, MmStruct& mm, FutexQueue& q, const int& word, int expected)
 {
     FnScope fn(t, "futex_wait");
@@ -26,20 +56,26 @@ Co<> futex_wait(Mm& k, Task& t, MmStruct& mm, FutexQueue& q, const int& word, in
     // "we don't want to hold mmap_sem while we sleep". A wake-up that comes while up_read() still runs finds the
     // task not yet asleep; like the kernel's TASK_INTERRUPTIBLE-before-queueing, it must not be lost.
     co_await mm.mmap_sem.up_read(k.s, t);
-    if (q.wokenEarly.erase(&t))
+    if (queueOf(q, t).wokenEarly.erase(&t)) {
+        forgetRequeue(q, t);
         co_return;
+    }
     // TASK_INTERRUPTIBLE: schedule() with a signal pending returns at once, and a signal sent later wakes the task.
     if (!fatal_signal_pending(t))
         co_await k.s.sleep(t, true);
-    if (!fatal_signal_pending(t))
+    if (!fatal_signal_pending(t)) {
+        forgetRequeue(q, t);
         co_return;
-    // unqueue_me(): off the queue under the bucket lock, unless a futex_wake() took it first (-ERESTARTSYS either
-    // way: the return to user space delivers the signal).
-    co_await spin_lock(k.s, t, q.hbLock);
+    }
+    // unqueue_me(): off the queue it is on now (q's, or the one a requeue moved it to) under that bucket's lock,
+    // unless a wake-up took it first (-ERESTARTSYS either way: the return to user space delivers the signal).
+    FutexQueue& on = queueOf(q, t);
+    co_await spin_lock(k.s, t, on.hbLock);
     co_await k.s.flush(t);
-    std::erase_if(q.waiters, [&t](const std::pair<Task*, std::uint32_t>& w) { return w.first == &t; });
-    q.wokenEarly.erase(&t);
-    spin_unlock(k.s, t, q.hbLock);
+    std::erase_if(on.waiters, [&t](const std::pair<Task*, std::uint32_t>& w) { return w.first == &t; });
+    on.wokenEarly.erase(&t);
+    spin_unlock(k.s, t, on.hbLock);
+    forgetRequeue(q, t);
 }
 
 Co<> futex_wake(Mm& k, Task& t, MmStruct& mm, FutexQueue& q, int nr)
@@ -51,17 +87,51 @@ Co<> futex_wake(Mm& k, Task& t, MmStruct& mm, FutexQueue& q, int nr)
     co_await spin_lock(k.s, t, q.hbLock);
     co_await k.s.flush(t);
     while (nr > 0 && !q.waiters.empty()) {
-        auto [w, gen] = q.waiters.front();
+        const auto w = q.waiters.front();
         q.waiters.pop_front();
-        Sched::burn(t, k.s.wakeupNs());
-        if (w->state == TaskState::Sleeping)
-            k.s.wakeIf(*w, gen, &t);
-        else
-            q.wokenEarly.insert(w);
+        wakeWaiter(k, t, q, w);
         --nr;
     }
     spin_unlock(k.s, t, q.hbLock);
     co_await mm.mmap_sem.up_read(k.s, t);
+}
+
+Co<int> futex_cmp_requeue(Mm& k, Task& t, MmStruct& mm, FutexQueue& q, FutexQueue& to, const int& word,
+    int expected, int nrWake, int nrRequeue)
+{
+    FnScope fn(t, "futex_requeue");
+    Sched::burn(t, k.cost.faultEntryNs);
+    co_await mm.mmap_sem.down_read(k.s, t);
+    Sched::burn(t, k.cost.functionCallNs * 8); // get_futex_key() for both words
+    // double_lock_hb(): the two buckets' locks, the lower key first.
+    SpinLock* first = &q.hbLock;
+    SpinLock* second = &to.hbLock;
+    if (to.key < q.key)
+        std::swap(first, second);
+    co_await spin_lock(k.s, t, *first);
+    if (second != first)
+        co_await spin_lock(k.s, t, *second);
+    co_await k.s.flush(t);
+    int done = 0;
+    if (word == expected) {
+        for (; nrWake > 0 && !q.waiters.empty(); --nrWake, ++done) {
+            const auto w = q.waiters.front();
+            q.waiters.pop_front();
+            wakeWaiter(k, t, q, w);
+        }
+        for (; nrRequeue > 0 && !q.waiters.empty() && &to != &q; --nrRequeue, ++done) {
+            const auto w = q.waiters.front();
+            q.waiters.pop_front();
+            Sched::burn(t, k.cost.listOpNs); // requeue_futex(): plist_del, plist_add, lock_ptr
+            to.waiters.push_back(w);
+            q.requeued[w.first] = &to;
+        }
+    }
+    if (second != first)
+        spin_unlock(k.s, t, *second);
+    spin_unlock(k.s, t, *first);
+    co_await mm.mmap_sem.up_read(k.s, t);
+    co_return done;
 }
 
 } // namespace mms

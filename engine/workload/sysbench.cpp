@@ -13,6 +13,7 @@
 #include "workload/sysbench.h"
 
 #include "workload/glibcarena.h"
+#include "workload/usersync.h"
 
 #include <algorithm>
 #include <cmath>
@@ -32,6 +33,7 @@ namespace {
         UserSpace user;
         int appLocksPerQuery = 0;
         double appLockHoldNs = 0;
+        bool innodbMutex = true;
         double clientCpuNs = 0; // per statement
         Time warmup = 0;
         Time end = 0;
@@ -51,38 +53,26 @@ namespace {
         std::uint64_t growSyscalls = 0; // grow_heap() calls that needed mprotect (whole run)
     };
 
-    // A mysqld-wide lock (InnoDB's kernel_mutex and friends) as glibc's lowlevellock: 0 free, 1 locked, 2 locked
-    // with waiters; the contended paths are futex system calls, which in 2.6.20 take mmap_sem for read.
-    struct UserMutex {
-        explicit UserMutex(Kernel& k)
-            : q(k)
+    // mysqld's global lock (InnoDB's kernel_mutex and friends): InnoDB 5.0's own mutex, or a glibc pthread mutex
+    // (workload/usersync.h). The contended paths of both are futex calls, which in 2.6.20 take mmap_sem for read.
+    class AppLock {
+    public:
+        AppLock(Kernel& k, bool innodb)
+            : m_pthread(k)
+            , m_array(k)
+            , m_innodb(k, m_array)
+            , m_isInnodb(innodb)
         {
         }
-        int word = 0;
-        sys::Futex q;
-        int lastCpu = -1;
+        Co<> lock(Kernel& k, Task& t) { return m_isInnodb ? m_innodb.enter(k, t) : m_pthread.lock(k, t); }
+        Co<> unlock(Kernel& k, Task& t) { return m_isInnodb ? m_innodb.exit(k, t) : m_pthread.unlock(k, t); }
+        const InnodbMutex& innodb() const { return m_innodb; }
 
-        Co<> lock(Kernel& k, Task& t)
-        {
-            for (bool first = true;; first = false) {
-                co_await sys::flush(k, t);
-                sys::atomic_rmw(k, t, lastCpu);
-                int old = word;
-                word = first && old == 0 ? 1 : 2; // cmpxchg(0, 1), then xchg(2)
-                if (old == 0)
-                    co_return;
-                co_await sys::futex_wait(k, t, q, word, 2);
-            }
-        }
-        Co<> unlock(Kernel& k, Task& t)
-        {
-            co_await sys::flush(k, t);
-            sys::atomic_rmw(k, t, lastCpu);
-            int old = word;
-            word = 0;
-            if (old == 2)
-                co_await sys::futex_wake(k, t, q, 1);
-        }
+    private:
+        LowLevelLock m_pthread;
+        InnodbSyncArray m_array;
+        InnodbMutex m_innodb;
+        bool m_isInnodb;
     };
 
     // A client connection: statements one way, results the other.
@@ -97,7 +87,7 @@ namespace {
     };
 
     // One mysqld connection thread: a statement at a time, as long as its client sends them.
-    Co<> connectionThread(Kernel& k, Task& t, const Params& p, Counters& c, UserMutex& appLock, Connection& conn)
+    Co<> connectionThread(Kernel& k, Task& t, const Params& p, Counters& c, AppLock& appLock, Connection& conn)
     {
         GlibcArena arena(k, t, p.arena, p.user, p.heapBase);
         // The connection's long-lived memory (THD, net buffers, caches) is allocated and written once.
@@ -172,11 +162,12 @@ namespace {
             m_p.arena.topPad = j.at("top_pad").get<std::uint64_t>();
             m_p.appLocksPerQuery = j.at("app_locks").get<int>();
             m_p.appLockHoldNs = j.at("app_lock_hold_us").get<double>() * 1000.0;
+            m_p.innodbMutex = j.at("innodb_mutex").get<bool>();
             m_p.clientCpuNs = j.at("client_cpu_us").get<double>() * 1000.0;
             m_p.warmup = ms(j.at("warmup_s").get<double>() * 1000.0);
             m_p.end = m_p.warmup + ms(j.at("duration_s").get<double>() * 1000.0);
             m_window = m_p.end - m_p.warmup;
-            m_appLock = std::make_unique<UserMutex>(ctx.k);
+            m_appLock = std::make_unique<AppLock>(ctx.k, m_p.innodbMutex);
             // Two processes, each a leader and its threads: mysqld's connection threads share one address space,
             // sysbench's another.
             Task* mysqld = nullptr;
@@ -214,6 +205,12 @@ namespace {
             out["sys_s"] = toSec(sys);
             out["elapsed_s"] = toSec(sys::now(ctx.k));
             out["idle_s"] = toSec(sys::idle_time(ctx.k));
+            if (m_p.innodbMutex) { // SHOW ENGINE INNODB STATUS's mutex spin waits, yields and OS waits, per second
+                const InnodbMutex& m = m_appLock->innodb();
+                out["app_lock_spin_waits_per_s"] = static_cast<double>(m.spinWaits()) / toSec(sys::now(ctx.k));
+                out["app_lock_yields_per_s"] = static_cast<double>(m.yields()) / toSec(sys::now(ctx.k));
+                out["app_lock_os_waits_per_s"] = static_cast<double>(m.osWaits()) / toSec(sys::now(ctx.k));
+            }
         }
 
         // Simulated time against the end of the run (the threads run for a fixed simulated time).
@@ -226,7 +223,7 @@ namespace {
         const Simulator* m_sim = nullptr;
         Params m_p;
         Counters m_counters;
-        std::unique_ptr<UserMutex> m_appLock;
+        std::unique_ptr<AppLock> m_appLock;
         std::vector<std::unique_ptr<Connection>> m_connections;
         Time m_window = 1;
         std::vector<Task*> m_tasks; // mysqld's threads: user_s and sys_s are theirs
@@ -255,6 +252,9 @@ WorkloadKind sysbenchOltpKind()
             { "app_locks", ParamKind::Int, 2, false,
                 "times a statement takes mysqld's global lock (InnoDB kernel_mutex-like)", 0, 1000 },
             { "app_lock_hold_us", ParamKind::Double, 3.0, false, "CPU time per hold of that lock, us", 0, 1e9 },
+            { "innodb_mutex", ParamKind::Bool, true, false,
+                "that lock is InnoDB 5.0's mutex (spin, sched_yield, wait array, an event whose set wakes every "
+                "waiter); false: a glibc pthread mutex (a futex wait, one waiter woken)" },
             { "client_cpu_us", ParamKind::Double, 11.0, false,
                 "sysbench's user CPU per statement, us (build it, read the result)", 0, 1e9 },
             { "warmup_s", ParamKind::Double, 0.1, true, "simulated seconds before the measured window", 0, 1e6 },
