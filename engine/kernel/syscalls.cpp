@@ -428,7 +428,8 @@ Co<int> futex_cmp_requeue(
     Kernel& k, Task& t, Futex& f, Futex& to, const int& word, int expected, int nrWake, int nrRequeue)
 {
     co_await kernel_entry(k, t);
-    const int n = co_await mms::futex_cmp_requeue(k, t, *t.mm, f.queue(), to.queue(), word, expected, nrWake, nrRequeue);
+    const int n
+        = co_await mms::futex_cmp_requeue(k, t, *t.mm, f.queue(), to.queue(), word, expected, nrWake, nrRequeue);
     co_await ret_to_user(k, t);
     co_return n;
 }
