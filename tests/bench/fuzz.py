@@ -3,8 +3,8 @@
 every answer that is neither a result (exit 0) nor a refusal (exit 2).
 
   sets    a built-in scenario with 2-5 random --set (a toggle's value, a kernel release, CPUs and sockets, memory, swap
-          devices, a guest, one node, a workload parameter scaled by 1/4..4) at --scale 0.01-0.03, run with the
-          kernel's invariants checked
+          devices, a guest, one node, a workload parameter scaled by 1/4..4 or a switch of its turned the other way) at
+          --scale 0.01-0.03, run with the kernel's invariants checked
   files   a built-in scenario's JSON (`show`) with 1-3 fields replaced by a value of another type or removed, loaded
           (`show`) and, a third of the time when it loads, run at --scale 0.01
   shards  the first of two shards of `ebizzy` with 1-3 fields replaced or removed, merged in every --format
@@ -124,11 +124,13 @@ def fuzz_sets(rng, keep):
             return rng.choice([["machine.numa=false"],
                                ["machine.guest=kvm", "machine.guest_preempt=%g" % rng.choice([0, 0.05, 0.5])]])
         params = {p: v for p, v in shown[i]["workload"].items()
-                  if p != "kind" and not isinstance(v, bool) and isinstance(v, (int, float, str))}
+                  if p != "kind" and isinstance(v, (bool, int, float, str))}
         if not params:
             return []
         p = rng.choice(list(params))
         v, f = params[p], rng.choice([0.25, 0.5, 2, 4])
+        if isinstance(v, bool):  # a switch of the workload's (innodb_mutex, system_sync...): the other way
+            return ["workload.%s=%s" % (p, json.dumps(not v))]
         if isinstance(v, (int, float)):
             return ["workload.%s=%s" % (p, json.dumps(v * f if isinstance(v, float) else max(1, int(v * f))))]
         if m := re.fullmatch(r"([0-9.]+)(KiB|MiB|GiB|TiB)", v):
