@@ -43,11 +43,12 @@ struct CostModel {
 
     // --- atomics, cache lines, barriers ---
     double lockedRmwNs = 8.0; // lock add/xadd/cmpxchg/bts, L1 hit: CpuSpec::lockedRmwCycles at the clock
-    // Cache-line transfers; these defaults are placeholders that costModelFor() replaces with the preset's CpuSpec
-    // figures (each sourced in machine.cpp and docs/presets.md).
-    double lineSameLlcNs = 40.0; // between cores of one last-level cache: CpuSpec::lineSameLlcNs
-    double lineSameSocketNs = 40.0; // between cores of one socket, in different caches: CpuSpec::lineSameSocketNs
-    double lineCrossSocketNs = 120.0; // ... between sockets
+    // Cache-line transfers: costModelFor() sets them from the preset's CpuSpec (each figure sourced in machine.cpp and
+    // docs/presets.md). The defaults are CpuSpec's, for a cost model made without a preset (GUESS: the order of the
+    // presets' figures, 20-100 ns inside a socket and 120-300 ns between sockets).
+    double lineSameLlcNs = 40.0; // between cores of one last-level cache: GUESS, CpuSpec::lineSameSocketNs's default
+    double lineSameSocketNs = 40.0; // between cores of one socket, in different caches: GUESS, as CpuSpec's
+    double lineCrossSocketNs = 120.0; // between sockets: GUESS, as CpuSpec's
     // smp_mb(): `lock addl $0,-4(%rsp)` since 4.15 (barrier.h), one locked op. The only full barrier the model
     // times is 5.6's in __pagevec_lru_add_fn, so the pre-4.15 mfence form is not needed.
     double smpMbNs = 8.0;

@@ -240,8 +240,8 @@ namespace {
             // Core-to-core latency on Rome (AnandTech's EPYC 7742 review, 2019): ~30 ns inside a 4-core CCX,
             // ~100 ns between CCXs of a socket (28 of a core's 31 peers), ~200 ns between sockets.
             c.lineSameLlcNs = 30; // AnandTech EPYC 7742 review (above): within a CCX
-            c.lineSameSocketNs = 100; // the same: between CCXs of a socket
-            c.lineCrossSocketNs = 200; // the same: between sockets
+            c.lineSameSocketNs = 100; // AnandTech EPYC 7742 review: between CCXs of a socket
+            c.lineCrossSocketNs = 200; // AnandTech EPYC 7742 review: between sockets
             c.storeGBps = 16.0; // one Zen 2 core: ~16 GB/s single-thread STREAM-like stores (DDR4-3200)
             c.memLatencyNs = 110; // GUESS: Rome's DRAM through the I/O die, ~110 ns
             c.llcBytes = 16.0 * (1 << 20); // AMD: 128 MB L3 a socket, 16 MB a four-core CCX

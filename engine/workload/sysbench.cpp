@@ -207,9 +207,10 @@ namespace {
             out["idle_s"] = toSec(sys::idle_time(ctx.k));
             if (m_p.innodbMutex) { // SHOW ENGINE INNODB STATUS's mutex spin waits, yields and OS waits, per second
                 const InnodbMutex& m = m_appLock->innodb();
-                out["app_lock_spin_waits_per_s"] = static_cast<double>(m.spinWaits()) / toSec(sys::now(ctx.k));
-                out["app_lock_yields_per_s"] = static_cast<double>(m.yields()) / toSec(sys::now(ctx.k));
-                out["app_lock_os_waits_per_s"] = static_cast<double>(m.osWaits()) / toSec(sys::now(ctx.k));
+                const double seconds = toSec(sys::now(ctx.k));
+                out["app_lock_spin_waits_per_s"] = static_cast<double>(m.spinWaits()) / seconds;
+                out["app_lock_yields_per_s"] = static_cast<double>(m.yields()) / seconds;
+                out["app_lock_os_waits_per_s"] = static_cast<double>(m.osWaits()) / seconds;
             }
         }
 

@@ -55,12 +55,8 @@ Co<> CondVar::broadcast(Kernel& k, Task& t, LowLevelLock& m)
     m_waiters = 0;
     const int seq = ++m_seq;
     co_await m_lock.unlock(k, t);
-    // One waiter wakes; the rest move to the mutex's futex. A later broadcast that moved the word first makes this
-    // one -EAGAIN, and glibc then wakes them all.
-    if (m_seq != seq)
-        co_await sys::futex_wake(k, t, m_futex, INT_MAX);
-    else
-        co_await sys::futex_cmp_requeue(k, t, m_futex, m.futex(), m_seq, seq, 1, INT_MAX);
+    // One waiter wakes; the rest move to the mutex's futex. The word still holds `seq`: broadcasts hold `m`.
+    co_await sys::futex_cmp_requeue(k, t, m_futex, m.futex(), m_seq, seq, 1, INT_MAX);
 }
 
 bool InnodbMutex::testAndSet(Kernel& k, Task& t)

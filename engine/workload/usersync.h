@@ -52,7 +52,8 @@ public:
     }
     // pthread_cond_wait(): `m` is held on entry and again on return.
     Co<> wait(Kernel& k, Task& t, LowLevelLock& m);
-    // pthread_cond_broadcast(): every waiter of the moment wakes, one now and the others as `m` (their mutex) passes.
+    // pthread_cond_broadcast() by a holder of `m` (their mutex, as os_event_set() holds it): every waiter of the
+    // moment wakes, one now and the others as `m` passes.
     Co<> broadcast(Kernel& k, Task& t, LowLevelLock& m);
 
 private:
